@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Wound/wait mutexes with the Linux kernel's API and semantics.
+ *
+ * A ww_mutex is a sleeping mutex that can be taken inside an acquire context
+ * (a "transaction", struct ww_acquire_ctx). Contexts of one class are ordered
+ * by a stamp: a lower stamp is older. When two contexts would deadlock, the
+ * younger one is told to back off with -EDEADLK: it unlocks everything it
+ * holds, sleeps on the contended lock with ww_mutex_lock_slow() and retries
+ * with the same context (and so the same stamp, which is what guarantees that
+ * it eventually becomes the oldest and wins).
+ *
+ * Two algorithms, chosen by the class:
+ *  - Wait-Die (DEFINE_WD_CLASS): a younger context that holds locks dies
+ *    (-EDEADLK) instead of waiting for an older one.
+ *  - Wound-Wait (DEFINE_WW_CLASS): an older context that must wait for a
+ *    younger one wounds it; the wounded context backs off at its next
+ *    contended lock attempt (or at once, if it is already asleep on one).
+ *
+ * The layout of every struct here is the same whatever the build options;
+ * see docs/ww-design.md for the lock word and the waiting protocol.
+ */
+#ifndef TTMSIM_WW_MUTEX_H
+#define TTMSIM_WW_MUTEX_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct ww_class - a family of ww_mutexes that may be taken together.
+ *
+ * Define one with DEFINE_WW_CLASS() or DEFINE_WD_CLASS(); never initialise
+ * the fields by hand. All locks taken under one acquire context must belong
+ * to the context's class.
+ */
+struct ww_class {
+	unsigned long stamp;       /* last stamp handed out; atomic */
+	const char *name;          /* for reports */
+	unsigned int is_wait_die;  /* 1: Wait-Die, 0: Wound-Wait */
+};
+
+#define WW_CLASS_INITIALIZER(classname, wait_die) \
+	{ .stamp = 0, .name = #classname, .is_wait_die = (wait_die) }
+
+/** Define a Wound-Wait class called @classname. */
+#define DEFINE_WW_CLASS(classname) \
+	struct ww_class classname = WW_CLASS_INITIALIZER(classname, 0)
+
+/** Define a Wait-Die class called @classname (the kernel's reservation class). */
+#define DEFINE_WD_CLASS(classname) \
+	struct ww_class classname = WW_CLASS_INITIALIZER(classname, 1)
+
+/**
+ * struct ww_mutex - a wound/wait mutex: 16 bytes on LP64.
+ *
+ * @owner is the lock word: the owning context (or owning thread for a lock
+ * taken without context) with flag bits in the low bits. Waiters do not live
+ * in the lock; they park in a shared hashed table (docs/ww-design.md).
+ */
+struct ww_mutex {
+	uintptr_t owner;
+	struct ww_class *ww_class;
+};
+
+struct ww_thread;
+
+/**
+ * struct ww_acquire_ctx - one locking transaction.
+ *
+ * Lives on the caller's stack between ww_acquire_init() and
+ * ww_acquire_fini(). Only the thread that initialised it may use it. The
+ * fields are private to ttmsim; they are visible only so that the context
+ * can be allocated by the caller.
+ */
+struct ww_acquire_ctx {
+	struct ww_thread *task;          /* owning thread */
+	unsigned long stamp;             /* lower is older */
+	unsigned int acquired;           /* locks held through this ctx */
+	unsigned int wounded;            /* atomic; Wound-Wait only */
+	unsigned short is_wait_die;
+	unsigned short done_acquire;     /* ww_acquire_done() was called */
+	int last_result;                 /* result of the last lock call */
+	struct ww_class *ww_class;
+	struct ww_mutex *contending_lock; /* set when -EDEADLK is returned */
+	unsigned int magic;              /* live / finished marker */
+	unsigned int inject_countdown;   /* back-off injection */
+	void *debug_reserved[2];
+};
+
+/**
+ * ww_mutex_init - initialise a ww_mutex of class @ww_class, unlocked.
+ *
+ * There is no static initialiser, as in the kernel.
+ */
+void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class);
+
+/**
+ * ww_mutex_destroy - mark @lock as no longer usable.
+ *
+ * The lock must be unlocked and have no waiters. Its memory may then be
+ * freed or reused.
+ */
+void ww_mutex_destroy(struct ww_mutex *lock);
+
+/** ww_mutex_is_locked - true if anybody holds @lock (a snapshot). */
+bool ww_mutex_is_locked(struct ww_mutex *lock);
+
+/**
+ * ww_acquire_init - start a transaction of class @ww_class in @ctx.
+ *
+ * Takes the next stamp of the class: later contexts are younger. The
+ * context belongs to the calling thread until ww_acquire_fini().
+ */
+void ww_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class);
+
+/**
+ * ww_acquire_done - mark the end of the locking phase of @ctx.
+ *
+ * Optional; taking further locks with @ctx afterwards is a bug that the
+ * debug checker reports.
+ */
+void ww_acquire_done(struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_acquire_fini - end the transaction in @ctx.
+ *
+ * Every lock taken through @ctx must have been unlocked first.
+ */
+void ww_acquire_fini(struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_lock - acquire @lock, as part of the transaction @ctx.
+ * @ctx: the acquire context, or NULL to take @lock as a plain mutex.
+ *
+ * Context: may sleep. With a NULL ctx it never returns an error.
+ * Return: 0 on success; -EALREADY if @ctx already holds @lock; -EDEADLK if
+ * @ctx must back off: unlock every lock it holds, then call
+ * ww_mutex_lock_slow() on @lock. -EDEADLK is never returned while @ctx holds
+ * no lock.
+ */
+int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_lock_interruptible - as ww_mutex_lock(), but a pending
+ * ttm_interrupt_thread() ends a wait with -EINTR (the lock is not taken and
+ * the interrupt is consumed).
+ */
+int ww_mutex_lock_interruptible(struct ww_mutex *lock,
+				struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_lock_slow - sleep until the contended @lock is acquired.
+ *
+ * Call after -EDEADLK, with every other lock of @ctx released, on the lock
+ * that returned -EDEADLK. Cannot fail.
+ */
+void ww_mutex_lock_slow(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_lock_slow_interruptible - ww_mutex_lock_slow() that may be
+ * interrupted by ttm_interrupt_thread().
+ *
+ * Return: 0 or -EINTR.
+ */
+int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock,
+				     struct ww_acquire_ctx *ctx);
+
+/**
+ * ww_mutex_trylock - acquire @lock if that needs no waiting.
+ * @ctx: acquire context, or NULL.
+ *
+ * Never sleeps and never returns -EALREADY: on a lock that @ctx already
+ * holds it returns 0. A lock taken with a ctx counts as held by that ctx.
+ * Return: 1 if acquired, 0 otherwise.
+ */
+int ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+
+/** ww_mutex_unlock - release @lock, held by the calling thread. */
+void ww_mutex_unlock(struct ww_mutex *lock);
+
+/*
+ * Introspection, for tests and watchdogs. Each is a snapshot that may be
+ * stale by the time it returns.
+ */
+
+/**
+ * ww_mutex_owner_ctx - the context holding @lock, NULL if unlocked or held
+ * without a context. Only compare the result; never dereference it.
+ */
+struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock);
+
+/**
+ * ww_mutex_owner_tid - Linux thread id of the holder of @lock, 0 if
+ * unlocked.
+ *
+ * Locking: takes the lock's wait-queue lock; safe against the holder
+ * unlocking concurrently.
+ */
+pid_t ww_mutex_owner_tid(struct ww_mutex *lock);
+
+/**
+ * ww_mutex_waiter_count - number of threads queued (asleep or about to
+ * sleep) on @lock. A thread counted here has committed to waiting: tests use
+ * it to wait until another thread blocks, without sleeping themselves.
+ */
+unsigned int ww_mutex_waiter_count(struct ww_mutex *lock);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTMSIM_WW_MUTEX_H */

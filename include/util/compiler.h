@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Private helpers shared by every layer of libttmsim. Not installed. */
+#ifndef TTMSIM_UTIL_COMPILER_H
+#define TTMSIM_UTIL_COMPILER_H
+
+/* The library is built with -fvisibility=hidden; this marks the ABI. */
+#define TTM_EXPORT __attribute__((visibility("default")))
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+/* Tell the CPU we are spinning: saves power and frees the sibling thread. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+#endif /* TTMSIM_UTIL_COMPILER_H */

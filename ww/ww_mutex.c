@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ww_mutex fast paths: one compare-and-swap to lock, one to unlock, when
+ * nobody waits. Everything else is in lock_slow.c.
+ */
+#include "ttmsim/ww_mutex.h"
+#include "util/compiler.h"
+#include "ww/lockword.h"
+#include "ww/slowpath.h"
+#include "ww/waitq.h"
+
+TTM_EXPORT void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class)
+{
+	__atomic_store_n(&lock->owner, 0, __ATOMIC_RELAXED);
+	lock->ww_class = ww_class;
+}
+
+TTM_EXPORT void ww_mutex_destroy(struct ww_mutex *lock)
+{
+	lock->ww_class = NULL;
+}
+
+TTM_EXPORT bool ww_mutex_is_locked(struct ww_mutex *lock)
+{
+	return ww_token(ww_word_load(lock)) != 0;
+}
+
+/*
+ * A context that holds nothing cannot have been wounded by anyone still
+ * waiting, so a stale wound is forgotten here, as in the kernel. It must
+ * happen before the CAS that makes us an owner others can wound.
+ */
+static inline void forget_stale_wound(struct ww_acquire_ctx *ctx)
+{
+	if (ctx->acquired == 0)
+		__atomic_store_n(&ctx->wounded, 0, __ATOMIC_RELAXED);
+}
+
+static inline int lock_common(struct ww_mutex *lock,
+			      struct ww_acquire_ctx *ctx, bool interruptible)
+{
+	struct ww_thread *self;
+	uintptr_t token, word = 0;
+	int ret;
+
+	if (ctx) {
+		forget_stale_wound(ctx);
+		self = ctx->task;
+		token = (uintptr_t)ctx;
+	} else {
+		self = ww_thread_self();
+		token = ww_thread_token(self);
+	}
+	if (likely(ww_word_cas(lock, &word, token))) {
+		if (ctx)
+			ctx->acquired++;
+		return 0;
+	}
+	if (ctx && ww_token(word) == token)
+		return -EALREADY;
+
+	ret = ww_lock_slowpath(lock, ctx, token, self, interruptible);
+	if (ctx) {
+		if (ret == 0)
+			ctx->acquired++;
+		else if (ret == -EDEADLK)
+			ctx->contending_lock = lock;
+	}
+	return ret;
+}
+
+TTM_EXPORT int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+{
+	return lock_common(lock, ctx, false);
+}
+
+TTM_EXPORT int ww_mutex_lock_interruptible(struct ww_mutex *lock,
+					   struct ww_acquire_ctx *ctx)
+{
+	return lock_common(lock, ctx, true);
+}
+
+/* With nothing held, ww_mutex_lock() can only wait: never -EDEADLK. */
+TTM_EXPORT void ww_mutex_lock_slow(struct ww_mutex *lock,
+				   struct ww_acquire_ctx *ctx)
+{
+	lock_common(lock, ctx, false);
+}
+
+TTM_EXPORT int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock,
+						struct ww_acquire_ctx *ctx)
+{
+	return lock_common(lock, ctx, true);
+}
+
+TTM_EXPORT int ww_mutex_trylock(struct ww_mutex *lock,
+				struct ww_acquire_ctx *ctx)
+{
+	uintptr_t token, word = 0;
+
+	if (ctx) {
+		forget_stale_wound(ctx);
+		token = (uintptr_t)ctx;
+	} else {
+		token = ww_thread_token(ww_thread_self());
+	}
+	if (!ww_word_cas(lock, &word, token)) {
+		/* Free but with waiters queued: may be stolen, as in the kernel. */
+		if (word != WW_WAITERS || !ww_trylock_slowpath(lock, ctx, token))
+			return 0;
+	}
+	if (ctx)
+		ctx->acquired++;
+	return 1;
+}
+
+TTM_EXPORT void ww_mutex_unlock(struct ww_mutex *lock)
+{
+	uintptr_t token = ww_token(ww_word_load(lock));
+	struct ww_acquire_ctx *ctx = ww_token_ctx(token);
+
+	if (ctx)
+		ctx->acquired--;
+	if (likely(__atomic_compare_exchange_n(&lock->owner, &token, 0, false,
+					       __ATOMIC_RELEASE,
+					       __ATOMIC_RELAXED)))
+		return;
+	ww_unlock_slowpath(lock);
+}
+
+TTM_EXPORT struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock)
+{
+	return ww_token_ctx(ww_token(ww_word_load(lock)));
+}
+
+TTM_EXPORT pid_t ww_mutex_owner_tid(struct ww_mutex *lock)
+{
+	struct ww_bucket *b = ww_bucket_of(lock);
+	uintptr_t word;
+	pid_t tid = 0;
+
+	ww_bucket_lock(b);
+	word = ww_word_load(lock);
+	/* WW_WAITERS pins a context owner until we let go of the bucket. */
+	while (ww_token(word) && !(word & WW_WAITERS) &&
+	       !ww_word_cas(lock, &word, word | WW_WAITERS))
+		;
+	if (ww_token(word))
+		tid = ww_token_thread(ww_token(word))->tid;
+	ww_bucket_unlock(b);
+	return tid;
+}
+
+TTM_EXPORT unsigned int ww_mutex_waiter_count(struct ww_mutex *lock)
+{
+	struct ww_bucket *b = ww_bucket_of(lock);
+	unsigned int n;
+
+	ww_bucket_lock(b);
+	n = ww_waitq_count(b, lock);
+	ww_bucket_unlock(b);
+	return n;
+}
