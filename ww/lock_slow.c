@@ -85,12 +85,13 @@ static void after_contended_acquire(struct ww_bucket *b, struct ww_mutex *lock,
 
 /*
  * @ctx must wait for @lock, held by @holder (a token; WW_WAITERS is set so
- * it is safe to look at). Return -EDEADLK if it must back off instead;
- * otherwise do what a new waiter does to the others, once per holder.
+ * its context is safe to look at). Return -EDEADLK if it must back off
+ * instead; otherwise do to the others what a new waiter owes them. Both
+ * actions are idempotent and are redone at every judgement: the holder may
+ * have unlocked and relocked in between (same token, wound forgotten).
  */
 static int judge(struct ww_bucket *b, struct ww_mutex *lock,
-		 struct ww_acquire_ctx *ctx, uintptr_t holder,
-		 uintptr_t *judged)
+		 struct ww_acquire_ctx *ctx, uintptr_t holder)
 {
 	struct ww_acquire_ctx *hold_ctx = ww_token_ctx(holder);
 
@@ -102,16 +103,14 @@ static int judge(struct ww_bucket *b, struct ww_mutex *lock,
 			return -EDEADLK;
 		if (older_waiter(b, lock, ctx, false))
 			return -EDEADLK;
-		if (*judged != holder)
-			wake_younger_to_die(b, lock, ctx);
+		wake_younger_to_die(b, lock, ctx);
 	} else {
 		if (__atomic_load_n(&ctx->wounded, __ATOMIC_ACQUIRE))
 			return -EDEADLK;
-		if (*judged != holder && hold_ctx &&
-		    ww_ctx_younger(hold_ctx, ctx))
+		if (hold_ctx && ww_ctx_younger(hold_ctx, ctx) &&
+		    !__atomic_load_n(&hold_ctx->wounded, __ATOMIC_ACQUIRE))
 			wound(hold_ctx);
 	}
-	*judged = holder;
 	return 0;
 }
 
@@ -201,7 +200,6 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	};
 	struct ww_thread *wake = NULL;
 	bool queued = false, slept = false, spun = ww_spin_ns <= 0;
-	uintptr_t judged = 0;
 	int ret;
 
 	ww_bucket_lock(b);
@@ -240,7 +238,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 			word |= WW_WAITERS;
 		}
 		if (ctx) {
-			ret = judge(b, lock, ctx, holder, &judged);
+			ret = judge(b, lock, ctx, holder);
 			if (ret)
 				break;
 		}
