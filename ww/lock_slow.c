@@ -95,16 +95,22 @@ static int judge(struct ww_bucket *b, struct ww_mutex *lock,
 {
 	struct ww_acquire_ctx *hold_ctx = ww_token_ctx(holder);
 
-	if (ctx->acquired == 0)
-		return 0; /* holds nothing: cannot be part of a deadlock */
-
 	if (ctx->is_wait_die) {
-		if (hold_ctx && ww_ctx_younger(ctx, hold_ctx))
-			return -EDEADLK;
-		if (older_waiter(b, lock, ctx, false))
-			return -EDEADLK;
+		/*
+		 * Even holding nothing we make younger lock holders queued
+		 * behind us die: they would otherwise wait behind an older
+		 * context, the one thing Wait-Die forbids.
+		 */
+		if (ctx->acquired > 0) {
+			if (hold_ctx && ww_ctx_younger(ctx, hold_ctx))
+				return -EDEADLK;
+			if (older_waiter(b, lock, ctx, false))
+				return -EDEADLK;
+		}
 		wake_younger_to_die(b, lock, ctx);
 	} else {
+		if (ctx->acquired == 0)
+			return 0; /* holds nothing: wounds nobody, never dies */
 		if (__atomic_load_n(&ctx->wounded, __ATOMIC_ACQUIRE))
 			return -EDEADLK;
 		if (hold_ctx && ww_ctx_younger(hold_ctx, ctx) &&

@@ -54,18 +54,47 @@ static struct ww_thread *registry_find_attached(pthread_t self)
 }
 
 /*
- * An interrupt may be posted to a thread before it first uses ttmsim: that
- * leaves an unattached struct naming it, with the interrupt pending.
+ * The Linux thread id of @thread, read from its CPU-time clock id, which
+ * the kernel's ABI builds as (~tid << 3) | PERTHREAD (4) | SCHED (2).
+ * A pthread_t is reused as soon as its thread is joined; a tid only after
+ * the kernel's pid space wraps. 0 if it cannot be read.
  */
-static struct ww_thread *registry_find_pending(pthread_t self)
+static pid_t tid_of(pthread_t thread)
+{
+	clockid_t clk;
+
+	if (pthread_getcpuclockid(thread, &clk) || (clk & 7) != 6)
+		return 0;
+	return (pid_t)~(clk >> 3);
+}
+
+/*
+ * An interrupt may be posted to a thread before it first uses ttmsim: that
+ * leaves an unattached struct naming it (by tid), with the interrupt
+ * pending. A pending interrupt of a thread that exited without ever using
+ * ttmsim dies with it, like a signal: a later thread that reuses the
+ * pthread_t has another tid and does not inherit it.
+ */
+static struct ww_thread *registry_find_pending(pid_t tid)
 {
 	struct ww_thread *t;
 
 	for (t = registry; t; t = t->next)
-		if (!t->attached && pthread_equal(t->self, self) &&
+		if (!t->attached && t->tid == tid &&
 		    __atomic_load_n(&t->interrupt, __ATOMIC_RELAXED))
 			return t;
 	return NULL;
+}
+
+/* Drop interrupts pending for threads that died before consuming them. */
+static void registry_drop_dead(pthread_t self, pid_t tid)
+{
+	struct ww_thread *t;
+
+	for (t = registry; t; t = t->next)
+		if (!t->attached && t->tid != tid &&
+		    pthread_equal(t->self, self))
+			__atomic_store_n(&t->interrupt, 0, __ATOMIC_RELAXED);
 }
 
 /* Unattached structs with nothing pending are free for reuse. */
@@ -97,14 +126,17 @@ struct ww_thread *ww_thread_attach(void)
 	pthread_t self = pthread_self();
 	struct ww_thread *t;
 
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_mutex_lock(&registry_lock);
-	t = registry_find_pending(self);
+	registry_drop_dead(self, tid);
+	t = registry_find_pending(tid);
 	if (!t)
 		t = registry_get_free();
 	if (t) {
 		t->self = self;
-		t->tid = (pid_t)syscall(SYS_gettid);
+		t->tid = tid;
 		t->attached = true;
 	}
 	pthread_mutex_unlock(&registry_lock);
@@ -151,16 +183,19 @@ TTM_EXPORT int ttm_interrupt_thread(pthread_t thread)
 
 	pthread_mutex_lock(&registry_lock);
 	t = registry_find_attached(thread);
-	if (!t)
-		t = registry_find_pending(thread);
 	if (!t) {
-		t = registry_get_free();
+		pid_t tid = tid_of(thread);
+
+		t = registry_find_pending(tid);
 		if (!t) {
-			pthread_mutex_unlock(&registry_lock);
-			return -ENOMEM;
+			t = registry_get_free();
+			if (!t) {
+				pthread_mutex_unlock(&registry_lock);
+				return -ENOMEM;
+			}
+			t->self = thread;
+			t->tid = tid;
 		}
-		t->self = thread;
-		t->tid = 0;
 	}
 	__atomic_store_n(&t->interrupt, 1, __ATOMIC_RELEASE);
 	ww_thread_wake(t);

@@ -121,8 +121,14 @@ TTM_EXPORT void ww_mutex_unlock(struct ww_mutex *lock)
 
 	if (ctx)
 		ctx->acquired--;
+	/*
+	 * Acquire as well as release: waiters may have read our context
+	 * (under the bucket, before a flag was cleared); their reads must
+	 * happen before we reuse it. Free on x86, where every CAS is a full
+	 * barrier.
+	 */
 	if (likely(__atomic_compare_exchange_n(&lock->owner, &token, 0, false,
-					       __ATOMIC_RELEASE,
+					       __ATOMIC_ACQ_REL,
 					       __ATOMIC_RELAXED)))
 		return;
 	ww_unlock_slowpath(lock);
