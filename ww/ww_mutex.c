@@ -32,34 +32,23 @@ TTM_EXPORT bool ww_mutex_is_locked(struct ww_mutex *lock)
  */
 static inline void forget_stale_wound(struct ww_acquire_ctx *ctx)
 {
-	if (ctx->acquired == 0)
+	if (ctx->acquired == 0 &&
+	    __atomic_load_n(&ctx->wounded, __ATOMIC_RELAXED))
 		__atomic_store_n(&ctx->wounded, 0, __ATOMIC_RELAXED);
 }
 
-static inline int lock_common(struct ww_mutex *lock,
-			      struct ww_acquire_ctx *ctx, bool interruptible)
+/* Out of line so that the fast path needs no stack frame. */
+static __attribute__((noinline)) int
+lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
+	       uintptr_t token, uintptr_t word, bool interruptible)
 {
-	struct ww_thread *self;
-	uintptr_t token, word = 0;
 	int ret;
 
-	if (ctx) {
-		forget_stale_wound(ctx);
-		self = ctx->task;
-		token = (uintptr_t)ctx;
-	} else {
-		self = ww_thread_self();
-		token = ww_thread_token(self);
-	}
-	if (likely(ww_word_cas(lock, &word, token))) {
-		if (ctx)
-			ctx->acquired++;
-		return 0;
-	}
 	if (ctx && ww_token(word) == token)
 		return -EALREADY;
 
-	ret = ww_lock_slowpath(lock, ctx, token, self, interruptible);
+	ret = ww_lock_slowpath(lock, ctx, token, ww_token_thread(token),
+			       interruptible);
 	if (ctx) {
 		if (ret == 0)
 			ctx->acquired++;
@@ -67,6 +56,25 @@ static inline int lock_common(struct ww_mutex *lock,
 			ctx->contending_lock = lock;
 	}
 	return ret;
+}
+
+static inline int lock_common(struct ww_mutex *lock,
+			      struct ww_acquire_ctx *ctx, bool interruptible)
+{
+	uintptr_t token, word = 0;
+
+	if (ctx) {
+		forget_stale_wound(ctx);
+		token = (uintptr_t)ctx;
+	} else {
+		token = ww_thread_token(ww_thread_self());
+	}
+	if (likely(ww_word_cas(lock, &word, token))) {
+		if (ctx)
+			ctx->acquired++;
+		return 0;
+	}
+	return lock_contended(lock, ctx, token, word, interruptible);
 }
 
 TTM_EXPORT int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
@@ -119,8 +127,6 @@ TTM_EXPORT void ww_mutex_unlock(struct ww_mutex *lock)
 	uintptr_t token = ww_token(ww_word_load(lock));
 	struct ww_acquire_ctx *ctx = ww_token_ctx(token);
 
-	if (ctx)
-		ctx->acquired--;
 	/*
 	 * Acquire as well as release: waiters may have read our context
 	 * (under the bucket, before a flag was cleared); their reads must
@@ -129,8 +135,13 @@ TTM_EXPORT void ww_mutex_unlock(struct ww_mutex *lock)
 	 */
 	if (likely(__atomic_compare_exchange_n(&lock->owner, &token, 0, false,
 					       __ATOMIC_ACQ_REL,
-					       __ATOMIC_RELAXED)))
+					       __ATOMIC_RELAXED))) {
+		if (ctx)
+			ctx->acquired--;
 		return;
+	}
+	if (ctx)
+		ctx->acquired--;
 	ww_unlock_slowpath(lock);
 }
 
