@@ -37,6 +37,15 @@ static inline void forget_stale_wound(struct ww_acquire_ctx *ctx)
 		__atomic_store_n(&ctx->wounded, 0, __ATOMIC_RELAXED);
 }
 
+/* The owner value a lock attempt by @ctx (or this thread) will write. */
+static inline uintptr_t locker_token(struct ww_acquire_ctx *ctx)
+{
+	if (!ctx)
+		return ww_thread_token(ww_thread_self());
+	forget_stale_wound(ctx);
+	return (uintptr_t)ctx;
+}
+
 /* Out of line so that the fast path needs no stack frame. */
 static __attribute__((noinline)) int
 lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
@@ -61,14 +70,8 @@ lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 static inline int lock_common(struct ww_mutex *lock,
 			      struct ww_acquire_ctx *ctx, bool interruptible)
 {
-	uintptr_t token, word = 0;
+	uintptr_t token = locker_token(ctx), word = 0;
 
-	if (ctx) {
-		forget_stale_wound(ctx);
-		token = (uintptr_t)ctx;
-	} else {
-		token = ww_thread_token(ww_thread_self());
-	}
 	if (likely(ww_word_cas(lock, &word, token))) {
 		if (ctx)
 			ctx->acquired++;
@@ -104,14 +107,8 @@ TTM_EXPORT int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock,
 TTM_EXPORT int ww_mutex_trylock(struct ww_mutex *lock,
 				struct ww_acquire_ctx *ctx)
 {
-	uintptr_t token, word = 0;
+	uintptr_t token = locker_token(ctx), word = 0;
 
-	if (ctx) {
-		forget_stale_wound(ctx);
-		token = (uintptr_t)ctx;
-	} else {
-		token = ww_thread_token(ww_thread_self());
-	}
 	if (!ww_word_cas(lock, &word, token)) {
 		/* Free but with waiters queued: may be stolen, as in the kernel. */
 		if (word != WW_WAITERS || !ww_trylock_slowpath(lock, ctx, token))
