@@ -5,6 +5,7 @@
  */
 #include "ttmsim/ww_mutex.h"
 #include "util/compiler.h"
+#include "ww/inject.h"
 #include "ww/lockword.h"
 #include "ww/slowpath.h"
 #include "ww/waitq.h"
@@ -67,10 +68,25 @@ lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	return ret;
 }
 
+/* A back-off injected by ww_debug_inject(): takes nothing. */
+static __attribute__((noinline)) int
+lock_injected(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+{
+	if (ww_token(ww_word_load(lock)) == (uintptr_t)ctx)
+		return -EALREADY;
+	ctx->contending_lock = lock;
+	return -EDEADLK;
+}
+
 static inline int lock_common(struct ww_mutex *lock,
 			      struct ww_acquire_ctx *ctx, bool interruptible)
 {
 	uintptr_t token = locker_token(ctx), word = 0;
+
+	if (ctx && unlikely(__atomic_load_n(&ww_inject_every,
+					    __ATOMIC_RELAXED)) &&
+	    ctx->acquired > 0 && ww_inject_draw())
+		return lock_injected(lock, ctx);
 
 	if (likely(ww_word_cas(lock, &word, token))) {
 		if (ctx)

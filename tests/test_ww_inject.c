@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Back-off injection (ww_debug_inject, TTMSIM_WW_INJECT): what it injects,
+ * that one seed gives one sequence, and that a threaded workload with
+ * back-off handling still loses no update while backing off far more.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "ttmsim/ww_debug.h"
+#include "ttmsim/ww_mutex.h"
+
+static DEFINE_WW_CLASS(inject_ww);
+static DEFINE_WD_CLASS(inject_wd);
+
+#define CALLS 2000
+
+/*
+ * Hold A and lock B CALLS times; record which calls were injected. After
+ * -EDEADLK the rules ask for the contended lock next: B again.
+ */
+static void record(struct ww_class *cls, unsigned long seed, unsigned int n,
+		   int *out)
+{
+	struct ww_mutex a, b;
+	struct ww_acquire_ctx ctx;
+	int i, ret;
+
+	ww_mutex_init(&a, cls);
+	ww_mutex_init(&b, cls);
+	ww_debug_inject(seed, n);
+	ww_acquire_init(&ctx, cls);
+	assert_int_equal(ww_mutex_lock(&a, &ctx), 0);
+	for (i = 0; i < CALLS; i++) {
+		ret = ww_mutex_lock(&b, &ctx);
+		out[i] = ret;
+		if (ret == 0) {
+			ww_mutex_unlock(&b);
+		} else {
+			assert_int_equal(ret, -EDEADLK);
+			/* Injected: nothing taken, B is the contended lock. */
+			assert_false(ww_mutex_is_locked(&b));
+			assert_ptr_equal(ctx.contending_lock, &b);
+			assert_int_equal(ctx.acquired, 1);
+		}
+	}
+	ww_mutex_unlock(&a);
+	ww_acquire_fini(&ctx);
+	ww_debug_inject(0, 0);
+}
+
+static int count_injected(const int *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < CALLS; i++)
+		n += r[i] == -EDEADLK;
+	return n;
+}
+
+static void test_same_seed_same_sequence(void **state)
+{
+	struct ww_class *cls = *state;
+	static int r1[CALLS], r2[CALLS], r3[CALLS];
+	int n;
+
+	record(cls, 42, 5, r1);
+	record(cls, 42, 5, r2);
+	record(cls, 43, 5, r3);
+	assert_memory_equal(r1, r2, sizeof(r1));
+	assert_memory_not_equal(r1, r3, sizeof(r1));
+	n = count_injected(r1);
+	/* About one in five: 400 expected. */
+	assert_in_range(n, 300, 500);
+}
+
+static void test_off_and_nothing_held(void **state)
+{
+	struct ww_class *cls = *state;
+	static int r[CALLS];
+	struct ww_mutex m;
+	struct ww_acquire_ctx ctx;
+	int i;
+
+	record(cls, 7, 0, r);
+	assert_int_equal(count_injected(r), 0);
+
+	/* A context holding nothing is never a candidate. */
+	ww_mutex_init(&m, cls);
+	ww_debug_inject(7, 1);
+	ww_acquire_init(&ctx, cls);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(ww_mutex_lock(&m, &ctx), 0);
+		ww_mutex_unlock(&m);
+		ww_mutex_lock_slow(&m, &ctx);
+		ww_mutex_unlock(&m);
+	}
+	ww_acquire_fini(&ctx);
+	ww_debug_inject(0, 0);
+}
+
+static void test_already_held_is_ealready(void **state)
+{
+	struct ww_class *cls = *state;
+	struct ww_mutex a, b;
+	struct ww_acquire_ctx ctx;
+	int i;
+
+	ww_mutex_init(&a, cls);
+	ww_mutex_init(&b, cls);
+	ww_debug_inject(1, 1); /* every candidate call */
+	ww_acquire_init(&ctx, cls);
+	assert_int_equal(ww_mutex_lock(&a, &ctx), 0);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(ww_mutex_lock(&a, &ctx), -EALREADY);
+		assert_int_equal(ww_mutex_lock_interruptible(&b, &ctx),
+				 -EDEADLK);
+	}
+	/* The back-off path: unlock all, lock_slow the contended lock. */
+	ww_mutex_unlock(&a);
+	ww_mutex_lock_slow(&b, &ctx);
+	ww_mutex_unlock(&b);
+	ww_acquire_fini(&ctx);
+	ww_debug_inject(0, 0);
+}
+
+/* ---- threaded: counters exact, many more back-offs --------------------- */
+
+#define LOCKS 16
+#define PER_TX 4
+#define THREADS 4
+#define TX 3000
+
+struct shared {
+	struct ww_class *cls;
+	struct ww_mutex lock[LOCKS];
+	unsigned long counter[LOCKS];
+};
+
+struct worker {
+	struct shared *s;
+	unsigned int seed;
+	unsigned long done[LOCKS];
+	unsigned long backoffs;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *s = w->s;
+	struct ww_acquire_ctx ctx;
+	int idx[PER_TX], i, j, k, t;
+
+	for (t = 0; t < TX; t++) {
+		for (k = 0; k < PER_TX;) {
+			int c = rand_r(&w->seed) % LOCKS;
+
+			for (j = 0; j < k && idx[j] != c; j++)
+				;
+			if (j == k)
+				idx[k++] = c;
+		}
+		ww_acquire_init(&ctx, s->cls);
+		int contended = -1;
+retry:
+		for (i = 0; i < PER_TX; i++) {
+			if (idx[i] == contended)
+				continue;
+			if (ww_mutex_lock(&s->lock[idx[i]], &ctx) == -EDEADLK) {
+				w->backoffs++;
+				for (j = 0; j < i; j++)
+					if (idx[j] != contended)
+						ww_mutex_unlock(&s->lock[idx[j]]);
+				if (contended >= 0)
+					ww_mutex_unlock(&s->lock[contended]);
+				contended = idx[i];
+				ww_mutex_lock_slow(&s->lock[contended], &ctx);
+				goto retry;
+			}
+		}
+		ww_acquire_done(&ctx);
+		for (i = 0; i < PER_TX; i++) {
+			s->counter[idx[i]]++;
+			w->done[idx[i]]++;
+		}
+		for (i = 0; i < PER_TX; i++)
+			ww_mutex_unlock(&s->lock[idx[i]]);
+		ww_acquire_fini(&ctx);
+	}
+	return NULL;
+}
+
+static unsigned long run_workload(struct ww_class *cls)
+{
+	static struct shared s;
+	struct worker w[THREADS] = { 0 };
+	pthread_t th[THREADS];
+	unsigned long backoffs = 0, sum;
+	int i, l;
+
+	s.cls = cls;
+	for (l = 0; l < LOCKS; l++) {
+		ww_mutex_init(&s.lock[l], cls);
+		s.counter[l] = 0;
+	}
+	for (i = 0; i < THREADS; i++) {
+		w[i].s = &s;
+		w[i].seed = 1000 + i;
+		assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		backoffs += w[i].backoffs;
+	}
+	for (l = 0; l < LOCKS; l++) {
+		for (sum = 0, i = 0; i < THREADS; i++)
+			sum += w[i].done[l];
+		assert_int_equal(s.counter[l], sum);
+	}
+	return backoffs;
+}
+
+static void test_threaded_counters(void **state)
+{
+	struct ww_class *cls = *state;
+	unsigned long plain, injected;
+
+	plain = run_workload(cls);
+	ww_debug_inject(99, 4);
+	injected = run_workload(cls);
+	ww_debug_inject(0, 0);
+	print_message("%s: %lu back-offs without injection, %lu with 1:4\n",
+		      cls->name, plain, injected);
+	/* 3 candidate calls a transaction, 1 in 4 injected: ~9000. */
+	assert_true(injected > plain + THREADS * TX / 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_prestate(test_same_seed_same_sequence, &inject_ww),
+		cmocka_unit_test_prestate(test_same_seed_same_sequence, &inject_wd),
+		cmocka_unit_test_prestate(test_off_and_nothing_held, &inject_ww),
+		cmocka_unit_test_prestate(test_off_and_nothing_held, &inject_wd),
+		cmocka_unit_test_prestate(test_already_held_is_ealready, &inject_ww),
+		cmocka_unit_test_prestate(test_already_held_is_ealready, &inject_wd),
+		cmocka_unit_test_prestate(test_threaded_counters, &inject_ww),
+		cmocka_unit_test_prestate(test_threaded_counters, &inject_wd),
+	};
+
+	return cmocka_run_group_tests_name("ww_inject", tests, NULL, NULL);
+}
