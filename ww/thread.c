@@ -203,7 +203,7 @@ TTM_EXPORT int ttm_interrupt_thread(pthread_t thread)
 	return 0;
 }
 
-TTM_EXPORT _Bool ttm_interrupt_clear(void)
+TTM_EXPORT bool ttm_interrupt_clear(void)
 {
 	return ww_thread_take_interrupt(ww_thread_self());
 }

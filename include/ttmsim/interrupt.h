@@ -11,6 +11,7 @@
 #define TTMSIM_INTERRUPT_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +35,7 @@ int ttm_interrupt_thread(pthread_t thread);
  *
  * Return: true if one was pending.
  */
-_Bool ttm_interrupt_clear(void);
+bool ttm_interrupt_clear(void);
 
 #ifdef __cplusplus
 }
