@@ -17,7 +17,8 @@
 #include "ww/slowpath.h"
 #include "ww/waitq.h"
 
-long ww_spin_ns = 20000;
+/* How long a waiter spins on a running owner before it sleeps. */
+static long ww_spin_ns = 20000;
 
 __attribute__((constructor)) static void read_spin_env(void)
 {

@@ -24,7 +24,4 @@ void ww_unlock_slowpath(struct ww_mutex *lock);
 bool ww_trylock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 			 uintptr_t token);
 
-/* How long a waiter spins on a running owner before it sleeps. */
-extern long ww_spin_ns;
-
 #endif /* TTMSIM_WW_SLOWPATH_H */
