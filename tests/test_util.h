@@ -35,6 +35,7 @@
 #include <cmocka.h>
 
 #include "ttmsim/interrupt.h"
+#include "ttmsim/ww_debug.h"
 #include "ttmsim/ww_mutex.h"
 
 /* How long a thread may take to do what a test waits for before it fails. */
@@ -597,6 +598,25 @@ static inline int lock_list(struct ww_mutex **locks, unsigned int n,
 		i = (unsigned int)-1; /* start again from the first lock */
 	}
 	return backoffs;
+}
+
+
+/*
+ * For the few core tests that step outside the API's rules on purpose
+ * (the debug checker would stop them): switch the checker off while no
+ * thread holds anything, and back on the same way.
+ */
+static inline bool checker_off(void)
+{
+	bool was = ww_debug_enabled();
+
+	ww_debug_set_enabled(false);
+	return was;
+}
+
+static inline void checker_restore(bool was)
+{
+	ww_debug_set_enabled(was);
 }
 
 #endif /* TTMSIM_TEST_UTIL_H */

@@ -82,22 +82,29 @@ static void test_off_and_nothing_held(void **state)
 {
 	struct ww_class *cls = *state;
 	static int r[CALLS];
-	struct ww_mutex m;
+	struct ww_mutex m, c;
 	struct ww_acquire_ctx ctx;
 	int i;
 
 	record(cls, 7, 0, r);
 	assert_int_equal(count_injected(r), 0);
 
-	/* A context holding nothing is never a candidate. */
+	/*
+	 * A context holding nothing is never a candidate: not a first lock,
+	 * and not the ww_mutex_lock_slow() of a back-off, even when every
+	 * candidate is told to back off.
+	 */
 	ww_mutex_init(&m, cls);
+	ww_mutex_init(&c, cls);
 	ww_debug_inject(7, 1);
 	ww_acquire_init(&ctx, cls);
 	for (i = 0; i < 100; i++) {
 		assert_int_equal(ww_mutex_lock(&m, &ctx), 0);
+		assert_int_equal(ww_mutex_lock(&c, &ctx), -EDEADLK);
 		ww_mutex_unlock(&m);
-		ww_mutex_lock_slow(&m, &ctx);
-		ww_mutex_unlock(&m);
+		ww_mutex_lock_slow(&c, &ctx);
+		assert_ptr_equal(ww_mutex_owner_ctx(&c), &ctx);
+		ww_mutex_unlock(&c);
 	}
 	ww_acquire_fini(&ctx);
 	ww_debug_inject(0, 0);

@@ -5,9 +5,9 @@
  * T1 locks buffer A then B, T2 locks B then A. A barrier after the first
  * lock forces the bad interleaving in every round: each thread holds one
  * buffer and wants the other. Under an acquire context one of them is told
- * -EDEADLK, backs off and retries; with plain mutexes (--naive) the two
- * deadlock, and a watchdog reports who holds and waits for what, then ends
- * the process.
+ * -EDEADLK, backs off and retries; with plain mutexes (--naive, which
+ * switches the debug checker off) the two deadlock, and a watchdog reports
+ * who holds and waits for what, then ends the process.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ttmsim/ww_debug.h"
 #include "ttmsim/ww_mutex.h"
 #include "cli.h"
 
@@ -478,10 +479,21 @@ int cmd_scenario_abba(int argc, char **argv, const char *path)
 	       "%llu round%s, watchdog %.1f s\n",
 	       (unsigned long long)cfg.rounds, cfg.rounds == 1 ? "" : "s",
 	       cfg.watchdog_s);
-	if (cfg.naive)
+	if (cfg.naive) {
+		/*
+		 * Nesting NULL-ctx locks of one class is what the checker
+		 * exists to stop (rule 1, see `scenario qxl`); this mode is
+		 * here to show the deadlock it prevents.
+		 */
+		if (ww_debug_enabled()) {
+			ww_debug_set_enabled(false);
+			printf("naive: ww_debug checker switched off, or it "
+			       "would stop each thread at its second lock\n");
+		}
 		return abba_run_class(&cfg, cfg.wait_die && !cfg.wound_wait ?
 				      &abba_wd_class : &abba_ww_class,
 				      "naive");
+	}
 	ret = CLI_EXIT_OK;
 	if (cfg.wound_wait)
 		ret = abba_run_class(&cfg, &abba_ww_class, "wound-wait");

@@ -2,13 +2,11 @@
 /* Acquire contexts: the stamp that orders transactions of one class. */
 #include "ttmsim/ww_mutex.h"
 #include "util/compiler.h"
+#include "ww/debug.h"
 #include "ww/thread.h"
 
-#define WW_CTX_LIVE 0x57574358u     /* "WWCX" */
-#define WW_CTX_FINISHED 0x57574446u /* "WWDF" */
 
-TTM_EXPORT void ww_acquire_init(struct ww_acquire_ctx *ctx,
-				struct ww_class *ww_class)
+void ww_raw_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class)
 {
 	*ctx = (struct ww_acquire_ctx){
 		.task = ww_thread_self(),
@@ -21,12 +19,56 @@ TTM_EXPORT void ww_acquire_init(struct ww_acquire_ctx *ctx,
 	};
 }
 
-TTM_EXPORT void ww_acquire_done(struct ww_acquire_ctx *ctx)
+void ww_raw_acquire_done(struct ww_acquire_ctx *ctx)
 {
 	ctx->done_acquire = 1;
 }
 
-TTM_EXPORT void ww_acquire_fini(struct ww_acquire_ctx *ctx)
+void ww_raw_acquire_fini(struct ww_acquire_ctx *ctx)
 {
 	ctx->magic = WW_CTX_FINISHED;
+}
+
+TTM_EXPORT void ww_acquire_init_at(struct ww_acquire_ctx *ctx,
+				   struct ww_class *ww_class,
+				   const char *file, int line)
+{
+	if (ww_debug_active())
+		ww_debug_acquire_init(ctx, ww_class, file, line);
+	else
+		ww_raw_acquire_init(ctx, ww_class);
+}
+
+TTM_EXPORT void (ww_acquire_init)(struct ww_acquire_ctx *ctx,
+				  struct ww_class *ww_class)
+{
+	ww_acquire_init_at(ctx, ww_class, NULL, 0);
+}
+
+TTM_EXPORT void ww_acquire_done_at(struct ww_acquire_ctx *ctx,
+				   const char *file, int line)
+{
+	if (ww_debug_active())
+		ww_debug_acquire_done(ctx, file, line);
+	else
+		ww_raw_acquire_done(ctx);
+}
+
+TTM_EXPORT void (ww_acquire_done)(struct ww_acquire_ctx *ctx)
+{
+	ww_acquire_done_at(ctx, NULL, 0);
+}
+
+TTM_EXPORT void ww_acquire_fini_at(struct ww_acquire_ctx *ctx,
+				   const char *file, int line)
+{
+	if (ww_debug_active())
+		ww_debug_acquire_fini(ctx, file, line);
+	else
+		ww_raw_acquire_fini(ctx);
+}
+
+TTM_EXPORT void (ww_acquire_fini)(struct ww_acquire_ctx *ctx)
+{
+	ww_acquire_fini_at(ctx, NULL, 0);
 }

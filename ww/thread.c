@@ -11,6 +11,7 @@
 
 #include "ttmsim/interrupt.h"
 #include "util/compiler.h"
+#include "ww/debug.h"
 #include "ww/thread.h"
 
 __thread struct ww_thread *ww_thread_current
@@ -29,6 +30,8 @@ static void thread_exit(void *arg)
 {
 	struct ww_thread *t = arg;
 
+	/* Rule 10: reports locks and contexts the thread leaves behind. */
+	ww_debug_thread_exit(t);
 	pthread_mutex_lock(&registry_lock);
 	t->attached = false;
 	t->tid = 0;

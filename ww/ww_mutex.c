@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * ww_mutex fast paths: one compare-and-swap to lock, one to unlock, when
- * nobody waits. Everything else is in lock_slow.c.
+ * nobody waits. Everything else is in lock_slow.c; the debug checker's
+ * path is in debug.c. Public functions are defined as (name) so that the
+ * caller-site macros of ttmsim/ww_mutex.h do not apply to them.
  */
 #include "ttmsim/ww_mutex.h"
 #include "util/compiler.h"
+#include "ww/debug.h"
 #include "ww/inject.h"
 #include "ww/lockword.h"
 #include "ww/slowpath.h"
@@ -16,9 +19,26 @@ TTM_EXPORT void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class)
 	lock->ww_class = ww_class;
 }
 
-TTM_EXPORT void ww_mutex_destroy(struct ww_mutex *lock)
+/* A real class, so that a stray use of a destroyed mutex cannot crash. */
+struct ww_class ww_class_destroyed = { .name = "(destroyed)" };
+
+void ww_raw_destroy(struct ww_mutex *lock)
 {
-	lock->ww_class = NULL;
+	lock->ww_class = &ww_class_destroyed;
+}
+
+TTM_EXPORT void ww_mutex_destroy_at(struct ww_mutex *lock, const char *file,
+				    int line)
+{
+	if (ww_debug_active())
+		ww_debug_destroy(lock, file, line);
+	else
+		ww_raw_destroy(lock);
+}
+
+TTM_EXPORT void (ww_mutex_destroy)(struct ww_mutex *lock)
+{
+	ww_mutex_destroy_at(lock, NULL, 0);
 }
 
 TTM_EXPORT bool ww_mutex_is_locked(struct ww_mutex *lock)
@@ -96,32 +116,83 @@ static inline int lock_common(struct ww_mutex *lock,
 	return lock_contended(lock, ctx, token, word, interruptible);
 }
 
-TTM_EXPORT int ww_mutex_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+int ww_raw_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
+		bool interruptible)
 {
+	return lock_common(lock, ctx, interruptible);
+}
+
+/*
+ * The public entry points. Each *_at() is the real one; the plain
+ * function is for callers that bypass the caller-site macros.
+ */
+TTM_EXPORT int ww_mutex_lock_at(struct ww_mutex *lock,
+				struct ww_acquire_ctx *ctx, const char *file,
+				int line)
+{
+	if (ww_debug_active())
+		return ww_debug_lock(lock, ctx, WW_CALL_LOCK, file, line);
 	return lock_common(lock, ctx, false);
 }
 
-TTM_EXPORT int ww_mutex_lock_interruptible(struct ww_mutex *lock,
-					   struct ww_acquire_ctx *ctx)
+TTM_EXPORT int (ww_mutex_lock)(struct ww_mutex *lock,
+			       struct ww_acquire_ctx *ctx)
 {
+	return ww_mutex_lock_at(lock, ctx, NULL, 0);
+}
+
+TTM_EXPORT int ww_mutex_lock_interruptible_at(struct ww_mutex *lock,
+					      struct ww_acquire_ctx *ctx,
+					      const char *file, int line)
+{
+	if (ww_debug_active())
+		return ww_debug_lock(lock, ctx, WW_CALL_LOCK_INTERRUPTIBLE,
+				     file, line);
 	return lock_common(lock, ctx, true);
+}
+
+TTM_EXPORT int (ww_mutex_lock_interruptible)(struct ww_mutex *lock,
+					     struct ww_acquire_ctx *ctx)
+{
+	return ww_mutex_lock_interruptible_at(lock, ctx, NULL, 0);
 }
 
 /* With nothing held, ww_mutex_lock() can only wait: never -EDEADLK. */
-TTM_EXPORT void ww_mutex_lock_slow(struct ww_mutex *lock,
-				   struct ww_acquire_ctx *ctx)
+TTM_EXPORT void ww_mutex_lock_slow_at(struct ww_mutex *lock,
+				      struct ww_acquire_ctx *ctx,
+				      const char *file, int line)
 {
-	lock_common(lock, ctx, false);
+	if (ww_debug_active())
+		ww_debug_lock(lock, ctx, WW_CALL_LOCK_SLOW, file, line);
+	else
+		lock_common(lock, ctx, false);
 }
 
-TTM_EXPORT int ww_mutex_lock_slow_interruptible(struct ww_mutex *lock,
-						struct ww_acquire_ctx *ctx)
+TTM_EXPORT void (ww_mutex_lock_slow)(struct ww_mutex *lock,
+				     struct ww_acquire_ctx *ctx)
 {
+	ww_mutex_lock_slow_at(lock, ctx, NULL, 0);
+}
+
+TTM_EXPORT int ww_mutex_lock_slow_interruptible_at(struct ww_mutex *lock,
+						   struct ww_acquire_ctx *ctx,
+						   const char *file, int line)
+{
+	if (ww_debug_active())
+		return ww_debug_lock(lock, ctx,
+				     WW_CALL_LOCK_SLOW_INTERRUPTIBLE, file,
+				     line);
 	return lock_common(lock, ctx, true);
 }
 
-TTM_EXPORT int ww_mutex_trylock(struct ww_mutex *lock,
-				struct ww_acquire_ctx *ctx)
+TTM_EXPORT int (ww_mutex_lock_slow_interruptible)(struct ww_mutex *lock,
+						  struct ww_acquire_ctx *ctx)
+{
+	return ww_mutex_lock_slow_interruptible_at(lock, ctx, NULL, 0);
+}
+
+static inline int trylock_common(struct ww_mutex *lock,
+				 struct ww_acquire_ctx *ctx)
 {
 	uintptr_t token = locker_token(ctx), word = 0;
 
@@ -135,7 +206,27 @@ TTM_EXPORT int ww_mutex_trylock(struct ww_mutex *lock,
 	return 1;
 }
 
-TTM_EXPORT void ww_mutex_unlock(struct ww_mutex *lock)
+int ww_raw_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+{
+	return trylock_common(lock, ctx);
+}
+
+TTM_EXPORT int ww_mutex_trylock_at(struct ww_mutex *lock,
+				   struct ww_acquire_ctx *ctx,
+				   const char *file, int line)
+{
+	if (ww_debug_active())
+		return ww_debug_trylock(lock, ctx, file, line);
+	return trylock_common(lock, ctx);
+}
+
+TTM_EXPORT int (ww_mutex_trylock)(struct ww_mutex *lock,
+				  struct ww_acquire_ctx *ctx)
+{
+	return ww_mutex_trylock_at(lock, ctx, NULL, 0);
+}
+
+static inline void unlock_common(struct ww_mutex *lock)
 {
 	uintptr_t token = ww_token(ww_word_load(lock));
 	struct ww_acquire_ctx *ctx = ww_token_ctx(token);
@@ -156,6 +247,25 @@ TTM_EXPORT void ww_mutex_unlock(struct ww_mutex *lock)
 	if (ctx)
 		ctx->acquired--;
 	ww_unlock_slowpath(lock);
+}
+
+void ww_raw_unlock(struct ww_mutex *lock)
+{
+	unlock_common(lock);
+}
+
+TTM_EXPORT void ww_mutex_unlock_at(struct ww_mutex *lock, const char *file,
+				   int line)
+{
+	if (ww_debug_active())
+		ww_debug_unlock(lock, file, line);
+	else
+		unlock_common(lock);
+}
+
+TTM_EXPORT void (ww_mutex_unlock)(struct ww_mutex *lock)
+{
+	ww_mutex_unlock_at(lock, NULL, 0);
 }
 
 TTM_EXPORT struct ww_acquire_ctx *ww_mutex_owner_ctx(struct ww_mutex *lock)

@@ -104,7 +104,8 @@ void ww_mutex_init(struct ww_mutex *lock, struct ww_class *ww_class);
  * ww_mutex_destroy - mark @lock as no longer usable.
  *
  * The lock must be unlocked and have no waiters. Its memory may then be
- * freed or reused.
+ * freed or reused. The debug checker reports destroying a locked mutex and
+ * locking a destroyed one.
  */
 void ww_mutex_destroy(struct ww_mutex *lock);
 
@@ -210,6 +211,58 @@ pid_t ww_mutex_owner_tid(struct ww_mutex *lock);
  * it to wait until another thread blocks, without sleeping themselves.
  */
 unsigned int ww_mutex_waiter_count(struct ww_mutex *lock);
+
+/*
+ * Call-site variants. Each does exactly what the function of the same name
+ * without "_at" does, and also tells the debug checker (ttmsim/ww_debug.h)
+ * which line of the caller made the call, so that a report names it. The
+ * macros below route every call through them; define
+ * TTMSIM_WW_NO_CALLER_MACROS before including this header to call the plain
+ * functions instead (a report then has no file:line). @file may be NULL.
+ */
+void ww_mutex_destroy_at(struct ww_mutex *lock, const char *file, int line);
+void ww_acquire_init_at(struct ww_acquire_ctx *ctx, struct ww_class *ww_class,
+			const char *file, int line);
+void ww_acquire_done_at(struct ww_acquire_ctx *ctx, const char *file,
+			int line);
+void ww_acquire_fini_at(struct ww_acquire_ctx *ctx, const char *file,
+			int line);
+int ww_mutex_lock_at(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
+		     const char *file, int line);
+int ww_mutex_lock_interruptible_at(struct ww_mutex *lock,
+				   struct ww_acquire_ctx *ctx,
+				   const char *file, int line);
+void ww_mutex_lock_slow_at(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
+			   const char *file, int line);
+int ww_mutex_lock_slow_interruptible_at(struct ww_mutex *lock,
+					struct ww_acquire_ctx *ctx,
+					const char *file, int line);
+int ww_mutex_trylock_at(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
+			const char *file, int line);
+void ww_mutex_unlock_at(struct ww_mutex *lock, const char *file, int line);
+
+/*
+ * Function-like macros: `&ww_mutex_lock` and `(ww_mutex_lock)(l, c)` still
+ * name the functions themselves.
+ */
+#ifndef TTMSIM_WW_NO_CALLER_MACROS
+#define ww_mutex_destroy(lock) ww_mutex_destroy_at(lock, __FILE__, __LINE__)
+#define ww_acquire_init(ctx, cls) \
+	ww_acquire_init_at(ctx, cls, __FILE__, __LINE__)
+#define ww_acquire_done(ctx) ww_acquire_done_at(ctx, __FILE__, __LINE__)
+#define ww_acquire_fini(ctx) ww_acquire_fini_at(ctx, __FILE__, __LINE__)
+#define ww_mutex_lock(lock, ctx) \
+	ww_mutex_lock_at(lock, ctx, __FILE__, __LINE__)
+#define ww_mutex_lock_interruptible(lock, ctx) \
+	ww_mutex_lock_interruptible_at(lock, ctx, __FILE__, __LINE__)
+#define ww_mutex_lock_slow(lock, ctx) \
+	ww_mutex_lock_slow_at(lock, ctx, __FILE__, __LINE__)
+#define ww_mutex_lock_slow_interruptible(lock, ctx) \
+	ww_mutex_lock_slow_interruptible_at(lock, ctx, __FILE__, __LINE__)
+#define ww_mutex_trylock(lock, ctx) \
+	ww_mutex_trylock_at(lock, ctx, __FILE__, __LINE__)
+#define ww_mutex_unlock(lock) ww_mutex_unlock_at(lock, __FILE__, __LINE__)
+#endif
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+struct ww_debug_thread;
+
 struct ww_thread {
 	uint32_t wake_seq;      /* futex word; atomic */
 	uint32_t interrupt;     /* atomic: an interrupt is pending */
@@ -32,6 +34,7 @@ struct ww_thread {
 	bool attached;          /* registry: a live thread owns this struct */
 	bool shared;            /* the out-of-memory fallback, see thread.c */
 	struct ww_thread *next; /* registry list, under the registry lock */
+	struct ww_debug_thread *debug; /* checker state; this thread only */
 } __attribute__((aligned(64)));
 
 /** The calling thread's struct, created on first use. Never NULL: never fails. */
