@@ -4,11 +4,14 @@
  *
  * Two measurements in one run, each the best of --reps repetitions:
  *  - uncontended: one thread locks and unlocks one lock in a tight loop;
+ *    the ww_mutex loops run with the debug checker switched off (the lock
+ *    itself) and, if it is built in, on (what checking costs);
  *  - contended: --threads threads run transactions that each lock
  *    --per-tx distinct random locks out of --locks, hold them for a busy
  *    wait, bump a plain counter per lock and unlock, under five ways of
  *    avoiding deadlock (wound-wait, wait-die, address-sorted pthread
- *    mutexes, one global mutex, trylock-all-or-retry).
+ *    mutexes, one global mutex, trylock-all-or-retry), with the checker
+ *    off unless --checker on.
  * The per-lock counters must add up to the increments the threads made: a
  * lost update means mutual exclusion failed, and the run fails.
  */
@@ -37,7 +40,14 @@ struct bench_config {
 	uint64_t hold_us[MAX_HOLDS];
 	size_t n_holds;
 	bool json, quick;
+	bool checker_contended;   /* --checker */
+	enum cli_checker checker; /* as the program started */
 };
+
+static bool checker_built_in(const struct bench_config *cfg)
+{
+	return cfg->checker != CLI_CHECKER_ABSENT;
+}
 
 /* -------------------------------------------------------------------- */
 /* Uncontended: ns per lock+unlock pair, one thread, one lock. */
@@ -46,6 +56,7 @@ struct uncontended_bench {
 	const char *key;   /* JSON */
 	const char *label; /* table */
 	void (*loop)(uint64_t iterations);
+	bool checked;      /* runs with the checker off, then on */
 };
 
 static void loop_ww_ctx(uint64_t iterations)
@@ -108,10 +119,10 @@ static void loop_atomic(uint64_t iterations)
 }
 
 static const struct uncontended_bench uncontended_benches[] = {
-	{ "ww_mutex_ctx", "ww_mutex, ctx", loop_ww_ctx },
-	{ "ww_mutex_null_ctx", "ww_mutex, NULL ctx", loop_ww_noctx },
-	{ "pthread_mutex", "pthread_mutex_t", loop_pthread },
-	{ "atomic_cas_store", "atomic CAS + store", loop_atomic },
+	{ "ww_mutex_ctx", "ww_mutex, ctx", loop_ww_ctx, true },
+	{ "ww_mutex_null_ctx", "ww_mutex, NULL ctx", loop_ww_noctx, true },
+	{ "pthread_mutex", "pthread_mutex_t", loop_pthread, false },
+	{ "atomic_cas_store", "atomic CAS + store", loop_atomic, false },
 };
 
 #define NR_UNCONTENDED \
@@ -119,10 +130,22 @@ static const struct uncontended_bench uncontended_benches[] = {
 
 enum { UNC_WW_CTX, UNC_WW_NULL, UNC_PTHREAD, UNC_ATOMIC };
 
+/* The checker's state in a run; indexes the uncontended results. */
+enum { CHECKER_OFF, CHECKER_ON, NR_CHECKER };
+
+static const char *const checker_names[NR_CHECKER] = { "off", "on" };
+
 struct uncontended_result {
 	double best_ns; /* per pair */
 	double *rep_ns;
 };
+
+/* Whether uncontended benchmark @b is measured with the checker @on. */
+static bool unc_measured(const struct bench_config *cfg, size_t b, int on)
+{
+	return on == CHECKER_OFF ||
+	       (uncontended_benches[b].checked && checker_built_in(cfg));
+}
 
 static void *no_op_thread(void *arg)
 {
@@ -130,11 +153,12 @@ static void *no_op_thread(void *arg)
 }
 
 static void run_uncontended(const struct bench_config *cfg,
-			    struct uncontended_result *res)
+			    struct uncontended_result (*res)[NR_CHECKER])
 {
 	uint64_t rep, start;
 	pthread_t thread;
 	size_t b;
+	int on;
 
 	/*
 	 * glibc (2.35 on) takes and releases a pthread mutex without atomics
@@ -144,18 +168,29 @@ static void run_uncontended(const struct bench_config *cfg,
 	if (!pthread_create(&thread, NULL, no_op_thread, NULL))
 		pthread_join(thread, NULL);
 
-	/* Repetitions outermost, so that drift hits every lock alike. */
+	/*
+	 * Repetitions outermost, so that drift hits every lock alike; off
+	 * and on back to back. Each loop releases all it takes, so the
+	 * checker is switched with no lock held, as it must be.
+	 */
 	for (rep = 0; rep < cfg->reps; rep++) {
 		for (b = 0; b < NR_UNCONTENDED; b++) {
-			double ns;
+			for (on = 0; on < NR_CHECKER; on++) {
+				struct uncontended_result *r = &res[b][on];
+				double ns;
 
-			start = cli_now_ns();
-			uncontended_benches[b].loop(cfg->iterations);
-			ns = (double)(cli_now_ns() - start) /
-			     (double)cfg->iterations;
-			res[b].rep_ns[rep] = ns;
-			if (rep == 0 || ns < res[b].best_ns)
-				res[b].best_ns = ns;
+				if (!unc_measured(cfg, b, on))
+					continue;
+				if (uncontended_benches[b].checked)
+					cli_checker_switch(on);
+				start = cli_now_ns();
+				uncontended_benches[b].loop(cfg->iterations);
+				ns = (double)(cli_now_ns() - start) /
+				     (double)cfg->iterations;
+				r->rep_ns[rep] = ns;
+				if (rep == 0 || ns < r->best_ns)
+					r->best_ns = ns;
+			}
 		}
 	}
 }
@@ -607,22 +642,45 @@ static void print_header(const struct bench_config *cfg)
 	printf("online CPUs %ld, TTMSIM_WW_SPIN_NS %s\n",
 	       sysconf(_SC_NPROCESSORS_ONLN),
 	       spin_env() ? spin_env() : "unset (library default)");
+	printf("ww_debug checker at start: %s\n",
+	       cli_checker_describe(cfg->checker));
 }
 
 static void print_uncontended(const struct bench_config *cfg,
-			      const struct uncontended_result *unc)
+			      struct uncontended_result (*unc)[NR_CHECKER])
 {
+	int on, columns = checker_built_in(cfg) ? NR_CHECKER : 1;
 	size_t b;
 
 	printf("\nuncontended lock+unlock, 1 thread, ns per pair "
 	       "(best of %llu x %llu; the process is threaded)\n",
 	       (unsigned long long)cfg->reps,
 	       (unsigned long long)cfg->iterations);
-	for (b = 0; b < NR_UNCONTENDED; b++)
-		printf("  %-22s %8.2f\n", uncontended_benches[b].label,
-		       unc[b].best_ns);
-	printf("  %-22s %8.2f\n", "ratio ww(ctx)/pthread",
-	       ratio(unc[UNC_WW_CTX].best_ns, unc[UNC_PTHREAD].best_ns));
+	if (checker_built_in(cfg))
+		printf("  ww_debug checker: built in; each ww_mutex row runs "
+		       "with it off, then on\n");
+	else
+		printf("  ww_debug checker: not built in (-Dww_debug=false)"
+		       "\n");
+	printf("  %-22s", "lock");
+	for (on = 0; on < columns; on++)
+		printf(" %12s", on ? "checker on" : "checker off");
+	printf("\n");
+	for (b = 0; b < NR_UNCONTENDED; b++) {
+		printf("  %-22s", uncontended_benches[b].label);
+		for (on = 0; on < columns; on++) {
+			if (unc_measured(cfg, b, on))
+				printf(" %12.2f", unc[b][on].best_ns);
+			else
+				printf(" %12s", "-");
+		}
+		printf("\n");
+	}
+	printf("  %-22s", "ratio ww(ctx)/pthread");
+	for (on = 0; on < columns; on++)
+		printf(" %12.2f", ratio(unc[UNC_WW_CTX][on].best_ns,
+					unc[UNC_PTHREAD][CHECKER_OFF].best_ns));
+	printf("\n");
 }
 
 static void print_contended_header(const struct bench_config *cfg)
@@ -636,6 +694,13 @@ static void print_contended_header(const struct bench_config *cfg)
 	       (unsigned long long)cfg->reps);
 	printf("  (backoffs/tx: -EDEADLK for ww, failed trylock rounds for "
 	       "trylock; ratios are tx/s over tx/s)\n");
+	if (checker_built_in(cfg))
+		printf("  ww_debug checker %s during these runs "
+		       "(--checker on|off)\n",
+		       checker_names[cfg->checker_contended]);
+	else
+		printf("  ww_debug checker: not built in (-Dww_debug=false)"
+		       "\n");
 }
 
 static void print_contended_row(uint64_t hold_us,
@@ -710,14 +775,52 @@ static void json_contended(FILE *f, const struct bench_config *cfg,
 	}
 }
 
+/*
+ * One record per measured loop: a key names a loop and a checker state;
+ * the checker-off keys are those of the time before the checker.
+ */
+static void json_uncontended(FILE *f, const struct bench_config *cfg,
+			     struct uncontended_result (*unc)[NR_CHECKER])
+{
+	const char *sep = "";
+	uint64_t rep;
+	size_t b;
+	int on;
+
+	for (on = 0; on < NR_CHECKER; on++) {
+		for (b = 0; b < NR_UNCONTENDED; b++) {
+			const struct uncontended_bench *u =
+				&uncontended_benches[b];
+
+			if (!unc_measured(cfg, b, on))
+				continue;
+			fprintf(f, "%s    {\"lock\": \"%s%s\", \"checker\": ",
+				sep, u->key, on ? "_checker_on" : "");
+			if (u->checked)
+				fprintf(f, "\"%s\"", checker_names[on]);
+			else
+				fputs("null", f);
+			fputs(", \"op\": \"lock+unlock\", \"ns_per_op\": ", f);
+			cli_json_number(f, unc[b][on].best_ns, 3);
+			fputs(", \"reps_ns_per_op\": [", f);
+			for (rep = 0; rep < cfg->reps; rep++) {
+				fputs(rep ? ", " : "", f);
+				cli_json_number(f, unc[b][on].rep_ns[rep], 3);
+			}
+			fputs("]}", f);
+			sep = ",\n";
+		}
+	}
+	fputc('\n', f);
+}
+
 static void print_json(const struct bench_config *cfg,
-		       const struct uncontended_result *unc,
+		       struct uncontended_result (*unc)[NR_CHECKER],
 		       struct contended_result (*con)[NR_ALGOS],
 		       double wall_s)
 {
 	FILE *f = stdout;
-	uint64_t rep;
-	size_t b, h;
+	size_t h;
 
 	fputs("{\n  \"tool\": \"ttmsim\",\n  \"version\": ", f);
 	cli_json_string(f, TTMSIM_VERSION);
@@ -734,10 +837,11 @@ static void print_json(const struct bench_config *cfg,
 		fprintf(f, "%s%llu", h ? ", " : "",
 			(unsigned long long)cfg->hold_us[h]);
 	fprintf(f, "], \"duration_ms\": %llu, \"seed\": %llu, "
-		"\"quick\": %s, \"online_cpus\": %ld, "
+		"\"quick\": %s, \"checker\": \"%s\", \"online_cpus\": %ld, "
 		"\"ttmsim_ww_spin_ns_env\": ",
 		(unsigned long long)cfg->duration_ms,
 		(unsigned long long)cfg->seed, cfg->quick ? "true" : "false",
+		checker_names[cfg->checker_contended],
 		sysconf(_SC_NPROCESSORS_ONLN));
 	if (spin_env())
 		cli_json_string(f, spin_env());
@@ -748,23 +852,25 @@ static void print_json(const struct bench_config *cfg,
 		"\"pthread_mutex_bytes\": %zu},\n",
 		sizeof(struct ww_mutex), sizeof(struct ww_acquire_ctx),
 		sizeof(pthread_mutex_t));
+	fprintf(f, "  \"checker\": {\"built_in\": %s, \"at_start\": %s, "
+		"\"contended\": \"%s\"},\n",
+		checker_built_in(cfg) ? "true" : "false",
+		!checker_built_in(cfg) ? "null" :
+		cfg->checker == CLI_CHECKER_ON ? "\"on\"" : "\"off\"",
+		checker_names[cfg->checker_contended]);
 
 	fputs("  \"uncontended\": [\n", f);
-	for (b = 0; b < NR_UNCONTENDED; b++) {
-		fputs("    {\"lock\": ", f);
-		cli_json_string(f, uncontended_benches[b].key);
-		fputs(", \"op\": \"lock+unlock\", \"ns_per_op\": ", f);
-		cli_json_number(f, unc[b].best_ns, 3);
-		fputs(", \"reps_ns_per_op\": [", f);
-		for (rep = 0; rep < cfg->reps; rep++) {
-			fputs(rep ? ", " : "", f);
-			cli_json_number(f, unc[b].rep_ns[rep], 3);
-		}
-		fprintf(f, "]}%s\n", b + 1 < NR_UNCONTENDED ? "," : "");
-	}
+	json_uncontended(f, cfg, unc);
 	fputs("  ],\n  \"uncontended_ratio_ww_ctx_to_pthread\": ", f);
-	cli_json_number(f, ratio(unc[UNC_WW_CTX].best_ns,
-				 unc[UNC_PTHREAD].best_ns), 4);
+	cli_json_number(f, ratio(unc[UNC_WW_CTX][CHECKER_OFF].best_ns,
+				 unc[UNC_PTHREAD][CHECKER_OFF].best_ns), 4);
+	fputs(",\n  \"uncontended_ratio_ww_ctx_checker_on_to_off\": ", f);
+	if (checker_built_in(cfg))
+		cli_json_number(f, ratio(unc[UNC_WW_CTX][CHECKER_ON].best_ns,
+					 unc[UNC_WW_CTX][CHECKER_OFF].best_ns),
+				4);
+	else
+		fputs("null", f);
 
 	fputs(",\n  \"contended\": [\n", f);
 	for (h = 0; h < cfg->n_holds; h++)
@@ -780,7 +886,9 @@ static void print_json(const struct bench_config *cfg,
 
 static int run_bench(const struct bench_config *cfg)
 {
-	struct uncontended_result unc[NR_UNCONTENDED] = { { 0 } };
+	struct uncontended_result unc[NR_UNCONTENDED][NR_CHECKER] = {
+		{ { 0 } }
+	};
 	struct contended_result (*con)[NR_ALGOS];
 	struct contended_run run = { .cfg = cfg };
 	struct worker *workers;
@@ -789,9 +897,10 @@ static int run_bench(const struct bench_config *cfg)
 	uint64_t rep, i, start = cli_now_ns(), checks = 0;
 	size_t b, h;
 	enum algo a;
-	int ret = CLI_EXIT_OK;
+	int on, ret = CLI_EXIT_OK;
 
-	rep_ns = calloc(NR_UNCONTENDED * cfg->reps, sizeof(*rep_ns));
+	rep_ns = calloc(NR_UNCONTENDED * NR_CHECKER * cfg->reps,
+			sizeof(*rep_ns));
 	reps = calloc(cfg->n_holds * NR_ALGOS * cfg->reps, sizeof(*reps));
 	con = calloc(cfg->n_holds, sizeof(*con));
 	workers = aligned_alloc(64, cfg->threads * sizeof(*workers));
@@ -812,7 +921,9 @@ static int run_bench(const struct bench_config *cfg)
 		}
 	}
 	for (b = 0; b < NR_UNCONTENDED; b++)
-		unc[b].rep_ns = rep_ns + b * cfg->reps;
+		for (on = 0; on < NR_CHECKER; on++)
+			unc[b][on].rep_ns = rep_ns +
+					    (b * NR_CHECKER + on) * cfg->reps;
 	for (h = 0; h < cfg->n_holds; h++)
 		for (a = 0; a < NR_ALGOS; a++)
 			con[h][a].reps = reps + (h * NR_ALGOS + a) * cfg->reps;
@@ -824,6 +935,8 @@ static int run_bench(const struct bench_config *cfg)
 		print_uncontended(cfg, unc);
 		print_contended_header(cfg);
 	}
+	/* Between runs: no thread holds a lock. */
+	cli_checker_switch(cfg->checker_contended);
 
 	run.per_tx = (unsigned int)cfg->per_tx;
 	for (h = 0; h < cfg->n_holds; h++) {
@@ -857,6 +970,8 @@ static int run_bench(const struct bench_config *cfg)
 		       (double)(cli_now_ns() - start) / 1e9);
 	}
 out:
+	/* Any workers are gone: back to the state the program started in. */
+	cli_checker_switch(cfg->checker == CLI_CHECKER_ON);
 	for (i = 0; workers && i < cfg->threads; i++)
 		free(workers[i].perm);
 	free(workers);
@@ -901,6 +1016,10 @@ static void bench_ww_usage(const char *path)
 	       "  --seed N          seed of the per-thread PRNGs (default 1)\n"
 	       "  --quick           2 reps, 1000000 iterations, 50 ms, unless\n"
 	       "                    given explicitly\n"
+	       "  --checker on|off  the ww_debug checker in the contended\n"
+	       "                    runs (default off: they measure the\n"
+	       "                    locking); the uncontended ww_mutex rows\n"
+	       "                    are measured with it off and on\n"
 	       "  --json            print one JSON object instead of tables\n"
 	       "  -h, --help        show this help\n"
 	       "\n"
@@ -920,6 +1039,7 @@ enum {
 	OPT_SEED,
 	OPT_QUICK,
 	OPT_JSON,
+	OPT_CHECKER,
 };
 
 static const struct option bench_ww_options[] = {
@@ -934,8 +1054,24 @@ static const struct option bench_ww_options[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "checker", required_argument, NULL, OPT_CHECKER },
 	{ NULL, 0, NULL, 0 },
 };
+
+static int parse_checker(const char *arg, struct bench_config *cfg)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off")) {
+		cli_error("--checker: '%s' is not one of on, off", arg);
+		return CLI_EXIT_USAGE;
+	}
+	cfg->checker_contended = !strcmp(arg, "on");
+	if (cfg->checker_contended && !checker_built_in(cfg)) {
+		cli_error("--checker: 'on' needs a libttmsim built with "
+			  "-Dww_debug=true; this one has no checker");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
 
 int cmd_bench_ww(int argc, char **argv, const char *path)
 {
@@ -943,6 +1079,7 @@ int cmd_bench_ww(int argc, char **argv, const char *path)
 	struct bench_config cfg = {
 		.threads = 4, .locks = 64, .per_tx = 8, .seed = 1,
 		.hold_us = { 0, 2, 20 }, .n_holds = 3,
+		.checker = cli_checker_state(),
 	};
 	int c, ret = 0;
 
@@ -993,6 +1130,9 @@ int cmd_bench_ww(int argc, char **argv, const char *path)
 			break;
 		case OPT_JSON:
 			cfg.json = true;
+			break;
+		case OPT_CHECKER:
+			ret = parse_checker(optarg, &cfg);
 			break;
 		default:
 			return cli_getopt_error(path, c, argv);

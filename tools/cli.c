@@ -7,9 +7,13 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "ttmsim/ww_debug.h"
 #include "cli.h"
 
 void cli_error(const char *fmt, ...)
@@ -280,6 +284,84 @@ void cli_sleep_until_ns(uint64_t deadline)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
 		;
+}
+
+enum cli_checker cli_checker_state(void)
+{
+	if (ww_debug_enabled())
+		return CLI_CHECKER_ON;
+	/* Off already, so switching it off only tells whether it exists. */
+	if (ww_debug_set_enabled(false) == -EOPNOTSUPP)
+		return CLI_CHECKER_ABSENT;
+	return CLI_CHECKER_OFF;
+}
+
+const char *cli_checker_describe(enum cli_checker state)
+{
+	switch (state) {
+	case CLI_CHECKER_ON:
+		return "built in, on";
+	case CLI_CHECKER_OFF:
+		return "built in, off (TTMSIM_WW_DEBUG=0)";
+	case CLI_CHECKER_ABSENT:
+		break;
+	}
+	return "not built in (-Dww_debug=false)";
+}
+
+bool cli_checker_switch(bool on)
+{
+	return ww_debug_set_enabled(on) == 0;
+}
+
+int cli_run_child(int (*fn)(void *arg), void *arg, double timeout_s,
+		  int *ret_status)
+{
+	uint64_t deadline, now, step = 100000; /* 0.1 ms, growing to 10 ms */
+	int status, err;
+	pid_t pid, got;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int ret = fn(arg);
+
+		fflush(stdout);
+		fflush(stderr);
+		_exit(ret);
+	}
+	/*
+	 * Poll rather than wait for SIGCHLD: no signal disposition of the
+	 * caller changes, and a child that ends in a few milliseconds (the
+	 * usual case) is reaped within a fraction of one.
+	 */
+	deadline = cli_now_ns() + (uint64_t)(timeout_s * 1e9);
+	for (;;) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (got == pid) {
+			*ret_status = status;
+			return 0;
+		}
+		if (got < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+		now = cli_now_ns();
+		if (now >= deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		cli_sleep_until_ns(now + step < deadline ? now + step :
+				   deadline);
+		if (step < 10000000)
+			step *= 2;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return err;
 }
 
 void cli_json_string(FILE *f, const char *s)

@@ -10,6 +10,7 @@
 #ifndef TTMSIM_TOOLS_CLI_H
 #define TTMSIM_TOOLS_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -111,6 +112,49 @@ uint64_t cli_now_ns(void);
 /** cli_sleep_until_ns - sleep until CLOCK_MONOTONIC reaches @deadline. */
 void cli_sleep_until_ns(uint64_t deadline);
 
+/*
+ * The library's debug checker (ttmsim/ww_debug.h) as a command sees it.
+ */
+enum cli_checker {
+	CLI_CHECKER_ABSENT, /* libttmsim built with -Dww_debug=false */
+	CLI_CHECKER_OFF,    /* built in, switched off (TTMSIM_WW_DEBUG=0) */
+	CLI_CHECKER_ON,
+};
+
+/**
+ * cli_checker_state - whether the checker is built in and on.
+ *
+ * Changes nothing. Locking: only while no thread holds a ww_mutex or has
+ * an acquire context open, as for ww_debug_set_enabled(), which it uses.
+ */
+enum cli_checker cli_checker_state(void);
+
+/** cli_checker_describe - @state in words, e.g. "not built in (...)". */
+const char *cli_checker_describe(enum cli_checker state);
+
+/**
+ * cli_checker_switch - switch a built-in checker on or off.
+ *
+ * Only while no thread holds a ww_mutex or has an acquire context open.
+ * Return: false if the checker is not built in (nothing changes).
+ */
+bool cli_checker_switch(bool on);
+
+/**
+ * cli_run_child - run @fn(@arg) in a forked child and wait for it to end.
+ * @timeout_s: after this long, kill the child (SIGKILL) and reap it.
+ * @ret_status: the child's wait status (see waitpid()) when it ended.
+ *
+ * The child exits with what @fn returns, after flushing stdout and stderr
+ * (which are flushed before the fork too, so that nothing buffered is
+ * written twice). Call it only from a single-threaded process: a child
+ * of a threaded one may find a lock held forever by a thread it lacks.
+ * Return: 0 when the child ended, -ETIMEDOUT when it was killed, or a
+ * negative errno if it could not be started or waited for.
+ */
+int cli_run_child(int (*fn)(void *arg), void *arg, double timeout_s,
+		  int *ret_status);
+
 /** cli_json_string - write @s as a JSON string literal. */
 void cli_json_string(FILE *f, const char *s);
 
@@ -120,5 +164,6 @@ void cli_json_number(FILE *f, double v, int decimals);
 /* The commands, one per file. */
 int cmd_bench_ww(int argc, char **argv, const char *path);
 int cmd_scenario_abba(int argc, char **argv, const char *path);
+int cmd_scenario_qxl(int argc, char **argv, const char *path);
 
 #endif /* TTMSIM_TOOLS_CLI_H */

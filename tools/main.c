@@ -33,6 +33,12 @@ static const struct cli_command scenario_commands[] = {
 		.summary = "two threads lock two buffers in opposite order",
 		.run = cmd_scenario_abba,
 	},
+	{
+		.name = "qxl",
+		.args = "[OPTIONS]",
+		.summary = "the qxl page flip bug the ww_debug checker catches",
+		.run = cmd_scenario_qxl,
+	},
 	{ .name = NULL },
 };
 
@@ -95,6 +101,9 @@ int main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 		printf("ttmsim %s\n", TTMSIM_VERSION);
+		/* Which library flavour this is; scripts test for it. */
+		printf("ww_debug checker: %s\n",
+		       cli_checker_describe(cli_checker_state()));
 		return CLI_EXIT_OK;
 	}
 	return cli_dispatch(&root, argc - 1, argv + 1, "");

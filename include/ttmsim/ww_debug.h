@@ -115,7 +115,9 @@ int ww_debug_set_enabled(bool on);
  * ww_debug_inject - inject a back-off about once every @n calls.
  * @seed: seeds the pseudo-random choice: the same seed gives the same
  *        sequence of injections in a single-threaded program.
- * @n: 0 turns injection off.
+ * @n: 0 turns injection off. 1 makes every candidate call back off: only
+ *     for single-step tests, since a loop that must hold two locks at once
+ *     then never finishes; use 2 or more for whole programs.
  *
  * Only ww_mutex_lock() and ww_mutex_lock_interruptible() with a context
  * that already holds a lock are candidates (a context holding nothing never

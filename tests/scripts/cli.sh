@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The ttmsim CLI: help and version, exit status 2 with a message naming the
 # bad word for every kind of bad input, the ABBA scenario resolving every
-# round, and the naive ABBA deadlock reported by the watchdog (exit 3).
+# round, the naive ABBA deadlock reported by the watchdog (exit 3), the qxl
+# scenario stopped by the ww_debug checker (exit 1), and the benchmark's
+# checker on/off figures. Passes in both library flavours: with the checker
+# built in (the default) and with -Dww_debug=false, told apart by
+# `ttmsim --version`.
 set -uo pipefail
 ttmsim="$1"
 fails=0
@@ -23,6 +27,22 @@ expect() {
 	fi
 }
 
+# fail_unless_out PATTERN WHAT: the last stdout must match PATTERN.
+fail_unless_out() {
+	if ! grep -Eq -- "$1" "$out"; then
+		echo "FAIL: $2: stdout lacks /$1/"
+		fails=$((fails + 1))
+	fi
+}
+
+# fail_unless_err PATTERN WHAT: the last stderr must match PATTERN.
+fail_unless_err() {
+	if ! grep -Eq -- "$1" "$err"; then
+		echo "FAIL: $2: stderr lacks /$1/"; cat "$err"
+		fails=$((fails + 1))
+	fi
+}
+
 # expect_out ARGS... with stdout matching the pattern in $want_out.
 expect_out() {
 	local pattern="$1"
@@ -35,8 +55,15 @@ expect_out() {
 }
 
 expect_out '^ttmsim 0\.[0-9]+\.[0-9]+$' --version
+fail_unless_out '^ww_debug checker: (built in|not built in)' "--version"
+# The library flavour: 1 if the checker is built in.
+checker=1
+grep -q '^ww_debug checker: not built in' "$out" && checker=0
+echo "cli: ww_debug checker built in: $checker"
+
 for args in "--help" "-h" "help" "help bench ww" "bench --help" \
-	"scenario --help" "bench ww --help" "scenario abba --help"; do
+	"scenario --help" "bench ww --help" "scenario abba --help" \
+	"scenario qxl --help" "help scenario qxl"; do
 	# shellcheck disable=SC2086
 	expect_out '[Uu]sage' $args
 done
@@ -59,9 +86,35 @@ expect 2 "scenario abba: unknown option '--frob'" scenario abba --frob
 expect 2 "--rounds: 'abc' is not a number" scenario abba --rounds abc
 expect 2 "--watchdog: '0' is out of range" scenario abba --watchdog 0
 expect 2 "--class: 'xx' is not one of" scenario abba --class xx
+expect 2 "scenario qxl: unknown option '--bogus'" scenario qxl --bogus
+expect 2 "scenario qxl: unexpected argument 'extra'" scenario qxl extra
+expect 2 "--watchdog: 'x' is not a number" scenario qxl --watchdog x
+expect 2 "--checker: 'maybe' is not one of on, off" bench ww --checker maybe
 
-expect_out "counters: ok" bench ww --quick --hold-us 0,2 --duration-ms 20
-expect_out '"counters_ok": true' bench ww --quick --json --hold-us 2 --duration-ms 20
+# The smallest runs that still go through every row.
+quick="--quick --iterations 100000 --duration-ms 10"
+# shellcheck disable=SC2086
+expect_out "counters: ok" bench ww $quick --hold-us 0,2
+fail_unless_out '^  lock +checker off' "bench ww"
+fail_unless_out 'checker( off during these runs|: not built in)' "bench ww"
+if [ "$checker" = 1 ]; then
+	fail_unless_out '^  lock +checker off +checker on$' "bench ww"
+	fail_unless_out '^  ww_mutex, ctx +[0-9.]+ +[0-9.]+$' "bench ww"
+	# shellcheck disable=SC2086
+	expect_out "checker on during these runs" bench ww $quick \
+		--hold-us 2 --checker on
+else
+	fail_unless_out '^  ww_debug checker: not built in' "bench ww"
+	expect 2 "--checker: 'on' needs a libttmsim built with -Dww_debug=true" \
+		bench ww --checker on
+fi
+# shellcheck disable=SC2086
+expect_out '"counters_ok": true' bench ww $quick --json --hold-us 2
+fail_unless_out '"checker": \{"built_in": (true|false), ' "bench ww --json"
+if [ "$checker" = 1 ]; then
+	fail_unless_out '"lock": "ww_mutex_ctx_checker_on", "checker": "on"' \
+		"bench ww --json"
+fi
 
 expect 0 "" scenario abba --rounds 200
 if [ "$(grep -c 'no deadlock occurred' "$out")" -ne 2 ]; then
@@ -73,6 +126,22 @@ expect 3 '^deadlock: T1 \(tid [0-9]+\) holds A, waits for B \(held by T2\)$' \
 	scenario abba --naive --watchdog 0.3
 grep -Eq '^deadlock: T2 \(tid [0-9]+\) holds B, waits for A \(held by T1\)$' "$err" ||
 	{ echo "FAIL: naive abba report lacks T2's line"; fails=$((fails + 1)); }
+
+# qxl: the fixed page flip runs in every flavour; the buggy one needs the
+# checker, which stops it with its report (rule 1) naming the caller.
+expect_out "fixed version completed" scenario qxl --fixed
+if [ "$checker" = 1 ]; then
+	expect 1 "rule 1 broken \(ctx-after-null\)" scenario qxl
+	fail_unless_err "class: +reservation_ww_class" "scenario qxl"
+	fail_unless_err "ww_mutex_lock\(\) at [^ ]*scenario_qxl\.c:[0-9]+" \
+		"scenario qxl"
+	fail_unless_out "stopped by the checker \(SIGABRT\)" "scenario qxl"
+	fail_unless_out "fixed version completed" "scenario qxl"
+	TTMSIM_WW_DEBUG=0 expect 2 "switched off by TTMSIM_WW_DEBUG=0" \
+		scenario qxl
+else
+	expect 2 "needs a libttmsim built with -Dww_debug=true" scenario qxl
+fi
 
 [ "$fails" -eq 0 ] && echo "cli: all checks passed"
 exit $((fails != 0))
