@@ -35,7 +35,7 @@ static enum ww_debug_rule check_lock(const struct ww_mutex *lock)
 {
 	if (!lock->ww_class)
 		return WW_DEBUG_LOCK_UNINIT;
-	if (lock->ww_class == &ww_class_destroyed)
+	if (ww_lock_destroyed(lock))
 		return WW_DEBUG_LOCK_DESTROYED;
 	return 0;
 }

@@ -203,8 +203,8 @@ void ww_debug_violation(enum ww_debug_rule rule, const struct ww_mutex *lock,
 	 * The lock's class names the family, unless the lock has none;
 	 * then the context's.
 	 */
-	if (lock && lock->ww_class && rule != WW_DEBUG_LOCK_UNINIT)
-		r.class_name = lock->ww_class->name;
+	if (lock && ww_lock_class(lock))
+		r.class_name = ww_lock_class(lock)->name;
 	else if (ctx_readable && ctx->ww_class)
 		r.class_name = ctx->ww_class->name;
 	if (ctx_readable)

@@ -12,6 +12,7 @@
 #define TTMSIM_WW_DEBUG_PRIV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ttmsim/ww_debug.h"
 #include "ttmsim/ww_mutex.h"
@@ -96,7 +97,19 @@ void ww_debug_violation(enum ww_debug_rule rule, const struct ww_mutex *lock,
  */
 void ww_debug_raise(struct ww_debug_report *r);
 
-/* What a destroyed mutex's class points to. */
-extern struct ww_class ww_class_destroyed;
+/* Set in struct ww_mutex::ww_class by ww_mutex_destroy(). */
+#define WW_CLASS_DESTROYED ((uintptr_t)1)
+
+static inline bool ww_lock_destroyed(const struct ww_mutex *lock)
+{
+	return (uintptr_t)lock->ww_class & WW_CLASS_DESTROYED;
+}
+
+/* @lock's class, destroyed or not; NULL if never initialised. */
+static inline struct ww_class *ww_lock_class(const struct ww_mutex *lock)
+{
+	return (struct ww_class *)((uintptr_t)lock->ww_class &
+				   ~WW_CLASS_DESTROYED);
+}
 
 #endif /* TTMSIM_WW_DEBUG_PRIV_H */
