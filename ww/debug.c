@@ -293,15 +293,16 @@ void ww_debug_acquire_fini(struct ww_acquire_ctx *ctx, const char *file,
 	ww_raw_acquire_fini(ctx);
 }
 
-void ww_debug_thread_exit(struct ww_thread *t)
+bool ww_debug_thread_exit(struct ww_thread *t)
 {
 	struct ww_debug_thread *d = t->debug;
 	struct ww_debug_report r = { .call = "thread exit" };
+	bool leaked = d && !d->lost && d->held_n;
 	size_t i;
 
 	if (!d || d->lost) {
 		ww_debug_state_free(t);
-		return;
+		return false;
 	}
 	/*
 	 * Nothing here may dereference a context: it may have lived in the
@@ -335,4 +336,5 @@ void ww_debug_thread_exit(struct ww_thread *t)
 		}
 	}
 	ww_debug_state_free(t);
+	return leaked;
 }

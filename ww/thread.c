@@ -31,10 +31,19 @@ static void thread_exit(void *arg)
 	struct ww_thread *t = arg;
 
 	/* Rule 10: reports locks and contexts the thread leaves behind. */
-	ww_debug_thread_exit(t);
+	bool leaked = ww_debug_thread_exit(t);
+
 	pthread_mutex_lock(&registry_lock);
+	/*
+	 * A lock taken without a context names this struct as its owner:
+	 * were it reused, the next thread would seem to hold what this one
+	 * leaked (and wait on itself for it). Never hand it out again.
+	 */
+	t->retired = leaked;
 	t->attached = false;
-	t->tid = 0;
+	/* A retired struct keeps the tid: ww_mutex_owner_tid() names it. */
+	if (!leaked)
+		t->tid = 0;
 	__atomic_store_n(&t->interrupt, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&registry_lock);
 	ww_thread_current = NULL;
@@ -106,7 +115,7 @@ static struct ww_thread *registry_get_free(void)
 	struct ww_thread *t;
 
 	for (t = registry; t; t = t->next)
-		if (!t->attached &&
+		if (!t->attached && !t->retired &&
 		    !__atomic_load_n(&t->interrupt, __ATOMIC_RELAXED))
 			return t;
 	t = aligned_alloc(_Alignof(struct ww_thread), sizeof(*t));

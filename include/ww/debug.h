@@ -74,8 +74,11 @@ void ww_debug_acquire_done(struct ww_acquire_ctx *ctx, const char *file,
 void ww_debug_acquire_fini(struct ww_acquire_ctx *ctx, const char *file,
 			   int line);
 
-/* Thread exit (thread.c's destructor): reports leaks, frees the state. */
-void ww_debug_thread_exit(struct ww_thread *t);
+/*
+ * Thread exit (thread.c's destructor): reports leaks, frees the state.
+ * Return: true if @t exits holding locks (known only with the checker on).
+ */
+bool ww_debug_thread_exit(struct ww_thread *t);
 
 /*
  * Report a broken rule: fills the rest of the report from @lock and @ctx

@@ -33,6 +33,7 @@ struct ww_thread {
 	pthread_t self;
 	bool attached;          /* registry: a live thread owns this struct */
 	bool shared;            /* the out-of-memory fallback, see thread.c */
+	bool retired;           /* its thread leaked locks: never reused */
 	struct ww_thread *next; /* registry list, under the registry lock */
 	struct ww_debug_thread *debug; /* checker state; this thread only */
 } __attribute__((aligned(64)));
