@@ -293,6 +293,16 @@ void ww_debug_acquire_fini(struct ww_acquire_ctx *ctx, const char *file,
 	ww_raw_acquire_fini(ctx);
 }
 
+bool ww_debug_lock_held(const struct ww_mutex *lock)
+{
+	struct ww_debug_thread *d;
+
+	if (!ww_debug_active())
+		return true;
+	d = ww_debug_state(ww_thread_self());
+	return !d || ww_debug_held_find(d, lock);
+}
+
 bool ww_debug_thread_exit(struct ww_thread *t)
 {
 	struct ww_debug_thread *d = t->debug;

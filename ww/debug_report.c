@@ -82,6 +82,12 @@ static const struct {
 		"forever" },
 	[WW_DEBUG_EXIT_CTX] = { 10, "exit-ctx",
 		"thread exited with an acquire context still open" },
+	[WW_DEBUG_RESV_NOT_HELD] = { 11, "resv-not-held",
+		"fence added to a reservation object this thread does not "
+		"hold; lock it first" },
+	[WW_DEBUG_RESV_NO_SLOT] = { 11, "resv-no-slot",
+		"fence added to a reservation object without a reserved "
+		"slot; call ttm_resv_reserve_fences() after locking it" },
 };
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -54,6 +54,8 @@ enum ww_debug_rule {
 	WW_DEBUG_LOCK_DESTROYED,      /* 9: use of a destroyed mutex */
 	WW_DEBUG_EXIT_HELD,           /* 10: thread exit holding ww_mutexes */
 	WW_DEBUG_EXIT_CTX,            /* 10: thread exit with an open ctx */
+	WW_DEBUG_RESV_NOT_HELD,       /* 11: fence added to an unheld resv */
+	WW_DEBUG_RESV_NO_SLOT,        /* 11: fence added without a slot */
 };
 
 /**
@@ -63,7 +65,7 @@ enum ww_debug_rule {
  */
 struct ww_debug_report {
 	enum ww_debug_rule rule;
-	unsigned int rule_number;        /* 1..10, see enum ww_debug_rule */
+	unsigned int rule_number;        /* 1..11, see enum ww_debug_rule */
 	const char *name;                /* short tag, e.g. "null-ctx-nested" */
 	const char *what;                /* the rule broken, in plain words */
 	const char *call;                /* the API function, e.g. "ww_mutex_lock" */

@@ -75,6 +75,13 @@ void ww_debug_acquire_fini(struct ww_acquire_ctx *ctx, const char *file,
 			   int line);
 
 /*
+ * Whether the calling thread holds @lock, as far as the checker knows:
+ * true whenever it cannot tell (checker off or not built in, thread not
+ * tracked), so callers use it only to report bugs, never to decide.
+ */
+bool ww_debug_lock_held(const struct ww_mutex *lock);
+
+/*
  * Thread exit (thread.c's destructor): reports leaks, frees the state.
  * Return: true if @t exits holding locks (known only with the checker on).
  */

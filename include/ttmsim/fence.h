@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fences: one-shot completion events, modelled on the kernel's dma_fence.
+ *
+ * A fence belongs to a context (a timeline, from ttm_fence_context_alloc())
+ * and has a sequence number on it. It is signalled exactly once, maybe
+ * with an error; waiters and callbacks learn of it. Fences are reference
+ * counted and allocated by ttmsim (never embedded): their memory is
+ * type-stable, which is what lets a reservation object's readers look at
+ * fences without holding its lock (ttmsim/resv.h).
+ *
+ * A fence can be exported as a file descriptor, like a sync_file: a pipe
+ * whose read end becomes readable (POLLIN) when the fence signals, so
+ * libdrm's sync_wait() works on it. See ttm_fence_export_fd().
+ */
+#ifndef TTMSIM_FENCE_H
+#define TTMSIM_FENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ttm_fence;
+struct ttm_fence_cb;
+
+/** Called once, when the fence signals, from the signalling thread. */
+typedef void ttm_fence_func_t(struct ttm_fence *fence,
+			      struct ttm_fence_cb *cb);
+
+/**
+ * struct ttm_fence_cb - a callback node, embedded in the caller's struct.
+ *
+ * The fields are private to ttmsim.
+ */
+struct ttm_fence_cb {
+	struct ttm_fence_cb *next;
+	struct ttm_fence_cb **pprev;
+	ttm_fence_func_t *func;
+};
+
+/**
+ * ttm_fence_context_alloc - reserve @n consecutive fence contexts.
+ * Return: the first. Contexts are never reused. Thread-safe.
+ */
+uint64_t ttm_fence_context_alloc(unsigned int n);
+
+/**
+ * ttm_fence_create - a new, unsignalled fence holding one reference.
+ * Return: 0 and *@ret_fence, or -ENOMEM.
+ */
+int ttm_fence_create(uint64_t context, uint64_t seqno,
+		     struct ttm_fence **ret_fence);
+
+/** ttm_fence_get - take a reference; returns @fence. NULL is allowed. */
+struct ttm_fence *ttm_fence_get(struct ttm_fence *fence);
+
+/** ttm_fence_put - drop a reference; the last one frees. NULL is allowed. */
+void ttm_fence_put(struct ttm_fence *fence);
+
+uint64_t ttm_fence_context(const struct ttm_fence *fence);
+uint64_t ttm_fence_seqno(const struct ttm_fence *fence);
+
+/**
+ * ttm_fence_signal - signal @fence, with @error (0, or a negative errno
+ * such as -EIO, -ETIMEDOUT, -ECANCELED).
+ *
+ * Runs the callbacks, then wakes the waiters. Context: any thread; the
+ * callbacks run in it. Must not be called from one of @fence's callbacks.
+ * Return: 0, or -EINVAL if @fence was already signalled (nothing changes)
+ * or @error is not a negative errno.
+ */
+int ttm_fence_signal(struct ttm_fence *fence, int error);
+
+/** ttm_fence_is_signaled - true once @fence has signalled. */
+bool ttm_fence_is_signaled(const struct ttm_fence *fence);
+
+/**
+ * ttm_fence_get_status - 0 while pending, 1 if signalled without error,
+ * the negative error if signalled with one.
+ */
+int ttm_fence_get_status(const struct ttm_fence *fence);
+
+/**
+ * ttm_fence_wait - sleep until @fence signals.
+ * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
+ * @timeout_ns: how long at most; negative: forever; 0: just test.
+ *
+ * Return: 0 once signalled (with or without an error: read it with
+ * ttm_fence_get_status()), -ETIME if the timeout passed first, -EINTR.
+ */
+int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
+		   int64_t timeout_ns);
+
+/**
+ * ttm_fence_add_callback - have @func(@fence, @cb) called when @fence
+ * signals.
+ *
+ * Return: 0; -ENOENT if @fence has already signalled (as in the kernel:
+ * @func is then never called).
+ */
+int ttm_fence_add_callback(struct ttm_fence *fence, struct ttm_fence_cb *cb,
+			   ttm_fence_func_t *func);
+
+/**
+ * ttm_fence_remove_callback - cancel a callback added to @fence.
+ * Return: true if it was removed and will not run; false if it has run or
+ * is running (a concurrent signal).
+ */
+bool ttm_fence_remove_callback(struct ttm_fence *fence,
+			       struct ttm_fence_cb *cb);
+
+/**
+ * ttm_fence_export_fd - a file descriptor for @fence, like a sync_file.
+ *
+ * The read end of a pipe, close-on-exec: it becomes readable (POLLIN) when
+ * the fence signals, so poll() and libdrm's sync_wait() work on it. Every
+ * export returns a new descriptor (all on one pipe per fence); close each.
+ * The descriptor does not keep @fence alive, but once @fence has signalled
+ * it stays readable and ttm_fence_import_fd() still reads its status.
+ * Return: the descriptor, or a negative errno (-EMFILE, -ENOMEM).
+ */
+int ttm_fence_export_fd(struct ttm_fence *fence);
+
+/**
+ * ttm_fence_import_fd - the fence behind a descriptor from
+ * ttm_fence_export_fd() (@fd itself stays the caller's).
+ *
+ * Return: 0 and a new reference in *@ret_fence: the same fence while it
+ * lives; after it is gone, a new signalled fence with its status.
+ * -EINVAL if @fd is not such a descriptor.
+ */
+int ttm_fence_import_fd(int fd, struct ttm_fence **ret_fence);
+
+/**
+ * ttm_fence_merge - a fence that signals once both @a and @b have, with
+ * the first error of the two (@a's if both failed).
+ * Return: 0 and *@ret_fence, or -ENOMEM.
+ */
+int ttm_fence_merge(struct ttm_fence *a, struct ttm_fence *b,
+		    struct ttm_fence **ret_fence);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTMSIM_FENCE_H */
