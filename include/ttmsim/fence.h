@@ -57,7 +57,13 @@ int ttm_fence_create(uint64_t context, uint64_t seqno,
 /** ttm_fence_get - take a reference; returns @fence. NULL is allowed. */
 struct ttm_fence *ttm_fence_get(struct ttm_fence *fence);
 
-/** ttm_fence_put - drop a reference; the last one frees. NULL is allowed. */
+/**
+ * ttm_fence_put - drop a reference; the last one frees. NULL is allowed.
+ *
+ * A fence freed before it signalled runs its callbacks with status
+ * -ECANCELED (in the calling thread), and its exported descriptors see
+ * POLLHUP.
+ */
 void ttm_fence_put(struct ttm_fence *fence);
 
 uint64_t ttm_fence_context(const struct ttm_fence *fence);
@@ -68,7 +74,8 @@ uint64_t ttm_fence_seqno(const struct ttm_fence *fence);
  * such as -EIO, -ETIMEDOUT, -ECANCELED).
  *
  * Runs the callbacks, then wakes the waiters. Context: any thread; the
- * callbacks run in it. Must not be called from one of @fence's callbacks.
+ * callbacks run in it, holding no lock of ttmsim's, so they may take locks
+ * of their own and use other fences. The caller must hold a reference.
  * Return: 0, or -EINVAL if @fence was already signalled (nothing changes)
  * or @error is not a negative errno.
  */
@@ -88,6 +95,8 @@ int ttm_fence_get_status(const struct ttm_fence *fence);
  * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
  * @timeout_ns: how long at most; negative: forever; 0: just test.
  *
+ * A timeout of 0 only tests: it never returns -EINTR nor consumes an
+ * interrupt. A non-interruptible wait leaves an interrupt pending.
  * Return: 0 once signalled (with or without an error: read it with
  * ttm_fence_get_status()), -ETIME if the timeout passed first, -EINTR.
  */
@@ -106,8 +115,11 @@ int ttm_fence_add_callback(struct ttm_fence *fence, struct ttm_fence_cb *cb,
 
 /**
  * ttm_fence_remove_callback - cancel a callback added to @fence.
- * Return: true if it was removed and will not run; false if it has run or
- * is running (a concurrent signal).
+ * Return: true if it was removed and will not run; false if it has run
+ * (or was never added). A remove that races with a signal returns false
+ * only once the callbacks have finished, so @cb may be freed at once;
+ * from one of @fence's own callbacks it returns false at once, and the
+ * callback removed still runs.
  */
 bool ttm_fence_remove_callback(struct ttm_fence *fence,
 			       struct ttm_fence_cb *cb);
@@ -120,6 +132,12 @@ bool ttm_fence_remove_callback(struct ttm_fence *fence,
  * export returns a new descriptor (all on one pipe per fence); close each.
  * The descriptor does not keep @fence alive, but once @fence has signalled
  * it stays readable and ttm_fence_import_fd() still reads its status.
+ *
+ * The status is the number of bytes in the pipe, 1 - error (1: success;
+ * 6: -EIO), which FIONREAD reads without consuming them; do not read()
+ * the descriptor. A pipe rather than an eventfd for that reason: an
+ * eventfd's value can only be read by resetting it. A fence freed without
+ * signalling closes the pipe's write end: POLLHUP, no bytes.
  * Return: the descriptor, or a negative errno (-EMFILE, -ENOMEM).
  */
 int ttm_fence_export_fd(struct ttm_fence *fence);
@@ -129,14 +147,16 @@ int ttm_fence_export_fd(struct ttm_fence *fence);
  * ttm_fence_export_fd() (@fd itself stays the caller's).
  *
  * Return: 0 and a new reference in *@ret_fence: the same fence while it
- * lives; after it is gone, a new signalled fence with its status.
- * -EINVAL if @fd is not such a descriptor.
+ * lives; after it is gone, a new signalled fence with its status
+ * (-ECANCELED if it was freed unsignalled). -EINVAL if @fd is not such a
+ * descriptor.
  */
 int ttm_fence_import_fd(int fd, struct ttm_fence **ret_fence);
 
 /**
  * ttm_fence_merge - a fence that signals once both @a and @b have, with
- * the first error of the two (@a's if both failed).
+ * the first error of the two (@a's if both failed). It holds no reference
+ * on @a and @b: one freed unsignalled counts as failed with -ECANCELED.
  * Return: 0 and *@ret_fence, or -ENOMEM.
  */
 int ttm_fence_merge(struct ttm_fence *a, struct ttm_fence *b,

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Signalling and callbacks.
+ *
+ * The fence's lock guards its lists; callbacks run without it, so they
+ * may take any lock of their own, or signal, wait on and add callbacks to
+ * other fences, without lock-order trouble (the lock is never held while
+ * calling out). Signalling marks the fence, takes both lists off it under
+ * the lock, then runs them. ttm_fence_remove_callback() that comes too late
+ * (the callback was taken off) returns false only once the callbacks have
+ * finished, so its caller may free the node at once: it waits for the
+ * signalling thread unless it is that thread (a callback removing a sibling
+ * callback of the same fence, which then still runs).
+ */
+#include <errno.h>
+#include <sched.h>
+
+#include "gpu_sim/fence.h"
+#include "util/compiler.h"
+
+void fence_cb_list_add(struct fence_cb_list *list, struct ttm_fence_cb *cb,
+		       ttm_fence_func_t *func)
+{
+	cb->func = func;
+	cb->next = NULL;
+	cb->pprev = list->tail;
+	*list->tail = cb;
+	list->tail = &cb->next;
+}
+
+/* False if @cb is not on a list (ran, or was removed already). */
+bool fence_cb_list_remove(struct fence_cb_list *list, struct ttm_fence_cb *cb)
+{
+	if (!cb->pprev)
+		return false;
+	*cb->pprev = cb->next;
+	if (cb->next)
+		cb->next->pprev = cb->pprev;
+	else
+		list->tail = cb->pprev;
+	cb->pprev = NULL;
+	return true;
+}
+
+/* Run @cb and the nodes after it, in order. A callback may free its node. */
+static void cb_list_run(struct ttm_fence *f, struct ttm_fence_cb *cb)
+{
+	struct ttm_fence_cb *next;
+
+	for (; cb; cb = next) {
+		next = cb->next;
+		cb->func(f, cb);
+	}
+}
+
+/* Take @list's nodes off it, marked as off any list, for cb_list_run(). */
+static struct ttm_fence_cb *cb_list_take(struct fence_cb_list *list)
+{
+	struct ttm_fence_cb *head = list->head, *cb;
+
+	for (cb = head; cb; cb = cb->next)
+		cb->pprev = NULL;
+	list->head = NULL;
+	list->tail = &list->head;
+	return head;
+}
+
+/*
+ * The fences whose callbacks this thread is running, innermost first: a
+ * chain of frames on its stack.
+ */
+struct signal_frame {
+	const struct ttm_fence *fence;
+	struct signal_frame *outer;
+};
+
+static __thread struct signal_frame *signalling
+	__attribute__((tls_model("initial-exec")));
+
+static bool signalling_now(const struct ttm_fence *f)
+{
+	struct signal_frame *frame;
+
+	for (frame = signalling; frame; frame = frame->outer)
+		if (frame->fence == f)
+			return true;
+	return false;
+}
+
+void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
+{
+	struct ttm_fence_cb *cbs, *waiters;
+	struct signal_frame frame = { f, signalling };
+
+	/* First: callbacks and waiters see the fence as signalled. */
+	__atomic_store_n(&f->status, status, __ATOMIC_RELEASE);
+	if (write_fd && f->pipe_wr >= 0)
+		fence_fd_signal(f);
+	if (likely(!f->cbs.head && !f->waiters.head)) {
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	cbs = cb_list_take(&f->cbs);
+	waiters = cb_list_take(&f->waiters);
+	__atomic_store_n(&f->running, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&f->lock);
+
+	signalling = &frame;
+	cb_list_run(f, cbs);
+	cb_list_run(f, waiters);
+	signalling = frame.outer;
+	__atomic_store_n(&f->running, 0, __ATOMIC_RELEASE);
+}
+
+TTM_EXPORT int ttm_fence_signal(struct ttm_fence *fence, int error)
+{
+	if (error > 0 || error < -FENCE_MAX_ERRNO)
+		return -EINVAL;
+	pthread_mutex_lock(&fence->lock);
+	if (__atomic_load_n(&fence->status, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&fence->lock);
+		return -EINVAL;
+	}
+	fence_signal_unlock(fence, error ? error : 1, true);
+	return 0;
+}
+
+TTM_EXPORT int ttm_fence_add_callback(struct ttm_fence *fence,
+				      struct ttm_fence_cb *cb,
+				      ttm_fence_func_t *func)
+{
+	int ret = -ENOENT;
+
+	/* Not even the lock once it has signalled: a plain read says so. */
+	if (ttm_fence_is_signaled(fence)) {
+		cb->pprev = NULL;
+		return ret;
+	}
+	pthread_mutex_lock(&fence->lock);
+	if (!__atomic_load_n(&fence->status, __ATOMIC_RELAXED)) {
+		fence_cb_list_add(&fence->cbs, cb, func);
+		ret = 0;
+	} else {
+		cb->pprev = NULL;
+	}
+	pthread_mutex_unlock(&fence->lock);
+	return ret;
+}
+
+TTM_EXPORT bool ttm_fence_remove_callback(struct ttm_fence *fence,
+					  struct ttm_fence_cb *cb)
+{
+	bool removed;
+
+	pthread_mutex_lock(&fence->lock);
+	removed = fence_cb_list_remove(&fence->cbs, cb);
+	pthread_mutex_unlock(&fence->lock);
+	if (removed || signalling_now(fence))
+		return removed;
+	/*
+	 * Taken off by a signal whose callbacks may still run: wait for
+	 * them, as short as they are. Only a remove racing a signal gets
+	 * here.
+	 */
+	while (__atomic_load_n(&fence->running, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return false;
+}

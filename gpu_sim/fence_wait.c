@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Waiting for a fence: the waiter queues a callback that wakes it and
+ * sleeps on its per-thread parking word (ww/thread.h), the same one every
+ * ttmsim wait uses, so ttm_interrupt_thread() reaches fence waits too.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "gpu_sim/fence.h"
+#include "util/compiler.h"
+#include "ww/thread.h"
+
+struct fence_waiter {
+	struct ttm_fence_cb cb;
+	struct ww_thread *thread;
+	uint32_t done;          /* atomic: the callback has run */
+};
+
+/*
+ * Runs in the signalling thread. After the store to @done the waiter may
+ * return and its stack frame, @w with it, be gone: read the thread first.
+ * Waking a thread that has moved on is harmless: the structs are
+ * type-stable and a spurious wake-up only makes a sleeper re-check.
+ */
+static void fence_waiter_wake(struct ttm_fence *f, struct ttm_fence_cb *cb)
+{
+	struct fence_waiter *w = container_of(cb, struct fence_waiter, cb);
+	struct ww_thread *t = w->thread;
+
+	(void)f;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	ww_thread_wake(t);
+}
+
+/* The absolute CLOCK_MONOTONIC time @timeout_ns from now. */
+static struct timespec deadline_in(int64_t timeout_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* Far enough in the future to be forever, without overflowing. */
+	if (timeout_ns > INT64_C(1) << 62)
+		timeout_ns = INT64_C(1) << 62;
+	ts.tv_sec += timeout_ns / 1000000000;
+	ts.tv_nsec += timeout_ns % 1000000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
+
+/*
+ * Take the waiter off @f. False if it was too late: the fence signalled,
+ * and then we wait for the callback (it is on its way) before @w goes.
+ */
+static bool fence_waiter_cancel(struct ttm_fence *f, struct fence_waiter *w)
+{
+	bool removed;
+
+	pthread_mutex_lock(&f->lock);
+	removed = fence_cb_list_remove(&f->waiters, &w->cb);
+	pthread_mutex_unlock(&f->lock);
+	while (!removed) {
+		uint32_t seq = ww_thread_seq(w->thread);
+
+		if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+			break;
+		ww_thread_park(w->thread, seq, NULL);
+	}
+	return removed;
+}
+
+TTM_EXPORT int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
+			      int64_t timeout_ns)
+{
+	struct fence_waiter w = { .thread = NULL };
+	struct timespec deadline = { 0 };
+	struct ww_thread *self;
+	int ret = 0;
+
+	if (ttm_fence_is_signaled(fence))
+		return 0;
+	/* Just a test: not a wait, so it leaves a pending interrupt alone. */
+	if (timeout_ns == 0)
+		return -ETIME;
+	if (timeout_ns > 0)
+		deadline = deadline_in(timeout_ns);
+
+	self = ww_thread_self();
+	w.thread = self;
+	pthread_mutex_lock(&fence->lock);
+	if (__atomic_load_n(&fence->status, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&fence->lock);
+		return 0;
+	}
+	fence_cb_list_add(&fence->waiters, &w.cb, fence_waiter_wake);
+	pthread_mutex_unlock(&fence->lock);
+
+	for (;;) {
+		/* Before the checks: a wake-up after this is not lost. */
+		uint32_t seq = ww_thread_seq(self);
+
+		if (__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
+			return 0;
+		if (interruptible && ww_thread_take_interrupt(self)) {
+			ret = -EINTR;
+			break;
+		}
+		if (!ww_thread_park(self, seq, timeout_ns > 0 ? &deadline
+							      : NULL)) {
+			ret = -ETIME;
+			break;
+		}
+	}
+	if (fence_waiter_cancel(fence, &w))
+		return ret;
+	/*
+	 * The fence signalled as we gave up: report that, and leave an
+	 * interrupt we took pending for the next wait, as if the wait had
+	 * ended just before it came.
+	 */
+	if (ret == -EINTR)
+		__atomic_store_n(&self->interrupt, 1, __ATOMIC_RELEASE);
+	return 0;
+}
