@@ -18,6 +18,12 @@ static int cmd_help(int argc, char **argv, const char *path);
 
 static const struct cli_command bench_commands[] = {
 	{
+		.name = "gpu",
+		.args = "[OPTIONS]",
+		.summary = "jobs per second through the fake GPU's engines",
+		.run = cmd_bench_gpu,
+	},
+	{
 		.name = "ww",
 		.args = "[OPTIONS]",
 		.summary = "ww_mutex vs pthread mutexes, alone and contended",

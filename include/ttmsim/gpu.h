@@ -65,13 +65,18 @@ struct ttm_gpu_job_info {
 	unsigned int engine;
 	uint64_t tag;       /* struct ttm_gpu_job::tag */
 	uint64_t submit_us; /* on the GPU's clock (ttm_gpu_now_us()) */
-	uint64_t start_us;  /* 0 if it never ran */
+	uint64_t start_us;  /* 0 if it never ran (or started at 0) */
 	uint64_t end_us;    /* when it retired */
 	int status;         /* 0, -ETIMEDOUT (hang), a dependency's error,
 			       -ECANCELED (destroyed before it ran) */
 };
 
-/** Called on retirement of every job, before its fence signals. */
+/**
+ * Called on retirement of every job, before its fence signals: in the
+ * engine's worker thread (real time), or in the caller of
+ * ttm_gpu_advance() or ttm_gpu_destroy() (virtual clock). It may submit
+ * jobs, but must not call ttm_gpu_advance() or ttm_gpu_destroy().
+ */
 typedef void ttm_gpu_retire_fn(const struct ttm_gpu_job_info *info,
 			       void *data);
 

@@ -122,6 +122,26 @@ if [ "$(grep -c 'no deadlock occurred' "$out")" -ne 2 ]; then
 	fails=$((fails + 1))
 fi
 
+# bench gpu: usage errors, then the smallest run with both modes.
+for args in "bench gpu --help" "help bench gpu"; do
+	# shellcheck disable=SC2086
+	expect_out '[Uu]sage' $args
+done
+expect 2 "bench gpu: unknown option '--frob'" bench gpu --frob
+expect 2 "bench gpu: unexpected argument 'extra'" bench gpu extra
+expect 2 "--deps: 'maybe' is not one of on, off, both" bench gpu --deps maybe
+expect 2 "--engines: '0' is out of range" bench gpu --engines 0
+expect 2 "--jobs: 'x' is not a number" bench gpu --jobs x
+expect_out '^  off +[0-9]+ ' bench gpu --quick --jobs 2000
+fail_unless_out '^  on +[0-9]+ ' "bench gpu"
+fail_unless_out '^counters: ok$' "bench gpu"
+expect_out '"benchmark": "gpu"' bench gpu --quick --jobs 2000 --deps on --json
+fail_unless_out '\{"deps": "on", "jobs_per_s": [0-9.]+' "bench gpu --json"
+if grep -q '"deps": "off"' "$out"; then
+	echo "FAIL: bench gpu --deps on ran without deps too"
+	fails=$((fails + 1))
+fi
+
 expect 3 '^deadlock: T1 \(tid [0-9]+\) holds A, waits for B \(held by T2\)$' \
 	scenario abba --naive --watchdog 0.3
 grep -Eq '^deadlock: T2 \(tid [0-9]+\) holds B, waits for A \(held by T1\)$' "$err" ||

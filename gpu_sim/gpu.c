@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fake GPU's front: creation and destruction, submission, the clock
+ * and the counters. The engines are run by gpu_engine.c (real time) or
+ * gpu_virtual.c (the virtual clock); design in docs/gpu-design.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/compiler.h"
+#include "gpu_sim/gpu.h"
+
+#define GPU_MAX_ENGINES 64
+#define GPU_DEFAULT_HANG_MS 100
+
+uint64_t gpu_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int engine_init(struct ttm_gpu *gpu, unsigned int i)
+{
+	struct gpu_engine *e = &gpu->engines[i];
+	pthread_condattr_t attr;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->gpu = gpu;
+	e->index = i;
+	e->context = ttm_fence_context_alloc(1);
+	atomic_init(&e->oldest, UINT64_MAX);
+	pthread_mutex_init(&e->lock, NULL);
+	/* Hang deadlines are on CLOCK_MONOTONIC, like the durations. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (gpu_is_virtual(gpu))
+		return 0;
+	ret = pthread_create(&e->thread, NULL, gpu_engine_main, e);
+	if (ret)
+		return -EAGAIN;
+	e->thread_started = true;
+	return 0;
+}
+
+static void engine_fini(struct gpu_engine *e)
+{
+	pthread_cond_destroy(&e->cond);
+	pthread_mutex_destroy(&e->lock);
+}
+
+/* Stop and free the first @n engines of @gpu, and @gpu. */
+static void gpu_teardown(struct ttm_gpu *gpu, unsigned int n)
+{
+	struct gpu_engine *e;
+	unsigned int i;
+
+	/* Under each lock, so a submitter either got in or sees it. */
+	for (i = 0; i < n; i++) {
+		e = &gpu->engines[i];
+		pthread_mutex_lock(&e->lock);
+		e->stopping = true;
+		pthread_cond_broadcast(&e->cond);
+		pthread_mutex_unlock(&e->lock);
+	}
+	/* Each worker cancels what is left on its engine, then exits. */
+	if (gpu_is_virtual(gpu))
+		gpu_virtual_finish(gpu);
+	for (i = 0; i < n; i++)
+		if (gpu->engines[i].thread_started)
+			pthread_join(gpu->engines[i].thread, NULL);
+	for (i = 0; i < n; i++)
+		engine_fini(&gpu->engines[i]);
+	pthread_mutex_destroy(&gpu->advance_lock);
+	free(gpu->engines);
+	free(gpu);
+}
+
+TTM_EXPORT int ttm_gpu_create(unsigned int n_engines,
+			      const struct ttm_gpu_options *options,
+			      struct ttm_gpu **ret_gpu)
+{
+	static const struct ttm_gpu_options defaults;
+	struct ttm_gpu *gpu;
+	unsigned int i;
+	int ret;
+
+	if (!ret_gpu || n_engines < 1 || n_engines > GPU_MAX_ENGINES)
+		return -EINVAL;
+	if (!options)
+		options = &defaults;
+	if (options->flags & ~TTM_GPU_DETERMINISTIC)
+		return -EINVAL;
+	gpu = aligned_alloc(64, sizeof(*gpu));
+	if (!gpu)
+		return -ENOMEM;
+	memset(gpu, 0, sizeof(*gpu));
+	/* One cache line each: engines are run by different threads. */
+	gpu->engines = aligned_alloc(64, n_engines * sizeof(*gpu->engines));
+	if (!gpu->engines) {
+		free(gpu);
+		return -ENOMEM;
+	}
+	gpu->n_engines = n_engines;
+	gpu->flags = options->flags;
+	gpu->hang_timeout_us = 1000ull * (options->hang_timeout_ms ?
+					  options->hang_timeout_ms :
+					  GPU_DEFAULT_HANG_MS);
+	gpu->on_retire = options->on_retire;
+	gpu->retire_data = options->retire_data;
+	atomic_init(&gpu->next_id, 0);
+	atomic_init(&gpu->now_us, 0);
+	pthread_mutex_init(&gpu->advance_lock, NULL);
+	gpu->epoch_ns = gpu_mono_ns();
+	for (i = 0; i < n_engines; i++) {
+		ret = engine_init(gpu, i);
+		if (ret) {
+			gpu_teardown(gpu, i + 1);
+			return ret;
+		}
+	}
+	*ret_gpu = gpu;
+	return 0;
+}
+
+TTM_EXPORT void ttm_gpu_destroy(struct ttm_gpu *gpu)
+{
+	if (gpu)
+		gpu_teardown(gpu, gpu->n_engines);
+}
+
+static int check_deps(const struct ttm_gpu_job *job)
+{
+	unsigned int i;
+
+	if (job->n_deps && !job->deps)
+		return -EINVAL;
+	for (i = 0; i < job->n_deps; i++)
+		if (!job->deps[i].fence)
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * Append @job to @e, giving it its id, seqno and out-fence. The fence is
+ * created under the lock so that seqnos follow the FIFO's order.
+ */
+static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
+			struct ttm_fence **ret_fence)
+{
+	struct ttm_gpu *gpu = e->gpu;
+	int ret;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->stopping) {
+		ret = -ESHUTDOWN;
+		goto out;
+	}
+	ret = ttm_fence_create(e->context, e->seqno + 1, &job->fence);
+	if (ret)
+		goto out;
+	e->seqno++;
+	/*
+	 * An idle engine announces the id it is taking before it takes it,
+	 * so that a concurrent retirement never misses it (see
+	 * retired_out_of_order()).
+	 */
+	if (!e->tail)
+		atomic_store(&e->oldest, GPU_ID_ASSIGNING);
+	job->info.id = atomic_fetch_add(&gpu->next_id, 1) + 1;
+	job->info.submit_us = ttm_gpu_now_us(gpu);
+	if (e->tail) {
+		e->tail->next = job;
+	} else {
+		e->head = job;
+		atomic_store(&e->oldest, job->info.id);
+	}
+	e->tail = job;
+	/* Before the unlock: from then on the job may retire and go. */
+	if (ret_fence)
+		*ret_fence = ttm_fence_get(job->fence);
+	atomic_fetch_add_explicit(&e->submitted, 1, memory_order_relaxed);
+	/* A busy engine finds the job by itself: no wake-up. */
+	if (e->sleeping)
+		pthread_cond_broadcast(&e->cond);
+out:
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+TTM_EXPORT int ttm_gpu_submit(struct ttm_gpu *gpu,
+			      const struct ttm_gpu_job *job,
+			      struct ttm_fence **ret_fence)
+{
+	struct gpu_engine *e;
+	struct gpu_job *j;
+	int ret;
+
+	if (!gpu || !job || job->engine >= gpu->n_engines)
+		return -EINVAL;
+	ret = gpu_ops_validate(job);
+	if (!ret)
+		ret = check_deps(job);
+	if (ret)
+		return ret;
+	e = &gpu->engines[job->engine];
+	ret = gpu_job_alloc(e, job, &j);
+	if (ret)
+		return ret;
+	gpu_job_add_callbacks(j);
+	ret = engine_queue(e, j, ret_fence);
+	if (ret)
+		gpu_job_discard(j);
+	return ret;
+}
+
+TTM_EXPORT uint64_t ttm_gpu_now_us(struct ttm_gpu *gpu)
+{
+	if (gpu_is_virtual(gpu))
+		return atomic_load(&gpu->now_us);
+	return (gpu_mono_ns() - gpu->epoch_ns) / 1000;
+}
+
+TTM_EXPORT void ttm_gpu_get_stats(struct ttm_gpu *gpu,
+				  struct ttm_gpu_stats *stats)
+{
+	unsigned int i;
+
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < gpu->n_engines; i++) {
+		struct gpu_engine *e = &gpu->engines[i];
+
+		stats->submitted += atomic_load(&e->submitted);
+		stats->run += atomic_load(&e->run);
+		stats->failed += atomic_load(&e->failed);
+		stats->resets += atomic_load(&e->resets);
+		stats->out_of_order_retirements += atomic_load(&e->ooo);
+	}
+}
+
+TTM_EXPORT unsigned int ttm_gpu_engines(const struct ttm_gpu *gpu)
+{
+	return gpu->n_engines;
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Real time: one worker thread per engine.
+ *
+ * The worker takes its engine's head once the head's dependencies have
+ * signalled (their callbacks wake it: it never polls), sleeps the job's
+ * duration on CLOCK_MONOTONIC, applies the operation and retires the job.
+ * It is its own watchdog: a hanging job is waited for until the hang
+ * timeout, then failed with -ETIMEDOUT, and the engine goes on.
+ *
+ * For throughput, a busy worker is never woken (submitters signal only a
+ * sleeping one), and it goes from one job to the next ready one with a
+ * single lock round trip: it unlinks the finished job and looks at the
+ * next in the same critical section.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "gpu_sim/gpu.h"
+
+static struct timespec ns_to_timespec(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000u),
+		.tv_nsec = (long)(ns % 1000000000u),
+	};
+
+	return ts;
+}
+
+/* Sleep on e->cond, e->lock held, until @deadline_ns (0: none). */
+static bool engine_wait(struct gpu_engine *e, uint64_t deadline_ns)
+{
+	struct timespec ts;
+	int ret;
+
+	e->sleeping = true;
+	if (!deadline_ns) {
+		ret = pthread_cond_wait(&e->cond, &e->lock);
+	} else {
+		ts = ns_to_timespec(deadline_ns);
+		ret = pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+	}
+	e->sleeping = false;
+	return ret != ETIMEDOUT;
+}
+
+static uint64_t engine_now_us(const struct gpu_engine *e)
+{
+	return (gpu_mono_ns() - e->gpu->epoch_ns) / 1000;
+}
+
+/* A hanging job: the watchdog fails it, or ttm_gpu_destroy() at once. */
+static int job_hang(struct gpu_engine *e, uint64_t start_ns)
+{
+	uint64_t deadline = start_ns + e->gpu->hang_timeout_us * 1000;
+	bool stopping;
+
+	pthread_mutex_lock(&e->lock);
+	while (!e->stopping && engine_wait(e, deadline))
+		;
+	stopping = e->stopping;
+	pthread_mutex_unlock(&e->lock);
+	if (!stopping)
+		atomic_fetch_add_explicit(&e->resets, 1, memory_order_relaxed);
+	return -ETIMEDOUT;
+}
+
+/*
+ * Run @job, whose dependencies have all signalled. Return its status and,
+ * in *@end_us, when it ended: for a job that ran, start + duration, the
+ * time it slept until (one clock read less per job).
+ */
+static int job_run(struct gpu_engine *e, struct gpu_job *job,
+		   uint64_t *end_us)
+{
+	uint64_t start_ns;
+	struct timespec ts;
+	int err = atomic_load(&job->dep_error);
+
+	if (err) {
+		*end_us = engine_now_us(e);
+		return err; /* never runs: memory untouched */
+	}
+	start_ns = gpu_mono_ns();
+	job->info.start_us = (start_ns - e->gpu->epoch_ns) / 1000;
+	if (job->hang) {
+		err = job_hang(e, start_ns);
+		*end_us = engine_now_us(e);
+		return err;
+	}
+	if (job->duration_us) {
+		ts = ns_to_timespec(start_ns + job->duration_us * 1000);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
+			;
+	}
+	gpu_ops_apply(job);
+	*end_us = job->info.start_us + job->duration_us;
+	return 0;
+}
+
+/* The head of @e if it may start now, else NULL. e->lock held. */
+static struct gpu_job *engine_ready_head(struct gpu_engine *e)
+{
+	struct gpu_job *job = e->head;
+
+	if (!job || e->stopping || atomic_load(&job->pending))
+		return NULL;
+	job->started = true;
+	return job;
+}
+
+void *gpu_engine_main(void *arg)
+{
+	struct gpu_engine *e = arg;
+	struct gpu_job *job, *next = NULL;
+	uint64_t end_us;
+	int status;
+
+	for (;;) {
+		if (!next) {
+			pthread_mutex_lock(&e->lock);
+			while (!e->stopping && !(next = engine_ready_head(e)))
+				engine_wait(e, 0);
+			pthread_mutex_unlock(&e->lock);
+			if (!next)
+				break;
+		}
+		job = next;
+		status = job_run(e, job, &end_us);
+		pthread_mutex_lock(&e->lock);
+		gpu_engine_pop(e);
+		next = engine_ready_head(e);
+		pthread_mutex_unlock(&e->lock);
+		gpu_job_retire(job, status, end_us);
+	}
+	/* ttm_gpu_destroy(): nothing left here has started. */
+	gpu_engine_cancel_all(e);
+	return NULL;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to gpu_sim/gpu*.c: the fake GPU's engines and jobs.
+ *
+ * Every engine keeps its unretired jobs in a FIFO in submission order;
+ * the head is the job running or next to run. Submitters append under the
+ * engine's lock (one lock per engine, never a global one); whoever runs the
+ * engine (its worker thread in real time, the caller of ttm_gpu_advance()
+ * on the virtual clock) starts the head once its dependencies are in,
+ * retires it and moves on. See docs/gpu-design.md.
+ */
+#ifndef TTMSIM_GPU_SIM_GPU_H
+#define TTMSIM_GPU_SIM_GPU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
+
+struct gpu_job;
+struct gpu_engine;
+
+/* Job ids start at 1: 0 in gpu_engine::oldest means "being assigned". */
+#define GPU_ID_ASSIGNING 0
+
+/* One dependency of a job: its fence and our callback on it. */
+struct gpu_dep {
+	struct ttm_fence *fence;  /* a reference */
+	struct ttm_fence_cb cb;
+	struct gpu_job *job;
+	bool propagate_error;
+	bool cb_added;            /* cb is (or was) on fence's list */
+};
+
+struct gpu_job {
+	struct gpu_job *next;     /* the engine's FIFO */
+	struct gpu_engine *engine;
+	struct ttm_fence *fence;  /* the out-fence; the job's reference */
+	struct ttm_gpu_job_info info;
+	uint64_t duration_us;
+	uint64_t end_us;          /* virtual clock: when a started job ends */
+	/*
+	 * Callbacks still to come from dependencies; each decrements it under
+	 * the engine's lock, so that whoever reads 0 under that lock knows no
+	 * callback touches the job any more.
+	 */
+	atomic_uint pending;
+	atomic_int dep_error;     /* first error of an error-propagating dep */
+	bool started;
+	bool hang;
+	enum ttm_gpu_op op;
+	uint32_t add_value;
+	unsigned int n_ranges, n_deps;
+	struct ttm_gpu_range *ranges; /* points into deps[n_deps] storage */
+	struct gpu_dep deps[];
+};
+
+struct gpu_engine {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;      /* the worker waits here, CLOCK_MONOTONIC */
+	struct gpu_job *head, *tail;
+	/* Protected by lock. */
+	bool sleeping;            /* someone waits on cond: signal it */
+	bool stopping;            /* ttm_gpu_destroy() began */
+	uint64_t seqno;           /* of the last out-fence */
+	/*
+	 * Id of the head (the oldest unretired job), UINT64_MAX if none,
+	 * GPU_ID_ASSIGNING while a submitter to the idle engine takes an id.
+	 */
+	_Atomic uint64_t oldest;
+	/* Counters, written by whoever runs the engine (relaxed). */
+	atomic_uint_fast64_t submitted, run, failed, resets, ooo;
+	uint64_t context;         /* fence context of the out-fences */
+	struct ttm_gpu *gpu;
+	unsigned int index;
+	bool thread_started;
+	pthread_t thread;
+} __attribute__((aligned(64)));
+
+struct ttm_gpu {
+	unsigned int n_engines;
+	unsigned int flags;
+	uint64_t hang_timeout_us;
+	ttm_gpu_retire_fn *on_retire;
+	void *retire_data;
+	_Atomic uint64_t next_id __attribute__((aligned(64)));
+	/* Real time: CLOCK_MONOTONIC at creation, ns. */
+	uint64_t epoch_ns __attribute__((aligned(64)));
+	/* Virtual clock: serialises ttm_gpu_advance(); now_us is the time. */
+	pthread_mutex_t advance_lock;
+	_Atomic uint64_t now_us;
+	struct gpu_engine *engines;
+};
+
+static inline bool gpu_is_virtual(const struct ttm_gpu *gpu)
+{
+	return gpu->flags & TTM_GPU_DETERMINISTIC;
+}
+
+/* gpu.c */
+uint64_t gpu_mono_ns(void);
+
+/* gpu_ops.c: check @job's operation and ranges; apply them. */
+int gpu_ops_validate(const struct ttm_gpu_job *job);
+void gpu_ops_apply(const struct gpu_job *job);
+
+/* gpu_job.c */
+int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,
+		  struct gpu_job **ret_job);
+void gpu_job_add_callbacks(struct gpu_job *job);
+void gpu_job_free(struct gpu_job *job);
+void gpu_job_discard(struct gpu_job *job);
+void gpu_engine_kick(struct gpu_engine *e);
+struct gpu_job *gpu_engine_pop(struct gpu_engine *e);
+void gpu_job_retire(struct gpu_job *job, int status, uint64_t end_us);
+void gpu_engine_cancel_all(struct gpu_engine *e);
+
+/* gpu_engine.c: real time. */
+void *gpu_engine_main(void *arg);
+
+/* gpu_virtual.c: the virtual clock. */
+void gpu_virtual_finish(struct ttm_gpu *gpu);
+
+#endif /* TTMSIM_GPU_SIM_GPU_H */
