@@ -71,22 +71,50 @@ void ttm_resv_fini(struct ttm_resv *resv);
 /**
  * ttm_resv_reserve_fences - make room for @n more fences.
  *
- * Locking: @resv held. Reserved slots are forgotten when @resv is
- * unlocked: reserve again after relocking.
+ * Prunes signalled fences, then grows the list if needed. Room for @n
+ * more, not @n on top of an earlier reservation (as in the kernel): each
+ * ttm_resv_add_fence() then uses up one slot.
+ *
+ * Locking: @resv held. Reserve again after relocking: the kernel forgets
+ * reserved slots on unlock. ttmsim cannot see the unlock, so slots left
+ * over from an earlier holding stay usable here; code relying on them is
+ * wrong, but only a missing slot is reported.
  * Return: 0 or -ENOMEM.
  */
 int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n);
 
 /**
- * ttm_resv_add_fence - keep @fence (a new reference) with @usage.
+ * ttm_resv_add_fence - keep @fence with @usage, taking a new reference
+ * (the caller keeps its own).
+ *
+ * Prunes signalled fences, then replaces the fence of @fence's context
+ * whose usage is @usage or numerically higher and whose seqno is not later
+ * than @fence's, or else appends. Uses up one reserved slot either way.
  *
  * Locking: @resv held by the caller, and a slot reserved. Cannot fail:
  * adding without a reserved slot (or without the lock) is a programming
  * error reported through the ww debug checker's report path (by default a
  * report on stderr and abort(); with a handler, the fence is not added).
+ * A missing slot is reported in every build, the lock not held only while
+ * the checker is on.
  */
 void ttm_resv_add_fence(struct ttm_resv *resv, struct ttm_fence *fence,
 			enum ttm_resv_usage usage);
+
+/*
+ * The same, naming the caller's @file (may be NULL) and @line in a report.
+ * The macro routes calls through it, like those of ttmsim/ww_mutex.h (and
+ * TTMSIM_WW_NO_CALLER_MACROS turns it off the same way); the function
+ * ttm_resv_add_fence() still exists.
+ */
+void ttm_resv_add_fence_at(struct ttm_resv *resv, struct ttm_fence *fence,
+			   enum ttm_resv_usage usage, const char *file,
+			   int line);
+
+#ifndef TTMSIM_WW_NO_CALLER_MACROS
+#define ttm_resv_add_fence(resv, fence, usage) \
+	ttm_resv_add_fence_at(resv, fence, usage, __FILE__, __LINE__)
+#endif
 
 /**
  * ttm_resv_get_fences - a snapshot of the unsignalled fences with usage

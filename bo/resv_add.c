@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Adding a fence to a reservation object: the step after a job was
+ * submitted, so it cannot fail; misuse goes to the ww debug checker's
+ * report path. The public functions are defined as (name) so that the
+ * caller-site macro of ttmsim/resv.h does not apply to them.
+ */
+#include "bo/resv.h"
+#include "gpu_sim/fence.h"
+#include "util/compiler.h"
+#include "ww/debug.h"
+
+/* Report @rule for @resv; returns only if a handler is installed. */
+static void resv_misuse(struct ttm_resv *resv, enum ww_debug_rule rule,
+			const char *file, int line)
+{
+	const struct ww_class *cls = ww_lock_class(&resv->lock);
+	struct ww_debug_report r = {
+		.rule = rule,
+		.call = "ttm_resv_add_fence",
+		.class_name = cls ? cls->name : NULL,
+		.lock = &resv->lock,
+		.file = file,
+		.line = line,
+	};
+
+	ww_debug_raise(&r);
+}
+
+/*
+ * The entry of the fence that @fence supersedes: same context, a usage
+ * @usage or lower in priority (replacing it must not degrade anything) and
+ * a seqno not later than @fence's (so waiting for @fence covers it).
+ */
+static int resv_find_replaced(const struct ttm_resv_list *list,
+			      const struct ttm_fence *fence,
+			      enum ttm_resv_usage usage)
+{
+	uint64_t context = ttm_fence_context(fence);
+	unsigned int i;
+
+	for (i = 0; i < list->count; i++) {
+		const struct ttm_resv_entry *e = &list->entries[i];
+
+		if (ttm_fence_context(e->fence) == context &&
+		    e->usage >= (unsigned int)usage &&
+		    ttm_fence_seqno(e->fence) <= ttm_fence_seqno(fence))
+			return (int)i;
+	}
+	return -1;
+}
+
+TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
+				      struct ttm_fence *fence,
+				      enum ttm_resv_usage usage,
+				      const char *file, int line)
+{
+	struct ttm_resv_list *list;
+	struct ttm_fence *old = NULL;
+	int i;
+
+	if (!ww_debug_lock_held(&resv->lock)) {
+		resv_misuse(resv, WW_DEBUG_RESV_NOT_HELD, file, line);
+		return;
+	}
+	/* Checked in every build: the list has no room otherwise. */
+	if (!resv->reserved) {
+		resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT, file, line);
+		return;
+	}
+	resv->reserved--;
+	ttm_fence_get(fence);
+
+	/* A slot was reserved, so there is a list with room for one more. */
+	resv_write_begin(resv);
+	resv_prune_locked(resv);
+	list = resv->fences;
+	i = resv_find_replaced(list, fence, usage);
+	if (i >= 0) {
+		old = list->entries[i].fence;
+		resv_entry_set(list, (unsigned int)i, fence, usage);
+	} else {
+		resv_entry_set(list, list->count, fence, usage);
+		resv_count_set(list, list->count + 1);
+	}
+	resv_write_end(resv);
+	ttm_fence_put(old);
+}
+
+TTM_EXPORT void (ttm_resv_add_fence)(struct ttm_resv *resv,
+				     struct ttm_fence *fence,
+				     enum ttm_resv_usage usage)
+{
+	ttm_resv_add_fence_at(resv, fence, usage, NULL, 0);
+}

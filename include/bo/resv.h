@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inside of a reservation object (ttmsim/resv.h), shared by its writers
+ * (bo/resv.c, bo/resv_add.c) and its lockless readers (bo/resv_read.c).
+ *
+ * The fences live in a struct ttm_resv_list that is changed in place by the
+ * holder of the lock, inside a write section of the sequence lock
+ * struct ttm_resv::seq:
+ *
+ *   writer (holds resv->lock)          reader (holds nothing)
+ *   seq = odd                          s = seq, again while odd
+ *   stores to the list, release        loads from the list, acquire;
+ *   seq = even, release                  a reference to each fence
+ *                                      seq != s: put them, start again
+ *
+ * Every store to a list a reader can see is a release store and every load
+ * a reader makes is an acquire load, so a reader that saw a store of a
+ * section also sees that section's odd seq when it reads seq again: it
+ * cannot take a torn list for a consistent one. A reader may meanwhile
+ * hold a fence pointer the list no longer owns; fences are type-stable, so
+ * ttm_fence_tryget() on it is safe, and the retry puts what it got.
+ *
+ * Growing allocates a bigger list and publishes it; the old one goes on
+ * struct ttm_resv::retired, unchanged, until ttm_resv_fini(), because a
+ * reader may still be reading it.
+ */
+#ifndef TTMSIM_BO_RESV_H
+#define TTMSIM_BO_RESV_H
+
+#include "ttmsim/resv.h"
+
+/* One fence and how it uses the buffer. */
+struct ttm_resv_entry {
+	struct ttm_fence *fence;
+	unsigned int usage;             /* enum ttm_resv_usage */
+};
+
+struct ttm_resv_list {
+	unsigned int count;             /* entries in use */
+	unsigned int max;               /* entries allocated; fixed */
+	struct ttm_resv_list *next;     /* on resv->retired; writers only */
+	struct ttm_resv_entry entries[];
+};
+
+/* The smallest list, as in the kernel. */
+#define TTM_RESV_LIST_MIN 4
+
+/* ---- writers: resv->lock held ---------------------------------------- */
+
+static inline void resv_write_begin(struct ttm_resv *resv)
+{
+	uint32_t seq = __atomic_load_n(&resv->seq, __ATOMIC_RELAXED);
+
+	/* Ordered before the section's stores by their release. */
+	__atomic_store_n(&resv->seq, seq + 1, __ATOMIC_RELAXED);
+}
+
+static inline void resv_write_end(struct ttm_resv *resv)
+{
+	uint32_t seq = __atomic_load_n(&resv->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&resv->seq, seq + 1, __ATOMIC_RELEASE);
+}
+
+static inline void resv_entry_set(struct ttm_resv_list *list, unsigned int i,
+				  struct ttm_fence *fence, unsigned int usage)
+{
+	__atomic_store_n(&list->entries[i].fence, fence, __ATOMIC_RELEASE);
+	__atomic_store_n(&list->entries[i].usage, usage, __ATOMIC_RELEASE);
+}
+
+static inline void resv_count_set(struct ttm_resv_list *list,
+				  unsigned int count)
+{
+	__atomic_store_n(&list->count, count, __ATOMIC_RELEASE);
+}
+
+/*
+ * Drop the signalled fences of the current list, keeping the order of the
+ * others. Inside a write section.
+ */
+void resv_prune_locked(struct ttm_resv *resv);
+
+#endif /* TTMSIM_BO_RESV_H */

@@ -1,0 +1,995 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reservation objects (ttmsim/resv.h):
+ *  - reserving and adding, snapshots, usage ordering, replacement by a
+ *    fence of the same context (promotion yes, degradation no), pruning;
+ *  - misuse reported through the ww debug checker: with a counting
+ *    handler (one report, the fence not added) and forked with the default
+ *    one (the child dies of SIGABRT after its report);
+ *  - the slot policy: a slot per add, and slots left from an earlier
+ *    holding still usable (the unlock cannot be seen);
+ *  - ttm_resv_wait(): 0, -ETIME, -EINTR;
+ *  - lockless readers racing with a writer that replaces, prunes and grows;
+ *  - ttm_resv_fini() dropping its references.
+ *
+ * The private headers give the tests the fence refcounts and the list's
+ * size, which is what "no leak" and "no unbounded growth" are about.
+ */
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "test_util.h"
+
+#include "bo/resv.h"
+#include "gpu_sim/fence.h"
+#include "ttmsim/resv.h"
+
+static DEFINE_WD_CLASS(resv_test_class);
+
+static struct ttm_fence *fence_new(uint64_t context, uint64_t seqno)
+{
+	struct ttm_fence *f = NULL;
+
+	assert_int_equal(ttm_fence_create(context, seqno, &f), 0);
+	return f;
+}
+
+static unsigned int refs(struct ttm_fence *f)
+{
+	return __atomic_load_n(&f->refcount, __ATOMIC_RELAXED);
+}
+
+static void resv_lock(struct ttm_resv *resv)
+{
+	assert_int_equal(ww_mutex_lock(&resv->lock, NULL), 0);
+}
+
+static void resv_unlock(struct ttm_resv *resv)
+{
+	ww_mutex_unlock(&resv->lock);
+}
+
+/* Reserve a slot and add: the usual pair, lock held. */
+static void add(struct ttm_resv *resv, struct ttm_fence *f,
+		enum ttm_resv_usage usage)
+{
+	assert_int_equal(ttm_resv_reserve_fences(resv, 1), 0);
+	ttm_resv_add_fence(resv, f, usage);
+}
+
+/* How many unsignalled fences up to @usage; whether @f is one of them. */
+static unsigned int snapshot(struct ttm_resv *resv, enum ttm_resv_usage usage,
+			     struct ttm_fence *f, bool *has_f)
+{
+	struct ttm_fence **fences = (void *)1;
+	unsigned int n = ~0u, i;
+
+	assert_int_equal(ttm_resv_get_fences(resv, usage, &fences, &n), 0);
+	assert_true(n != ~0u);
+	assert_true(n ? fences != NULL : fences == NULL);
+	if (has_f)
+		*has_f = false;
+	for (i = 0; i < n; i++) {
+		assert_false(ttm_fence_is_signaled(fences[i]));
+		if (has_f && fences[i] == f)
+			*has_f = true;
+		ttm_fence_put(fences[i]);
+	}
+	free(fences);
+	return n;
+}
+
+static unsigned int count_up_to(struct ttm_resv *resv,
+				enum ttm_resv_usage usage)
+{
+	return snapshot(resv, usage, NULL, NULL);
+}
+
+static bool holds(struct ttm_resv *resv, enum ttm_resv_usage usage,
+		  struct ttm_fence *f)
+{
+	bool has_f;
+
+	snapshot(resv, usage, f, &has_f);
+	return has_f;
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+static struct {
+	pthread_mutex_t mutex;
+	unsigned int count;
+	struct ww_debug_report first; /* its strings are static or __FILE__ */
+} seen = { .mutex = PTHREAD_MUTEX_INITIALIZER };
+
+static void count_report(const struct ww_debug_report *r, void *data)
+{
+	(void)data;
+	pthread_mutex_lock(&seen.mutex);
+	if (seen.count++ == 0)
+		seen.first = *r;
+	pthread_mutex_unlock(&seen.mutex);
+}
+
+static void watch_start(void)
+{
+	pthread_mutex_lock(&seen.mutex);
+	seen.count = 0;
+	memset(&seen.first, 0, sizeof(seen.first));
+	pthread_mutex_unlock(&seen.mutex);
+	ww_debug_set_handler(count_report, NULL);
+}
+
+/* The reports since watch_start(); the first one in *@first. */
+static unsigned int watch_stop(struct ww_debug_report *first)
+{
+	unsigned int n;
+
+	ww_debug_set_handler(NULL, NULL);
+	pthread_mutex_lock(&seen.mutex);
+	n = seen.count;
+	*first = seen.first;
+	pthread_mutex_unlock(&seen.mutex);
+	return n;
+}
+
+/* Exactly one report since watch_start(): @rule, made at @line. */
+static void assert_one_report(const struct ttm_resv *resv,
+			      enum ww_debug_rule rule, const char *tag,
+			      int line)
+{
+	struct ww_debug_report r;
+
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, rule);
+	assert_int_equal(r.rule_number, 11);
+	assert_string_equal(r.name, tag);
+	assert_string_equal(r.call, "ttm_resv_add_fence");
+	assert_string_equal(r.class_name, "resv_test_class");
+	assert_ptr_equal(r.lock, &resv->lock);
+	assert_non_null(r.file);
+	assert_string_equal(r.file, __FILE__);
+	assert_int_equal(r.line, line);
+}
+
+/* ---- forked: the default handler aborts ---------------------------------- */
+
+#define CHILD_LIMIT_S 10
+
+struct child {
+	int status;
+	char out[16384]; /* its stderr, truncated */
+};
+
+/*
+ * Run @fn in a child whose stderr is collected, with the default report
+ * handler and the checker on or off. Only from a single thread: these
+ * tests run first, before any test starts one.
+ */
+static void run_forked(void (*fn)(void), bool checker, struct child *c)
+{
+	long limit = now_ns() + CHILD_LIMIT_S * 1000000000L;
+	const struct rlimit no_core = { 0, 0 };
+	size_t len = 0;
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		signal(SIGABRT, SIG_DFL);
+		setrlimit(RLIMIT_CORE, &no_core);
+		if (dup2(fds[1], STDERR_FILENO) < 0)
+			_exit(3);
+		ww_debug_set_handler(NULL, NULL);
+		ww_debug_set_enabled(checker);
+		fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		long left_ms = (limit - now_ns()) / 1000000;
+		ssize_t n;
+
+		if (left_ms <= 0 || poll(&p, 1, (int)left_ms) <= 0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		n = read(fds[0], c->out + len, sizeof(c->out) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	c->out[len] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &c->status, 0), pid);
+}
+
+static void add_without_slot(void)
+{
+	struct ttm_resv resv;
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_WRITE);
+}
+
+static void assert_aborted_no_slot(bool checker)
+{
+	struct child c;
+
+	run_forked(add_without_slot, checker, &c);
+	if (!WIFSIGNALED(c.status) || WTERMSIG(c.status) != SIGABRT ||
+	    !strstr(c.out, "(resv-no-slot)") ||
+	    !strstr(c.out, "resv_test_class") ||
+	    !strstr(c.out, "ttm_resv_add_fence() at " __FILE__ ":"))
+		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
+}
+
+static void test_no_slot_forked(void **state)
+{
+	(void)state;
+	assert_aborted_no_slot(true);
+}
+
+/* No slot is caught in every build, with the checker off too. */
+static void test_no_slot_forked_checker_off(void **state)
+{
+	(void)state;
+	assert_aborted_no_slot(false);
+}
+
+/* ---- reserve, add, get --------------------------------------------------- */
+
+static void test_reserve_add_get(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(3);
+	struct ttm_fence *f[3], **got = (void *)1;
+	struct ttm_resv resv;
+	unsigned int n = 1, i;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	assert_int_equal(ttm_resv_get_fences(&resv, TTM_RESV_USAGE_BOOKKEEP,
+					     &got, &n), 0);
+	assert_null(got);
+	assert_int_equal(n, 0);
+	assert_true(ttm_resv_test_signaled(&resv, TTM_RESV_USAGE_BOOKKEEP));
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_BOOKKEEP, false,
+				       -1), 0);
+
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 3), 0);
+	for (i = 0; i < 3; i++) {
+		f[i] = fence_new(ctx + i, 1);
+		ttm_resv_add_fence(&resv, f[i], TTM_RESV_USAGE_READ);
+		assert_int_equal(refs(f[i]), 2); /* ours and the resv's */
+	}
+	resv_unlock(&resv);
+
+	assert_int_equal(ttm_resv_get_fences(&resv, TTM_RESV_USAGE_READ,
+					     &got, &n), 0);
+	assert_int_equal(n, 3);
+	for (i = 0; i < 3; i++) {
+		assert_ptr_equal(got[i], f[i]); /* in the order added */
+		assert_int_equal(refs(f[i]), 3);
+		ttm_fence_put(got[i]);
+	}
+	free(got);
+
+	/* Snapshots leave out what has signalled. */
+	assert_int_equal(ttm_fence_signal(f[1], 0), 0);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_READ), 2);
+	assert_false(holds(&resv, TTM_RESV_USAGE_READ, f[1]));
+
+	ttm_resv_fini(&resv);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(refs(f[i]), 1);
+		ttm_fence_put(f[i]);
+	}
+}
+
+/* ---- usage ordering ------------------------------------------------------ */
+
+static void test_usage_order(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(4);
+	struct ttm_fence *f[4];
+	struct ttm_resv resv;
+	unsigned int u;
+
+	(void)state;
+	assert_int_equal(ttm_resv_usage_rw(true), TTM_RESV_USAGE_READ);
+	assert_int_equal(ttm_resv_usage_rw(false), TTM_RESV_USAGE_WRITE);
+
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	/* One fence per usage, added from the lowest priority down. */
+	for (u = 4; u-- > 0;) {
+		f[u] = fence_new(ctx + u, 1);
+		add(&resv, f[u], (enum ttm_resv_usage)u);
+	}
+	resv_unlock(&resv);
+
+	/* "For usage U" covers every usage numerically at most U. */
+	for (u = 0; u < 4; u++) {
+		assert_int_equal(count_up_to(&resv, u), u + 1);
+		assert_true(holds(&resv, u, f[u]));
+		if (u < 3)
+			assert_false(holds(&resv, u, f[u + 1]));
+		assert_false(ttm_resv_test_signaled(&resv, u));
+		assert_int_equal(ttm_resv_wait(&resv, u, false, 0), -ETIME);
+	}
+
+	/* KERNEL, WRITE and READ done: READ is idle, BOOKKEEP is not. */
+	for (u = 0; u < 3; u++)
+		assert_int_equal(ttm_fence_signal(f[u], 0), 0);
+	assert_true(ttm_resv_test_signaled(&resv, TTM_RESV_USAGE_READ));
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_READ, false, 0),
+			 0);
+	assert_false(ttm_resv_test_signaled(&resv, TTM_RESV_USAGE_BOOKKEEP));
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_BOOKKEEP, false,
+				       0), -ETIME);
+
+	ttm_resv_fini(&resv);
+	for (u = 0; u < 4; u++)
+		ttm_fence_put(f[u]);
+}
+
+/* A pending reader does not hold up an access that only waits for writers. */
+static void test_write_excludes_read(void **state)
+{
+	struct ttm_fence *w = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ttm_fence *r = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ttm_resv resv;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, w, TTM_RESV_USAGE_WRITE);
+	add(&resv, r, TTM_RESV_USAGE_READ);
+	resv_unlock(&resv);
+
+	assert_int_equal(ttm_fence_signal(w, 0), 0);
+	assert_true(ttm_resv_test_signaled(&resv, ttm_resv_usage_rw(false)));
+	assert_int_equal(ttm_resv_wait(&resv, ttm_resv_usage_rw(false), false,
+				       0), 0);
+	assert_false(ttm_resv_test_signaled(&resv, ttm_resv_usage_rw(true)));
+	assert_int_equal(ttm_resv_wait(&resv, ttm_resv_usage_rw(true), false,
+				       0), -ETIME);
+
+	ttm_resv_fini(&resv);
+	ttm_fence_put(w);
+	ttm_fence_put(r);
+}
+
+/* ---- replacement --------------------------------------------------------- */
+
+static void test_replace_same_context(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(2);
+	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
+	struct ttm_fence *a3 = fence_new(ctx, 3), *b1 = fence_new(ctx + 1, 1);
+	struct ttm_resv resv;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+
+	/* Same usage, later fence: replaced, and the old reference put. */
+	add(&resv, a1, TTM_RESV_USAGE_READ);
+	add(&resv, a2, TTM_RESV_USAGE_READ);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 1);
+	assert_true(holds(&resv, TTM_RESV_USAGE_READ, a2));
+	assert_int_equal(refs(a1), 1);
+
+	/* Another context is kept beside it. */
+	add(&resv, b1, TTM_RESV_USAGE_READ);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 2);
+
+	/* Promotion: a WRITE replaces the READ of its context. */
+	add(&resv, a3, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 2);
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, a3));
+	assert_false(holds(&resv, TTM_RESV_USAGE_READ, a2));
+	assert_int_equal(refs(a2), 1);
+
+	/* No degradation: re-added as BOOKKEEP, a3 still counts as WRITE. */
+	add(&resv, a3, TTM_RESV_USAGE_BOOKKEEP);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 3);
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, a3));
+	assert_int_equal(refs(a3), 3);
+
+	/* An earlier fence does not replace a later one of its context. */
+	add(&resv, a2, TTM_RESV_USAGE_WRITE);
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, a2));
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, a3));
+
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	assert_int_equal(refs(a2), 1);
+	assert_int_equal(refs(a3), 1);
+	assert_int_equal(refs(b1), 1);
+	ttm_fence_put(a1);
+	ttm_fence_put(a2);
+	ttm_fence_put(a3);
+	ttm_fence_put(b1);
+}
+
+/* ---- pruning ------------------------------------------------------------- */
+
+#define PRUNE_CYCLES 10000
+
+static unsigned int retired_lists(const struct ttm_resv *resv)
+{
+	const struct ttm_resv_list *l;
+	unsigned int n = 0;
+
+	for (l = resv->retired; l; l = l->next)
+		n++;
+	return n;
+}
+
+/* Signalled fences go: 10000 add/signal cycles fit in the first list. */
+static void test_prune_bounded(void **state)
+{
+	struct ttm_resv resv;
+	unsigned int i;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	for (i = 0; i < PRUNE_CYCLES; i++) {
+		/* A context of its own: nothing is replaced, only pruned. */
+		struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+
+		resv_lock(&resv);
+		add(&resv, f, i % 4);
+		resv_unlock(&resv);
+		assert_int_equal(ttm_fence_signal(f, 0), 0);
+		ttm_fence_put(f);
+	}
+	assert_int_equal(resv.fences->max, TTM_RESV_LIST_MIN);
+	assert_int_equal(resv.fences->count, 1); /* the last, signalled */
+	assert_int_equal(retired_lists(&resv), 0);
+
+	/* Adding prunes too: a slot reserved earlier, then two signalled. */
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 3), 0);
+	for (i = 0; i < 3; i++) {
+		struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+
+		ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+		if (i < 2)
+			assert_int_equal(ttm_fence_signal(f, 0), 0);
+		ttm_fence_put(f);
+	}
+	resv_unlock(&resv);
+	assert_int_equal(resv.fences->count, 1); /* the pending one */
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_READ), 1);
+	ttm_resv_fini(&resv);
+}
+
+/* Growing keeps every fence, and the old lists until fini. */
+static void test_grow(void **state)
+{
+	struct ttm_fence *f[40];
+	struct ttm_resv resv;
+	unsigned int i;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	for (i = 0; i < 40; i++) {
+		f[i] = fence_new(ttm_fence_context_alloc(1), 1);
+		add(&resv, f[i], TTM_RESV_USAGE_BOOKKEEP);
+	}
+	resv_unlock(&resv);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 40);
+	assert_true(resv.fences->max >= 40);
+	assert_int_equal(retired_lists(&resv), 4); /* 4, 8, 16, 32 */
+
+	/* No list can hold that many; nothing changes. */
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, UINT_MAX), -ENOMEM);
+	assert_int_equal(resv.reserved, 0);
+	resv_unlock(&resv);
+	assert_int_equal(retired_lists(&resv), 4);
+	for (i = 0; i < 40; i++)
+		assert_true(holds(&resv, TTM_RESV_USAGE_BOOKKEEP, f[i]));
+	ttm_resv_fini(&resv);
+	for (i = 0; i < 40; i++) {
+		assert_int_equal(refs(f[i]), 1);
+		ttm_fence_put(f[i]);
+	}
+}
+
+/* ---- misuse, with a handler ---------------------------------------------- */
+
+static void test_no_slot_handled(void **state)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+	int line;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_WRITE);
+	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 0);
+	assert_int_equal(refs(f), 1);
+
+	/* One slot, one add: the second is reported and not made. */
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_WRITE);
+	line = __LINE__ + 1;
+	ttm_resv_add_fence_at(&resv, f, TTM_RESV_USAGE_READ, __FILE__, line);
+	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 1);
+	assert_int_equal(refs(f), 2);
+
+	/* The function itself, without the macro: no file:line to name. */
+	watch_start();
+	(ttm_resv_add_fence)(&resv, f, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
+	assert_null(r.file);
+	assert_int_equal(refs(f), 2);
+
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f);
+}
+
+static void require_checker(void)
+{
+	if (ww_debug_set_enabled(true) == -EOPNOTSUPP)
+		skip();
+}
+
+static void test_not_held(void **state)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ttm_resv resv;
+	bool was;
+	int line;
+
+	(void)state;
+	require_checker();
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 2), 0);
+	resv_unlock(&resv);
+
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_WRITE);
+	assert_one_report(&resv, WW_DEBUG_RESV_NOT_HELD, "resv-not-held",
+			  line);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 0);
+	assert_int_equal(refs(f), 1);
+
+	/* With the checker off nothing can tell: the add goes through. */
+	was = checker_off();
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&(struct ww_debug_report){ 0 }), 0);
+	checker_restore(was);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 1);
+
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f);
+}
+
+/*
+ * The policy for slots across an unlock: ttmsim cannot see the unlock, so
+ * leftover slots stay usable (the documentation says to reserve again);
+ * every add uses one up, and reserving is not cumulative.
+ */
+static void test_slots_after_relock(void **state)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 2), 0);
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	resv_unlock(&resv);
+
+	resv_lock(&resv);
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ); /* the leftover */
+	assert_int_equal(watch_stop(&r), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ); /* none left */
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
+
+	/* Reserving 1 twice leaves room for one add, 3 then 1 for three. */
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 3), 0);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 1);
+
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f);
+}
+
+/* ---- waiting ------------------------------------------------------------- */
+
+struct waiter {
+	struct ttm_resv *resv;
+	bool interruptible;
+	int64_t timeout_ns;
+	int ret;          /* atomic; 1 until the wait returned */
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	int ret = ttm_resv_wait(w->resv, TTM_RESV_USAGE_READ,
+				w->interruptible, w->timeout_ns);
+
+	ttm_interrupt_clear(); /* an interrupt posted after the return */
+	__atomic_store_n(&w->ret, ret, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_wait_timeout(void **state)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ttm_fence *b = fence_new(ttm_fence_context_alloc(1), 1);
+	struct ttm_resv resv;
+	long start;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, f, TTM_RESV_USAGE_WRITE);
+	add(&resv, b, TTM_RESV_USAGE_BOOKKEEP);
+	resv_unlock(&resv);
+
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_WRITE, false, 0),
+			 -ETIME);
+	start = now_ns();
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_WRITE, false,
+				       2000000), -ETIME);
+	assert_true(now_ns() - start >= 2000000);
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_READ, true,
+				       1000), -ETIME);
+	/* A non-interruptible wait ignores a pending interrupt. */
+	assert_int_equal(ttm_interrupt_thread(pthread_self()), 0);
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_READ, false,
+				       1000000), -ETIME);
+	assert_true(ttm_interrupt_clear());
+
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_READ, false, 0),
+			 0);
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_READ, true, -1),
+			 0);
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_READ, true,
+				       INT64_MAX), 0);
+	assert_int_equal(ttm_resv_wait(&resv, TTM_RESV_USAGE_BOOKKEEP, false,
+				       1000), -ETIME);
+
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f);
+	ttm_fence_put(b);
+}
+
+/* A wait without a limit returns once another thread signals. */
+static void test_wait_signalled(void **state)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+	struct waiter w = { .timeout_ns = -1, .ret = 1 };
+	struct ttm_resv resv;
+	pthread_t t;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, f, TTM_RESV_USAGE_READ);
+	resv_unlock(&resv);
+
+	w.resv = &resv;
+	t = start_thread(waiter_main, &w);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	join_thread(t);
+	assert_int_equal(w.ret, 0);
+
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f);
+}
+
+/*
+ * An interrupt ends an interruptible wait with -EINTR: posted until the
+ * wait returns (bounded), so the waiter is interrupted whether it had
+ * parked yet or not.
+ */
+static void test_wait_interrupted(void **state)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+	struct waiter w = { .interruptible = true, .timeout_ns = -1, .ret = 1 };
+	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
+	struct ttm_resv resv;
+	pthread_t t;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, f, TTM_RESV_USAGE_WRITE);
+	resv_unlock(&resv);
+
+	w.resv = &resv;
+	t = start_thread(waiter_main, &w);
+	while (__atomic_load_n(&w.ret, __ATOMIC_ACQUIRE) == 1 &&
+	       now_ns() < limit) {
+		assert_int_equal(ttm_interrupt_thread(t), 0);
+		sched_yield();
+	}
+	if (__atomic_load_n(&w.ret, __ATOMIC_ACQUIRE) == 1)
+		ttm_fence_signal(f, 0); /* let it go, then fail */
+	join_thread(t);
+	assert_int_equal(w.ret, -EINTR);
+	assert_false(ttm_fence_is_signaled(f));
+
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f);
+}
+
+/* ---- readers racing with a writer ---------------------------------------- */
+
+#define RACE_RESVS 4
+#define RACE_READERS 3
+#define RACE_ROUNDS 20000
+#define RACE_PENDING 48 /* per resv, then all are signalled */
+#define RACE_MIN_SEEN 2000 /* the writer goes on until readers saw these */
+
+struct race {
+	struct ttm_resv resv[RACE_RESVS];
+	uint64_t ctx_first;
+	unsigned int ctx_count;
+	int started;                    /* atomic: readers running */
+	int done;                       /* atomic */
+	int fences_seen;                /* atomic: by all readers */
+};
+
+struct race_writer {
+	struct race *race;
+	struct ttm_fence *pending[RACE_RESVS][RACE_PENDING + 2];
+	unsigned int n_pending[RACE_RESVS];
+};
+
+static void race_signal_all(struct race_writer *w, unsigned int r)
+{
+	while (w->n_pending[r]) {
+		struct ttm_fence *f = w->pending[r][--w->n_pending[r]];
+
+		CHECK(!ttm_fence_signal(f, 0));
+		ttm_fence_put(f);
+	}
+}
+
+/*
+ * Each round, on one resv: a fence of a new context (the list grows until
+ * the pending ones are signalled, then is pruned) and a later fence of the
+ * resv's own context, alternately WRITE and READ (replacing the previous
+ * one on promotion, appended otherwise). At least RACE_ROUNDS rounds, and
+ * on until the readers have got RACE_MIN_SEEN fences (bounded in time), so
+ * that they surely overlap.
+ */
+static void *race_writer_main(void *arg)
+{
+	struct race_writer *w = arg;
+	struct race *race = w->race;
+	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
+	unsigned int i, r;
+
+	CHECK(wait_for_int(&race->started, RACE_READERS));
+	for (i = 0; i < RACE_ROUNDS ||
+		    (__atomic_load_n(&race->fences_seen, __ATOMIC_RELAXED) <
+		     RACE_MIN_SEEN && now_ns() < limit); i++) {
+		struct ttm_resv *resv = &race->resv[i % RACE_RESVS];
+		struct ttm_fence *a = NULL, *b = NULL;
+		uint64_t ctx;
+
+		r = i % RACE_RESVS;
+		ctx = race->ctx_first + RACE_RESVS + i % (race->ctx_count -
+							   RACE_RESVS);
+		if (ttm_fence_create(ctx, i, &a) ||
+		    ttm_fence_create(race->ctx_first + r, i, &b)) {
+			check_failed(__FILE__, __LINE__, "no fence");
+			ttm_fence_put(a);
+			break;
+		}
+		ww_mutex_lock(&resv->lock, NULL);
+		if (CHECK(!ttm_resv_reserve_fences(resv, 2))) {
+			ttm_resv_add_fence(resv, a, TTM_RESV_USAGE_BOOKKEEP);
+			ttm_resv_add_fence(resv, b, (i / RACE_RESVS) & 1 ?
+					   TTM_RESV_USAGE_WRITE :
+					   TTM_RESV_USAGE_READ);
+		}
+		ww_mutex_unlock(&resv->lock);
+		w->pending[r][w->n_pending[r]++] = a;
+		w->pending[r][w->n_pending[r]++] = b;
+		if (w->n_pending[r] >= RACE_PENDING)
+			race_signal_all(w, r);
+	}
+	for (r = 0; r < RACE_RESVS; r++)
+		race_signal_all(w, r);
+	__atomic_store_n(&race->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A snapshot of resv @r holds live references to fences the writer added
+ * there: its contexts are those of @r (each resv has the contexts equal to
+ * its index modulo RACE_RESVS), with no fence twice (the writer never adds
+ * one twice) and none at all for KERNEL (the writer adds none). A torn read
+ * of the list would break one of these: stale entries past a pruned end
+ * repeat fences, a recycled fence is of another resv.
+ */
+static void race_check_snapshot(struct race *race, unsigned int r,
+				enum ttm_resv_usage usage,
+				struct ttm_fence **fences, unsigned int n)
+{
+	unsigned int i, j;
+
+	CHECK_MSG(usage != TTM_RESV_USAGE_KERNEL || n == 0,
+		  "%u fences for KERNEL", n);
+	for (i = 0; i < n; i++) {
+		struct ttm_fence *f = fences[i];
+		uint64_t ctx = ttm_fence_context(f) - race->ctx_first;
+
+		CHECK_MSG(refs(f) >= 1, "fence %p with refcount %u",
+			  (void *)f, refs(f));
+		CHECK_MSG(ctx < race->ctx_count && ctx % RACE_RESVS == r,
+			  "fence %p of context +%llu in resv %u", (void *)f,
+			  (unsigned long long)ctx, r);
+		for (j = 0; j < i; j++)
+			CHECK_MSG(fences[j] != f, "fence %p twice", (void *)f);
+	}
+	for (i = 0; i < n; i++)
+		ttm_fence_put(fences[i]);
+}
+
+static void *race_reader_main(void *arg)
+{
+	struct race *race = arg;
+	unsigned int i = 0, n;
+
+	__atomic_fetch_add(&race->started, 1, __ATOMIC_RELEASE);
+	do {
+		struct ttm_resv *resv = &race->resv[i % RACE_RESVS];
+		enum ttm_resv_usage usage = (i / RACE_RESVS) % 4;
+		struct ttm_fence **fences;
+
+		if (!CHECK(!ttm_resv_get_fences(resv, usage, &fences, &n)))
+			break;
+		race_check_snapshot(race, i % RACE_RESVS, usage, fences, n);
+		free(fences);
+		__atomic_fetch_add(&race->fences_seen, (int)n,
+				   __ATOMIC_RELAXED);
+		ttm_resv_test_signaled(resv, usage);
+		CHECK_INT(ttm_resv_wait(resv, TTM_RESV_USAGE_KERNEL, false, 0),
+			  0);
+		/* Fewer CPUs than threads: leave the writer some time. */
+		if (++i % 16 == 0)
+			sched_yield();
+	} while (!__atomic_load_n(&race->done, __ATOMIC_ACQUIRE));
+	return NULL;
+}
+
+static void test_readers_race(void **state)
+{
+	static struct race_writer w;
+	static struct race race;
+	pthread_t readers[RACE_READERS], writer;
+	unsigned int i;
+
+	(void)state;
+	memset(&race, 0, sizeof(race));
+	memset(&w, 0, sizeof(w));
+	race.ctx_count = RACE_RESVS + 64;
+	race.ctx_first = ttm_fence_context_alloc(race.ctx_count);
+	for (i = 0; i < RACE_RESVS; i++)
+		ttm_resv_init(&race.resv[i], &resv_test_class);
+	w.race = &race;
+
+	for (i = 0; i < RACE_READERS; i++)
+		readers[i] = start_thread(race_reader_main, &race);
+	writer = start_thread(race_writer_main, &w);
+	join_thread(writer);
+	for (i = 0; i < RACE_READERS; i++)
+		join_thread(readers[i]);
+	assert_checks_passed();
+
+	/* The lists grew while read. */
+	for (i = 0; i < RACE_RESVS; i++) {
+		assert_true(race.resv[i].retired != NULL);
+		ttm_resv_fini(&race.resv[i]);
+	}
+	if (race.fences_seen < RACE_MIN_SEEN)
+		fail_msg("the readers got only %d fences", race.fences_seen);
+}
+
+/* ---- fini ---------------------------------------------------------------- */
+
+static void test_fini_drops_fences(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(8);
+	struct ttm_fence *f[8];
+	struct ttm_resv resv;
+	unsigned int i;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 8), 0);
+	for (i = 0; i < 8; i++) {
+		f[i] = fence_new(ctx + i, 1);
+		ttm_resv_add_fence(&resv, f[i], i % 4);
+		assert_int_equal(refs(f[i]), 2);
+	}
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(refs(f[i]), 1);
+		ttm_fence_put(f[i]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		/* Forked first, while this is the only thread. */
+		cmocka_unit_test(test_no_slot_forked),
+		cmocka_unit_test(test_no_slot_forked_checker_off),
+		cmocka_unit_test(test_reserve_add_get),
+		cmocka_unit_test(test_usage_order),
+		cmocka_unit_test(test_write_excludes_read),
+		cmocka_unit_test(test_replace_same_context),
+		cmocka_unit_test(test_prune_bounded),
+		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_no_slot_handled),
+		cmocka_unit_test(test_not_held),
+		cmocka_unit_test(test_slots_after_relock),
+		cmocka_unit_test(test_wait_timeout),
+		cmocka_unit_test(test_wait_signalled),
+		cmocka_unit_test(test_wait_interrupted),
+		cmocka_unit_test_setup(test_readers_race, checks_reset),
+		cmocka_unit_test(test_fini_drops_fences),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
