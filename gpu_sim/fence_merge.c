@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Merging two fences: a new fence, on a context shared by all merges, that
- * a callback on each input signals once both have run.
+ * Merging two fences: a new fence, on a context of its own, that a
+ * callback on each input signals once both have run. Not one context for
+ * all merges: merges signal in no particular order, and a context is a
+ * timeline, ordered by seqno (a reservation object lets a later fence of a
+ * context replace an earlier one).
  *
  * The merge holds a reference on the new fence until then, and none on
  * the inputs: an input freed unsignalled runs its callbacks with
@@ -19,15 +22,6 @@ struct fence_merge {
 	int status_a, status_b;
 	unsigned int pending;   /* atomic: inputs not signalled yet */
 };
-
-static uint64_t merge_context;
-static uint64_t merge_seqno;
-static pthread_once_t merge_once = PTHREAD_ONCE_INIT;
-
-static void merge_context_init(void)
-{
-	merge_context = ttm_fence_context_alloc(1);
-}
 
 /* One input is done; the last one signals the merged fence. */
 static void merge_input_done(struct fence_merge *m)
@@ -77,11 +71,7 @@ TTM_EXPORT int ttm_fence_merge(struct ttm_fence *a, struct ttm_fence *b,
 
 	if (!m)
 		return -ENOMEM;
-	pthread_once(&merge_once, merge_context_init);
-	ret = ttm_fence_create(merge_context,
-			       __atomic_add_fetch(&merge_seqno, 1,
-						  __ATOMIC_RELAXED),
-			       &out);
+	ret = ttm_fence_create(ttm_fence_context_alloc(1), 1, &out);
 	if (ret) {
 		free(m);
 		return ret;

@@ -187,7 +187,7 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 		*ret_fence = ttm_fence_get(job->fence);
 	atomic_fetch_add_explicit(&e->submitted, 1, memory_order_relaxed);
 	/* A busy engine finds the job by itself: no wake-up. */
-	if (e->sleeping)
+	if (e->sleepers)
 		pthread_cond_broadcast(&e->cond);
 out:
 	pthread_mutex_unlock(&e->lock);

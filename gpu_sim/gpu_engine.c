@@ -34,14 +34,14 @@ static bool engine_wait(struct gpu_engine *e, uint64_t deadline_ns)
 	struct timespec ts;
 	int ret;
 
-	e->sleeping = true;
+	e->sleepers++;
 	if (!deadline_ns) {
 		ret = pthread_cond_wait(&e->cond, &e->lock);
 	} else {
 		ts = ns_to_timespec(deadline_ns);
 		ret = pthread_cond_timedwait(&e->cond, &e->lock, &ts);
 	}
-	e->sleeping = false;
+	e->sleepers--;
 	return ret != ETIMEDOUT;
 }
 

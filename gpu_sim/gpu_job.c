@@ -61,7 +61,7 @@ void gpu_job_free(struct gpu_job *job)
 /* Wake whoever runs @e if it sleeps. Called with e->lock held. */
 static void engine_kick_locked(struct gpu_engine *e)
 {
-	if (e->sleeping)
+	if (e->sleepers)
 		pthread_cond_broadcast(&e->cond);
 }
 
@@ -138,10 +138,10 @@ static void job_drop_callbacks(struct gpu_job *job)
 			atomic_fetch_sub(&job->pending, 1);
 	pthread_mutex_lock(&e->lock);
 	while (atomic_load(&job->pending)) {
-		e->sleeping = true;
+		e->sleepers++;
 		pthread_cond_wait(&e->cond, &e->lock);
+		e->sleepers--;
 	}
-	e->sleeping = false;
 	pthread_mutex_unlock(&e->lock);
 }
 

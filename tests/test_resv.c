@@ -371,6 +371,41 @@ static void test_write_excludes_read(void **state)
 	ttm_fence_put(r);
 }
 
+/*
+ * Merged fences are independent timelines: a later merge must not replace
+ * an earlier one that is still pending, or the buffer would look idle.
+ */
+static void test_merges_not_replaced(void **state)
+{
+	struct ttm_fence *in[4], *m1, *m2;
+	struct ttm_resv resv;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		in[i] = fence_new(ttm_fence_context_alloc(1), 1);
+	assert_int_equal(ttm_fence_merge(in[0], in[1], &m1), 0);
+	assert_int_equal(ttm_fence_merge(in[2], in[3], &m2), 0);
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, m1, TTM_RESV_USAGE_WRITE);
+	add(&resv, m2, TTM_RESV_USAGE_WRITE);
+	resv_unlock(&resv);
+
+	assert_int_equal(ttm_fence_signal(in[2], 0), 0);
+	assert_int_equal(ttm_fence_signal(in[3], 0), 0);
+	assert_false(ttm_resv_test_signaled(&resv, TTM_RESV_USAGE_WRITE));
+	assert_int_equal(ttm_fence_signal(in[0], 0), 0);
+	assert_int_equal(ttm_fence_signal(in[1], 0), 0);
+	assert_true(ttm_resv_test_signaled(&resv, TTM_RESV_USAGE_WRITE));
+
+	ttm_resv_fini(&resv);
+	ttm_fence_put(m1);
+	ttm_fence_put(m2);
+	for (i = 0; i < 4; i++)
+		ttm_fence_put(in[i]);
+}
+
 /* ---- replacement --------------------------------------------------------- */
 
 static void test_replace_same_context(void **state)
@@ -978,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_reserve_add_get),
 		cmocka_unit_test(test_usage_order),
 		cmocka_unit_test(test_write_excludes_read),
+		cmocka_unit_test(test_merges_not_replaced),
 		cmocka_unit_test(test_replace_same_context),
 		cmocka_unit_test(test_prune_bounded),
 		cmocka_unit_test(test_grow),

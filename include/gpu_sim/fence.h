@@ -74,14 +74,20 @@ struct ttm_fence {
  */
 static inline struct ttm_fence *ttm_fence_tryget(struct ttm_fence *f)
 {
-	uint32_t ref = __atomic_load_n(&f->refcount, __ATOMIC_RELAXED);
+	/*
+	 * Acquire even when it fails: a reader that sees 0 must also see
+	 * what the writer did before dropping the last reference (replacing
+	 * the fence in a resv list), or its seqlock re-check could pass on
+	 * a stale sequence and miss the replacement.
+	 */
+	uint32_t ref = __atomic_load_n(&f->refcount, __ATOMIC_ACQUIRE);
 
 	do {
 		if (ref == 0)
 			return NULL;
 	} while (!__atomic_compare_exchange_n(&f->refcount, &ref, ref + 1,
 					      true, __ATOMIC_ACQUIRE,
-					      __ATOMIC_RELAXED));
+					      __ATOMIC_ACQUIRE));
 	return f;
 }
 

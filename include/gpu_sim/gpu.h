@@ -63,7 +63,12 @@ struct gpu_engine {
 	pthread_cond_t cond;      /* the worker waits here, CLOCK_MONOTONIC */
 	struct gpu_job *head, *tail;
 	/* Protected by lock. */
-	bool sleeping;            /* someone waits on cond: signal it */
+	/*
+	 * Threads waiting on cond (the worker, and a submitter or destroy
+	 * waiting for a dropped job's callbacks): signal it when non-zero.
+	 * A count, not a flag: one waiter leaving must not hide another.
+	 */
+	unsigned int sleepers;
 	bool stopping;            /* ttm_gpu_destroy() began */
 	uint64_t seqno;           /* of the last out-fence */
 	/*

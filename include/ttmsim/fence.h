@@ -26,7 +26,13 @@ extern "C" {
 struct ttm_fence;
 struct ttm_fence_cb;
 
-/** Called once, when the fence signals, from the signalling thread. */
+/**
+ * Called once, when the fence signals, from the signalling thread; or,
+ * if the last reference to an unsignalled fence is dropped, with the
+ * fence already dead: then it must not take a reference to @fence or
+ * export or import it. A callback must not call ttm_gpu_destroy() or
+ * ttm_gpu_advance() (ttmsim/gpu.h).
+ */
 typedef void ttm_fence_func_t(struct ttm_fence *fence,
 			      struct ttm_fence_cb *cb);
 

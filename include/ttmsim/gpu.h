@@ -125,6 +125,11 @@ int ttm_gpu_create(unsigned int n_engines,
  * Jobs not yet started are cancelled: their fences signal -ECANCELED and
  * their memory is left alone; a running job finishes first (a hanging one
  * is failed at once). Every worker is joined before it returns.
+ *
+ * Context: not from a fence callback or the retire hook (it waits for
+ * callbacks and workers that would wait for it). Every ttm_gpu_submit()
+ * of another thread must have returned before it is called: submits
+ * made meanwhile by callbacks it runs get -ESHUTDOWN.
  */
 void ttm_gpu_destroy(struct ttm_gpu *gpu);
 
@@ -148,6 +153,8 @@ int ttm_gpu_submit(struct ttm_gpu *gpu, const struct ttm_gpu_job *job,
  * retired and signalled, callbacks included. Jobs whose dependencies are
  * fences signalled by other means run once those signal and the clock is
  * advanced again.
+ * Context: not from a fence callback or the retire hook (it signals
+ * fences itself, under a lock that such a nested call would wait for).
  * Return: 0, or -EINVAL if @gpu is not deterministic.
  */
 int ttm_gpu_advance(struct ttm_gpu *gpu, uint64_t us);
