@@ -66,7 +66,7 @@ struct ttm_gpu_job_info {
 	uint64_t tag;       /* struct ttm_gpu_job::tag */
 	uint64_t submit_us; /* on the GPU's clock (ttm_gpu_now_us()) */
 	uint64_t start_us;  /* 0 if it never ran (or started at 0) */
-	uint64_t end_us;    /* when it retired */
+	uint64_t end_us;    /* when it ended: start + duration if it ran */
 	int status;         /* 0, -ETIMEDOUT (hang), a dependency's error,
 			       -ECANCELED (destroyed before it ran) */
 };
