@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+/* CPU access to a buffer's contents, ordered after the GPU's. */
+#include <errno.h>
+#include <string.h>
+
+#include "bo/bo.h"
+#include "util/compiler.h"
+
+/* Check the range, then wait for the work a @write access must follow. */
+static int bo_access_begin(struct ttm_bo *bo, uint64_t offset, size_t len,
+			   bool write)
+{
+	if (offset > bo->size || len > bo->size - offset)
+		return -EINVAL;
+	/* Cheap and catches the common mistake; a full check needs a tid. */
+	if (!ww_mutex_is_locked(&bo->resv.lock))
+		return -EPERM;
+	return ttm_resv_wait(&bo->resv, ttm_resv_usage_rw(write), false, -1);
+}
+
+TTM_EXPORT int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf,
+			   size_t len)
+{
+	int ret = bo_access_begin(bo, offset, len, false);
+
+	if (ret == 0 && len)
+		memcpy(buf, (char *)bo->mem + offset, len);
+	return ret;
+}
+
+TTM_EXPORT int ttm_bo_write(struct ttm_bo *bo, uint64_t offset,
+			    const void *buf, size_t len)
+{
+	int ret = bo_access_begin(bo, offset, len, true);
+
+	if (ret == 0 && len)
+		memcpy((char *)bo->mem + offset, buf, len);
+	return ret;
+}

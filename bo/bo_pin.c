@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Pinning. A pinned buffer lives on the device's pinned list, not on an
+ * LRU, so that eviction never even looks at it (as TTM does).
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "bo/bo.h"
+#include "util/compiler.h"
+
+TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
+{
+	struct ttm_device *dev = bo->dev;
+
+	if (bo->pin_count == UINT_MAX)
+		return -EOVERFLOW;
+	/* pin_count is read under the device lock by the LRU bump. */
+	pthread_mutex_lock(&dev->lock);
+	if (bo->pin_count++ == 0)
+		bo_list_move_tail(&bo->node, &dev->pinned);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+TTM_EXPORT int ttm_bo_unpin(struct ttm_bo *bo)
+{
+	struct ttm_device *dev = bo->dev;
+
+	if (bo->pin_count == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	bo->pin_count--;
+	bo_lru_bump_locked(bo);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+TTM_EXPORT unsigned int ttm_bo_pin_count(const struct ttm_bo *bo)
+{
+	return bo->pin_count;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/* Devices: their domains, accounting, statistics and invariant check. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bo/bo.h"
+#include "util/compiler.h"
+
+TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
+				 struct ttm_device **ret_dev)
+{
+	static const struct ttm_device_options defaults;
+	static const struct ww_class wait_die_class =
+		WW_CLASS_INITIALIZER(reservation_ww_class, 1);
+	static const struct ww_class wound_wait_class =
+		WW_CLASS_INITIALIZER(reservation_ww_class_wound_wait, 0);
+	struct ttm_device *dev;
+	int d;
+
+	if (!opts)
+		opts = &defaults;
+	if (opts->gpu && opts->copy_engine >= ttm_gpu_engines(opts->gpu))
+		return -EINVAL;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_cond_init(&dev->idle, NULL);
+	for (d = 0; d < TTM_DOMAIN_COUNT; d++)
+		bo_list_init(&dev->domain[d].lru);
+	bo_list_init(&dev->pinned);
+	dev->domain[TTM_DOMAIN_VRAM].capacity =
+		opts->vram_size ? opts->vram_size : TTM_DEFAULT_VRAM_SIZE;
+	dev->domain[TTM_DOMAIN_GTT].capacity =
+		opts->gtt_size ? opts->gtt_size : TTM_DEFAULT_GTT_SIZE;
+	dev->domain[TTM_DOMAIN_SYSTEM].capacity = UINT64_MAX;
+
+	/*
+	 * One class per device, named after the kernel's: its stamps order
+	 * the tickets of this device only, which is all a class needs.
+	 */
+	dev->ww_class = opts->wound_wait ? wound_wait_class : wait_die_class;
+	dev->gpu = opts->gpu;
+	dev->copy_engine = opts->copy_engine;
+	*ret_dev = dev;
+	return 0;
+}
+
+TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
+{
+	if (!dev)
+		return;
+	/* Delayed destroys still pending free into this device: wait. */
+	pthread_mutex_lock(&dev->lock);
+	while (dev->zombies)
+		pthread_cond_wait(&dev->idle, &dev->lock);
+	pthread_mutex_unlock(&dev->lock);
+	pthread_cond_destroy(&dev->idle);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+TTM_EXPORT struct ww_class *ttm_device_ww_class(struct ttm_device *dev)
+{
+	return &dev->ww_class;
+}
+
+TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,
+				     struct ttm_device_stats *stats)
+{
+	int d;
+
+	pthread_mutex_lock(&dev->lock);
+	for (d = 0; d < TTM_DOMAIN_COUNT; d++) {
+		stats->domain[d].capacity = dev->domain[d].capacity;
+		stats->domain[d].used = dev->domain[d].used;
+		stats->domain[d].buffers = dev->domain[d].buffers;
+	}
+	stats->buffers = dev->buffers;
+	stats->zombies = dev->zombies;
+	stats->evictions = dev->evictions;
+	stats->moves = dev->moves;
+	stats->bytes_moved = dev->bytes_moved;
+	stats->enospc = dev->enospc;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/*
+ * Add up the buffers on @head into @bytes and @count per domain; false and
+ * a description in @buf if a node is badly linked or a buffer's domain is
+ * not @want (-1: any).
+ */
+static bool sum_list(struct bo_list *head, int want, uint64_t *bytes,
+		     uint64_t *count, char *buf, size_t len)
+{
+	struct bo_list *n;
+
+	for (n = head->next; n != head; n = n->next) {
+		struct ttm_bo *bo = container_of(n, struct ttm_bo, node);
+		int d = __atomic_load_n(&bo->domain, __ATOMIC_RELAXED);
+
+		if (n->next->prev != n || n->prev->next != n) {
+			snprintf(buf, len, "buffer %p: list badly linked",
+				 (void *)bo);
+			return false;
+		}
+		if (d < 0 || d >= TTM_DOMAIN_COUNT ||
+		    (want >= 0 && d != want)) {
+			snprintf(buf, len, "buffer %p of domain %d on the "
+				 "list of domain %d", (void *)bo, d, want);
+			return false;
+		}
+		bytes[d] += bo->size;
+		count[d]++;
+	}
+	return true;
+}
+
+TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
+				size_t len)
+{
+	uint64_t bytes[TTM_DOMAIN_COUNT] = { 0 };
+	uint64_t count[TTM_DOMAIN_COUNT] = { 0 };
+	uint64_t total = 0;
+	char dummy[1];
+	bool ok = true;
+	int d;
+
+	/* snprintf() with a size of 0 writes nothing: no NULL checks below. */
+	if (!buf) {
+		buf = dummy;
+		len = 0;
+	}
+	if (len)
+		buf[0] = '\0';
+
+	pthread_mutex_lock(&dev->lock);
+	for (d = 0; ok && d < TTM_DOMAIN_COUNT; d++)
+		ok = sum_list(&dev->domain[d].lru, d, bytes, count, buf, len);
+	if (ok)
+		ok = sum_list(&dev->pinned, -1, bytes, count, buf, len);
+	for (d = 0; ok && d < TTM_DOMAIN_COUNT; d++) {
+		const struct bo_domain *dom = &dev->domain[d];
+
+		if (dom->used > dom->capacity) {
+			snprintf(buf, len, "domain %d: %" PRIu64 " bytes used "
+				 "> capacity %" PRIu64, d, dom->used,
+				 dom->capacity);
+			ok = false;
+		} else if (dom->used != bytes[d]) {
+			snprintf(buf, len, "domain %d: %" PRIu64 " bytes used "
+				 "!= %" PRIu64 " resident", d, dom->used,
+				 bytes[d]);
+			ok = false;
+		} else if (dom->buffers != count[d]) {
+			snprintf(buf, len, "domain %d: %" PRIu64 " buffers "
+				 "counted != %" PRIu64 " listed", d,
+				 dom->buffers, count[d]);
+			ok = false;
+		}
+		total += count[d];
+	}
+	if (ok && total != dev->buffers) {
+		snprintf(buf, len, "%" PRIu64 " buffers counted != %" PRIu64
+			 " resident", dev->buffers, total);
+		ok = false;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return ok ? 0 : -EUCLEAN;
+}
+
+TTM_EXPORT long ttm_device_lru(struct ttm_device *dev,
+			       enum ttm_domain domain,
+			       struct ttm_bo **ret_bos, size_t max)
+{
+	struct bo_list *head, *n;
+	long count = 0;
+
+	if ((unsigned int)domain >= TTM_DOMAIN_COUNT)
+		return -EINVAL;
+	head = &dev->domain[domain].lru;
+	pthread_mutex_lock(&dev->lock);
+	for (n = head->next; n != head; n = n->next, count++)
+		if ((size_t)count < max)
+			ret_bos[count] = container_of(n, struct ttm_bo, node);
+	pthread_mutex_unlock(&dev->lock);
+	return count;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Buffer objects and the device they live on, modelled on TTM.
+ *
+ * A device has three memory domains: VRAM and GTT, limited, and SYSTEM,
+ * unlimited. Each buffer resident in a domain has a real, zero-filled
+ * allocation of its own, and the device accounts every byte: the bytes
+ * used in a domain never exceed its capacity and always equal the sizes of
+ * the buffers resident there (plus, once moves exist, the sources of moves
+ * still in flight). ttm_device_check() verifies that.
+ *
+ * Each buffer embeds a reservation object (ttmsim/resv.h): its ww_mutex,
+ * of the device's class, is the buffer's reservation lock, and its fences
+ * say which GPU work still uses the buffer. Each domain keeps its unpinned
+ * resident buffers on an LRU list; unreserving a buffer moves it to the
+ * tail, so the head is the buffer used longest ago. Every LRU operation is
+ * O(1).
+ *
+ * Not here yet (issue 6, later): ttm_bo_validate() and eviction, which
+ * move buffers between domains with copy jobs on the device's fake GPU,
+ * and the locking helper of ttmsim/exec.h. Until then a buffer stays in
+ * the domain it was created in.
+ */
+#ifndef TTMSIM_BO_H
+#define TTMSIM_BO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ttmsim/gpu.h"
+#include "ttmsim/resv.h"
+#include "ttmsim/ww_mutex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ttm_device;
+struct ttm_bo;
+
+/** A memory domain. */
+enum ttm_domain {
+	TTM_DOMAIN_VRAM,   /* device memory: limited */
+	TTM_DOMAIN_GTT,    /* GPU-mapped system memory: limited */
+	TTM_DOMAIN_SYSTEM, /* plain system memory: unlimited */
+	TTM_DOMAIN_COUNT,
+};
+
+/** The most domains a placement can list. */
+#define TTM_PLACEMENT_MAX 3
+
+/**
+ * struct ttm_placement - where a buffer may live, most preferred first.
+ * @count: 1 to TTM_PLACEMENT_MAX.
+ * @domains: distinct domains.
+ */
+struct ttm_placement {
+	unsigned int count;
+	enum ttm_domain domains[TTM_PLACEMENT_MAX];
+};
+
+/* Initialisers of the usual placements. */
+#define TTM_PLACEMENT_VRAM_GTT_INIT \
+	{ 2, { TTM_DOMAIN_VRAM, TTM_DOMAIN_GTT } }
+#define TTM_PLACEMENT_VRAM_INIT   { 1, { TTM_DOMAIN_VRAM } }
+#define TTM_PLACEMENT_GTT_INIT    { 1, { TTM_DOMAIN_GTT } }
+#define TTM_PLACEMENT_SYSTEM_INIT { 1, { TTM_DOMAIN_SYSTEM } }
+
+/** Default capacities. */
+#define TTM_DEFAULT_VRAM_SIZE (256ull << 20)
+#define TTM_DEFAULT_GTT_SIZE  (1ull << 30)
+
+/** The largest buffer: 1 GiB. */
+#define TTM_BO_MAX_SIZE (1ull << 30)
+
+/**
+ * struct ttm_device_options - how to build a device; all zeros (or a NULL
+ * pointer) means the defaults.
+ * @vram_size: VRAM capacity in bytes; 0: TTM_DEFAULT_VRAM_SIZE.
+ * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE.
+ * @wound_wait: reservations of the Wound-Wait class; false (the default):
+ *	Wait-Die, like the kernel's reservation_ww_class.
+ * @gpu: the fake GPU that will run moves (ttm_bo_validate(), later); it
+ *	must outlive the device. NULL: moves will copy on the CPU at once.
+ * @copy_engine: the engine of @gpu that runs moves.
+ */
+struct ttm_device_options {
+	uint64_t vram_size;
+	uint64_t gtt_size;
+	bool wound_wait;
+	struct ttm_gpu *gpu;
+	unsigned int copy_engine;
+};
+
+/** struct ttm_domain_stats - one domain, in bytes. */
+struct ttm_domain_stats {
+	uint64_t capacity;  /* UINT64_MAX for SYSTEM */
+	uint64_t used;
+	uint64_t buffers;   /* resident buffers, pinned or not */
+};
+
+/**
+ * struct ttm_device_stats - a snapshot of a device.
+ * @buffers: buffers whose memory is still allocated, including those
+ *	waiting for their delayed destroy.
+ * @zombies: buffers whose last reference is gone but whose fences have
+ *	not all signalled (delayed destroy).
+ * @evictions, @moves, @bytes_moved: moves done (zero until validation and
+ *	eviction exist).
+ * @enospc: -ENOSPC returns.
+ */
+struct ttm_device_stats {
+	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];
+	uint64_t buffers;
+	uint64_t zombies;
+	uint64_t evictions;
+	uint64_t moves;
+	uint64_t bytes_moved;
+	uint64_t enospc;
+};
+
+/**
+ * ttm_device_create - a new device with empty domains.
+ * @opts: NULL for the defaults.
+ *
+ * Return: 0 and *@ret_dev; -EINVAL if @opts->copy_engine is not an engine
+ * of @opts->gpu; -ENOMEM.
+ */
+int ttm_device_create(const struct ttm_device_options *opts,
+		      struct ttm_device **ret_dev);
+
+/**
+ * ttm_device_destroy - free @dev. NULL is allowed.
+ *
+ * Every buffer must have been put. Buffers still waiting for their delayed
+ * destroy are waited for: their fences must signal eventually.
+ * Context: may sleep.
+ */
+void ttm_device_destroy(struct ttm_device *dev);
+
+/**
+ * ttm_device_ww_class - the class of @dev's reservation locks: initialise
+ * the acquire contexts (tickets) that reserve its buffers with it.
+ */
+struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
+
+/** ttm_device_get_stats - a snapshot of @dev's accounting and counters. */
+void ttm_device_get_stats(struct ttm_device *dev,
+			  struct ttm_device_stats *stats);
+
+/**
+ * ttm_device_check - verify @dev's accounting invariant.
+ * @buf: where to describe the first violation found (may be NULL).
+ * @len: size of @buf.
+ *
+ * Checks, for every domain, that the bytes used do not exceed the
+ * capacity and equal the sum of the sizes of its resident buffers (and,
+ * later, of the sources of moves in flight), that every buffer on a
+ * domain's lists says it lives there, and that the lists are well linked.
+ * Walks every buffer: for tests and the CLI, not for hot paths.
+ * Locking: takes the device lock; callable any time.
+ * Return: 0, or -EUCLEAN if the invariant does not hold.
+ */
+int ttm_device_check(struct ttm_device *dev, char *buf, size_t len);
+
+/**
+ * ttm_device_lru - the LRU list of @domain, head (evicted first) to tail.
+ * @ret_bos: filled with up to @max buffers (may be NULL if @max is 0).
+ *
+ * Pinned buffers are on no LRU list. Buffers waiting for their delayed
+ * destroy stay on it until freed. No references are taken: compare the
+ * pointers, or use them only while holding references of your own.
+ * A debugging aid, O(length of the list).
+ * Locking: takes the device lock; the list may change once it returns.
+ * Return: the number of buffers on the list (possibly more than @max), or
+ * -EINVAL for a bad @domain.
+ */
+long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
+		    struct ttm_bo **ret_bos, size_t max);
+
+/**
+ * ttm_bo_create - a new zero-filled buffer holding one reference.
+ * @size: in bytes: a multiple of 4, more than 0, at most TTM_BO_MAX_SIZE.
+ * @placement: where it may live; copied.
+ * @flags: none is defined yet: pass 0.
+ *
+ * Places the buffer in the first domain of @placement with room for it,
+ * without evicting anything. (Creation with eviction comes with
+ * ttm_bo_validate().)
+ * Context: may sleep (allocation); takes no reservation.
+ * Return: 0 and *@ret_bo; -EINVAL for a bad size, placement or flags;
+ * -ENOSPC if no allowed domain has room (counted in the stats); -ENOMEM.
+ */
+int ttm_bo_create(struct ttm_device *dev, uint64_t size,
+		  const struct ttm_placement *placement, uint32_t flags,
+		  struct ttm_bo **ret_bo);
+
+/**
+ * ttm_bo_create_fourcc - ttm_bo_create() for a @width x @height image of
+ * the DRM format @fourcc (libdrm's drm_fourcc.h), tightly packed.
+ *
+ * Single-plane formats of 1, 2 or 4 bytes per pixel are known (XRGB8888,
+ * ARGB8888, XBGR8888, ABGR8888, RGBX8888, RGBA8888, BGRX8888, BGRA8888,
+ * XRGB2101010, ARGB2101010, XBGR2101010, ABGR2101010, RG1616, GR1616,
+ * RGB565, BGR565, XRGB1555, ARGB1555, RG88, GR88, R16, R8).
+ * Return: as ttm_bo_create(); -EINVAL also for an unknown or multi-planar
+ * format (NV12, ...), a zero dimension, or a size that is not a multiple
+ * of 4 or exceeds TTM_BO_MAX_SIZE.
+ */
+int ttm_bo_create_fourcc(struct ttm_device *dev, uint32_t width,
+			 uint32_t height, uint32_t fourcc,
+			 const struct ttm_placement *placement,
+			 uint32_t flags, struct ttm_bo **ret_bo);
+
+/** ttm_bo_get - take a reference; returns @bo. NULL is allowed. */
+struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
+
+/**
+ * ttm_bo_put - drop a reference. NULL is allowed.
+ *
+ * The last one destroys the buffer: at once if its reservation holds no
+ * unsignalled fence; otherwise (delayed destroy) when the last of those
+ * fences signals, in the signalling thread. Until then the buffer keeps
+ * its memory, which stays accounted, and its fences: a fence that never
+ * signals keeps it forever, as in the kernel. A pin left on the buffer is
+ * dropped with it.
+ * Locking: @bo must not be reserved by anyone when the last reference
+ * goes.
+ */
+void ttm_bo_put(struct ttm_bo *bo);
+
+/** ttm_bo_size - @bo's size in bytes. */
+uint64_t ttm_bo_size(const struct ttm_bo *bo);
+
+/**
+ * ttm_bo_domain - where @bo lives now. Stable while @bo is reserved;
+ * otherwise a snapshot.
+ */
+enum ttm_domain ttm_bo_domain(const struct ttm_bo *bo);
+
+/** ttm_bo_resv - @bo's reservation object; @bo's lock is its lock. */
+struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
+
+/**
+ * ttm_bo_reserve - lock @bo's reservation.
+ * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
+ * @no_wait: only try: -EBUSY if anyone (this thread included) holds it.
+ * @ticket: the acquire context of a multi-buffer transaction, of the
+ *	device's class; NULL for a single buffer.
+ *
+ * Return: 0; -EBUSY (@no_wait only); -EALREADY if @ticket already holds
+ * @bo; -EDEADLK if @ticket must back off: release every reservation it
+ * holds, wait for this one with ttm_bo_reserve_slowpath(), then retry;
+ * -EINTR (@interruptible only); -EINVAL if @no_wait is set with a ticket
+ * (TTM warns and refuses: a ticketed transaction must be able to wait).
+ */
+int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
+		   struct ww_acquire_ctx *ticket);
+
+/**
+ * ttm_bo_reserve_slowpath - after -EDEADLK, with nothing else held by
+ * @ticket, sleep until @bo can be reserved, then reserve it.
+ *
+ * Return: 0, or -EINTR (@interruptible only).
+ */
+int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
+			    struct ww_acquire_ctx *ticket);
+
+/**
+ * ttm_bo_unreserve - unlock @bo's reservation, held by this thread, moving
+ * @bo to the tail of its domain's LRU list (unless pinned).
+ */
+void ttm_bo_unreserve(struct ttm_bo *bo);
+
+/**
+ * ttm_bo_pin - pin @bo where it is: a pinned buffer is never evicted or
+ * moved. Counted: each pin needs an unpin. Takes @bo off the LRU list.
+ * Locking: @bo reserved.
+ * Return: 0, or -EOVERFLOW if the count would wrap.
+ */
+int ttm_bo_pin(struct ttm_bo *bo);
+
+/**
+ * ttm_bo_unpin - drop one pin; the last puts @bo back at its LRU's tail.
+ * Locking: @bo reserved.
+ * Return: 0, or -EINVAL if @bo is not pinned.
+ */
+int ttm_bo_unpin(struct ttm_bo *bo);
+
+/** ttm_bo_pin_count - how many pins @bo holds. Locking: @bo reserved. */
+unsigned int ttm_bo_pin_count(const struct ttm_bo *bo);
+
+/**
+ * ttm_bo_read - copy @len bytes at @offset of @bo to @buf, once the work
+ * that writes @bo is done (fences up to WRITE usage, moves included).
+ *
+ * Locking: @bo reserved by the caller (a move would change its memory).
+ * Context: may sleep, not interruptibly.
+ * Return: 0; -EINVAL if the range is not inside @bo; -EPERM if @bo is not
+ * reserved at all (the obvious misuse; not a full check).
+ */
+int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf, size_t len);
+
+/**
+ * ttm_bo_write - copy @len bytes from @buf to @offset of @bo, once all the
+ * work that reads or writes @bo is done (fences up to READ usage).
+ *
+ * Locking, context and return values: as ttm_bo_read().
+ */
+int ttm_bo_write(struct ttm_bo *bo, uint64_t offset, const void *buf,
+		 size_t len);
+
+/**
+ * ttm_bo_gpu_range - the memory backing @bo now, for a GPU job.
+ *
+ * Locking: @bo reserved; the range stays valid until it is unreserved (a
+ * move may replace it afterwards). Jobs using it must add their fences to
+ * @bo's reservation before unreserving, so that a move waits for them.
+ */
+void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTMSIM_BO_H */
