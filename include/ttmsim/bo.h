@@ -16,10 +16,11 @@
  * tail, so the head is the buffer used longest ago. Every LRU operation is
  * O(1).
  *
- * Not here yet (issue 6, later): ttm_bo_validate() and eviction, which
- * move buffers between domains with copy jobs on the device's fake GPU,
- * and the locking helper of ttmsim/exec.h. Until then a buffer stays in
- * the domain it was created in.
+ * Several buffers are reserved together with the locking helper of
+ * ttmsim/exec.h. Not here yet (issue 6, later): ttm_bo_validate() and
+ * eviction, which move buffers between domains with copy jobs on the
+ * device's fake GPU. Until then a buffer stays in the domain it was
+ * created in.
  */
 #ifndef TTMSIM_BO_H
 #define TTMSIM_BO_H

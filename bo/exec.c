@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The locking helper (ttmsim/exec.h): a list of reserved buffers under
+ * one ticket, and the back-off protocol of the ww_mutex API around it.
+ *
+ * States: between passes at most one buffer is "contended" (held by a
+ * reference, not locked); every pass starts by slow-locking it, after
+ * which it is "prelocked" until the body asks for it. A contention
+ * unlocks everything at once, so a pass never starts with anything held
+ * but the buffers of an earlier, finished loop on the same helper.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ttmsim/exec.h"
+#include "util/compiler.h"
+
+/* The list starts at this many slots and doubles. */
+#define EXEC_MIN_BOS 16
+
+TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
+			      uint32_t flags)
+{
+	*exec = (struct ttm_exec){ .flags = flags };
+	ww_acquire_init(&exec->ticket, ttm_device_ww_class(dev));
+}
+
+/*
+ * Unlock every buffer, newest first. @used: the buffers served the
+ * caller's work, so they move to their LRU's tail; a back-off used
+ * nothing, and an evictable buffer was never the caller's.
+ */
+static void exec_unlock_all(struct ttm_exec *exec, bool used)
+{
+	struct ttm_bo *bo;
+
+	while (exec->num_bos) {
+		bo = exec->bos[--exec->num_bos];
+		if (used && bo != exec->evictable)
+			ttm_bo_unreserve(bo);
+		else
+			ww_mutex_unlock(&ttm_bo_resv(bo)->lock);
+		/* After the unlock: the last reference may go here. */
+		ttm_bo_put(bo);
+	}
+	exec->prelocked = NULL;
+	exec->evictable = NULL;
+}
+
+/* Remember @bo for the next pass, dropping everything held now. */
+static void exec_contend(struct ttm_exec *exec, struct ttm_bo *bo,
+			 bool evictable)
+{
+	exec_unlock_all(exec, false);
+	ttm_bo_get(bo);
+	/* Two back-offs in a row: only the latest -EDEADLK counts. */
+	ttm_bo_put(exec->contended);
+	exec->contended = bo;
+	exec->contended_evictable = evictable;
+}
+
+/* Make room for one more buffer before locking it: no unlock on -ENOMEM. */
+static int exec_reserve_slot(struct ttm_exec *exec)
+{
+	unsigned int max = exec->max_bos ? exec->max_bos * 2 : EXEC_MIN_BOS;
+	struct ttm_bo **bos;
+
+	if (exec->num_bos < exec->max_bos)
+		return 0;
+	if (max < exec->max_bos)
+		return -ENOMEM;
+	bos = realloc(exec->bos, max * sizeof(*bos));
+	if (!bos)
+		return -ENOMEM;
+	exec->bos = bos;
+	exec->max_bos = max;
+	return 0;
+}
+
+static void exec_track(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	exec->bos[exec->num_bos++] = ttm_bo_get(bo);
+}
+
+/* Start a pass: sleep on the contended buffer first, holding nothing. */
+static void exec_lock_contended(struct ttm_exec *exec)
+{
+	struct ttm_bo *bo = exec->contended;
+	int ret;
+
+	exec->contended = NULL;
+	ret = exec_reserve_slot(exec);
+	if (!ret)
+		ret = ttm_bo_reserve_slowpath(bo,
+				exec->flags & TTM_EXEC_INTERRUPTIBLE,
+				&exec->ticket);
+	if (ret) {
+		/* Kept for the body's next lock call, which reports it. */
+		exec->error = ret;
+	} else {
+		exec_track(exec, bo);
+		exec->prelocked = bo;
+		if (exec->contended_evictable)
+			exec->evictable = bo;
+	}
+	ttm_bo_put(bo);
+}
+
+TTM_EXPORT bool ttm_exec_next_pass(struct ttm_exec *exec)
+{
+	if (exec->contended) {
+		exec->error = 0;
+		exec_lock_contended(exec);
+	} else if (exec->in_pass) {
+		/* The body ran to its end without contention. */
+		exec->in_pass = false;
+		return false;
+	}
+	exec->in_pass = true;
+	return true;
+}
+
+TTM_EXPORT int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	int ret;
+
+	if (exec->error)
+		return exec->error;
+	/* Locking on without the back-off would break the ww rules. */
+	if (exec->contended)
+		return -EDEADLK;
+	if (bo == exec->prelocked) {
+		/* Already held: the body claims it, eviction may not. */
+		exec->prelocked = NULL;
+		if (bo == exec->evictable)
+			exec->evictable = NULL;
+		return 0;
+	}
+
+	ret = exec_reserve_slot(exec);
+	if (ret)
+		return ret;
+	ret = ttm_bo_reserve(bo, exec->flags & TTM_EXEC_INTERRUPTIBLE, false,
+			     &exec->ticket);
+	switch (ret) {
+	case 0:
+		exec_track(exec, bo);
+		return 0;
+	case -EDEADLK:
+		exec_contend(exec, bo, false);
+		return -EDEADLK;
+	case -EALREADY:
+		if (exec->flags & TTM_EXEC_IGNORE_DUPLICATES)
+			return 0;
+		return -EALREADY;
+	default:
+		return ret;
+	}
+}
+
+TTM_EXPORT int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
+				   unsigned int num_fences)
+{
+	int ret = ttm_exec_lock_bo(exec, bo);
+
+	if (ret)
+		return ret;
+	return ttm_resv_reserve_fences(ttm_bo_resv(bo), num_fences);
+}
+
+TTM_EXPORT void ttm_exec_set_contended(struct ttm_exec *exec,
+				       struct ttm_bo *bo)
+{
+	exec_contend(exec, bo, true);
+}
+
+TTM_EXPORT bool ttm_exec_is_evictable(const struct ttm_exec *exec,
+				      const struct ttm_bo *bo)
+{
+	return bo && bo == exec->evictable;
+}
+
+TTM_EXPORT struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec)
+{
+	return &exec->ticket;
+}
+
+TTM_EXPORT unsigned int ttm_exec_count(const struct ttm_exec *exec)
+{
+	return exec->num_bos;
+}
+
+TTM_EXPORT struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
+					     unsigned int index)
+{
+	return index < exec->num_bos ? exec->bos[index] : NULL;
+}
+
+TTM_EXPORT void ttm_exec_done(struct ttm_exec *exec)
+{
+	ww_acquire_done(&exec->ticket);
+}
+
+TTM_EXPORT void ttm_exec_fini(struct ttm_exec *exec)
+{
+	exec_unlock_all(exec, true);
+	ttm_bo_put(exec->contended);
+	exec->contended = NULL;
+	free(exec->bos);
+	exec->bos = NULL;
+	exec->max_bos = 0;
+	ww_acquire_fini(&exec->ticket);
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The locking helper: take the reservations of a set of buffers with one
+ * ticket, backing off and retrying on contention. Modelled on the kernel's
+ * drm_exec.
+ *
+ *	struct ttm_exec exec;
+ *
+ *	ttm_exec_init(&exec, dev, TTM_EXEC_INTERRUPTIBLE);
+ *	ttm_exec_until_all_locked(&exec) {
+ *		for (i = 0; i < n; i++) {
+ *			ret = ttm_exec_prepare_bo(&exec, bos[i], 1);
+ *			ttm_exec_retry_on_contention(&exec);
+ *			if (ret)
+ *				goto out;
+ *		}
+ *		(validate the buffers here: an eviction that needs a back-off
+ *		 calls ttm_exec_set_contended() and retries the same way)
+ *	}
+ *	ttm_exec_done(&exec);
+ *	(use the buffers)
+ * out:
+ *	ttm_exec_fini(&exec);
+ *
+ * The ticket, and so its stamp, is the same for every pass: that is what
+ * makes a transaction that keeps backing off eventually the oldest, which
+ * then wins. On -EDEADLK the helper unlocks everything at once and keeps
+ * the contended buffer; the next pass starts by sleeping on it with
+ * ttm_bo_reserve_slowpath(), as the ww_mutex rules demand, and then the
+ * body takes the others again.
+ *
+ * Unlike drm_exec, leaving the loop does not end the locking phase:
+ * validation inside the loop may still evict with the ticket and need a
+ * back-off. Call ttm_exec_done() once everything is locked and validated.
+ *
+ * Only the thread that called ttm_exec_init() may use the helper: its
+ * ticket belongs to that thread.
+ */
+#ifndef TTMSIM_EXEC_H
+#define TTMSIM_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ttmsim/bo.h"
+#include "ttmsim/ww_mutex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Waits may be interrupted: ttm_interrupt_thread() makes them -EINTR. */
+#define TTM_EXEC_INTERRUPTIBLE     (1u << 0)
+/** Locking a buffer twice is not an error: the second lock returns 0. */
+#define TTM_EXEC_IGNORE_DUPLICATES (1u << 1)
+
+/**
+ * struct ttm_exec - one multi-buffer locking transaction.
+ *
+ * Allocated by the caller (usually on its stack) between ttm_exec_init()
+ * and ttm_exec_fini(). The fields are private to ttmsim; they are visible
+ * only so that the caller can allocate the struct.
+ */
+struct ttm_exec {
+	struct ww_acquire_ctx ticket;
+	uint32_t flags;
+	unsigned int num_bos, max_bos;
+	struct ttm_bo **bos;        /* locked, each with a reference */
+	struct ttm_bo *contended;   /* to lock first next pass; a reference */
+	bool contended_evictable;   /* it came from ttm_exec_set_contended() */
+	struct ttm_bo *prelocked;   /* slow-locked, unclaimed by the body */
+	struct ttm_bo *evictable;   /* held for eviction only (in @bos) */
+	int error;                  /* this pass' slow lock failed */
+	bool in_pass;
+};
+
+/**
+ * ttm_exec_init - start a transaction on the buffers of @dev.
+ * @flags: TTM_EXEC_INTERRUPTIBLE, TTM_EXEC_IGNORE_DUPLICATES, or 0.
+ *
+ * Initialises the ticket with @dev's class (ttm_device_ww_class()) at
+ * once: it takes its stamp now, and keeps it until ttm_exec_fini(). Every
+ * buffer locked through @exec must belong to a device of that class.
+ * Like any acquire context, a thread may have only one open per class.
+ * Allocates nothing: the list of locked buffers grows when first used.
+ */
+void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
+		   uint32_t flags);
+
+/**
+ * ttm_exec_fini - end the transaction: unreserve every buffer @exec holds
+ * (in reverse order of locking), drop the references it took, free its
+ * list and finish the ticket. Allowed at any point after ttm_exec_init(),
+ * inside the loop or after it, with or without ttm_exec_done().
+ */
+void ttm_exec_fini(struct ttm_exec *exec);
+
+/**
+ * ttm_exec_done - end the locking phase: every buffer is locked and
+ * validated. Calls ww_acquire_done() on the ticket; taking another lock
+ * with it afterwards is a bug that the ww debug checker reports.
+ */
+void ttm_exec_done(struct ttm_exec *exec);
+
+/**
+ * ttm_exec_lock_bo - reserve @bo within the transaction.
+ *
+ * On success @bo is on @exec's list with a reference, until
+ * ttm_exec_fini() or a back-off. A buffer slow-locked at the start of the
+ * pass (the one contended on last) is already held: the first lock of it
+ * returns 0 without locking again.
+ * Context: may sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE.
+ * Return: 0; -EDEADLK: contention, everything @exec held is unlocked
+ * already and @bo is remembered: call ttm_exec_retry_on_contention() next;
+ * -EALREADY if @exec already holds @bo (0 with TTM_EXEC_IGNORE_DUPLICATES);
+ * -EINTR (TTM_EXEC_INTERRUPTIBLE only), also when the slow lock that
+ * started this pass was interrupted (then from every later call: nothing
+ * is held, call ttm_exec_fini()); -ENOMEM. After an error other than
+ * -EDEADLK, what @exec holds stays held until ttm_exec_fini().
+ */
+int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo);
+
+/**
+ * ttm_exec_prepare_bo - ttm_exec_lock_bo(), then reserve @num_fences fence
+ * slots in @bo's reservation (ttm_resv_reserve_fences()).
+ *
+ * Return: as ttm_exec_lock_bo(), or -ENOMEM from the slot reservation, in
+ * which case @bo stays locked and listed until ttm_exec_fini(). No slot is
+ * reserved when -EALREADY is returned.
+ */
+int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
+			unsigned int num_fences);
+
+/**
+ * ttm_exec_set_contended - back off for @bo after an -EDEADLK that came
+ * from elsewhere than ttm_exec_lock_bo(): from a reservation taken with
+ * ttm_exec_ticket(), typically by an eviction during validation.
+ *
+ * Unlocks everything @exec holds, as for a contention in
+ * ttm_exec_lock_bo(), and takes a reference on @bo; the caller must then
+ * call ttm_exec_retry_on_contention(). The next pass starts by
+ * slow-locking @bo, which then stays held (and is unlocked by
+ * ttm_exec_fini()) but is not one of the caller's buffers:
+ * ttm_exec_is_evictable() says so, until the body locks @bo itself.
+ * @bo must be the buffer whose reservation returned -EDEADLK to the ticket,
+ * as the ww_mutex rules require for the slow path.
+ */
+void ttm_exec_set_contended(struct ttm_exec *exec, struct ttm_bo *bo);
+
+/**
+ * ttm_exec_is_evictable - true if @exec holds @bo only because an
+ * eviction contended on it (ttm_exec_set_contended()): eviction may take
+ * it although the ticket holds it. At most one buffer is such at a time.
+ * False for the buffers the body locked, and for buffers @exec does not
+ * hold. O(1).
+ */
+bool ttm_exec_is_evictable(const struct ttm_exec *exec,
+			   const struct ttm_bo *bo);
+
+/**
+ * ttm_exec_ticket - @exec's acquire context, for reservations taken outside
+ * the helper (eviction). Valid until ttm_exec_fini().
+ */
+struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec);
+
+/** ttm_exec_count - how many buffers @exec holds, evictable one included. */
+unsigned int ttm_exec_count(const struct ttm_exec *exec);
+
+/**
+ * ttm_exec_locked_bo - the @index-th buffer @exec holds, in locking order,
+ * or NULL if @index >= ttm_exec_count(). No reference is taken: @exec holds
+ * one until it unlocks the buffer.
+ */
+struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
+				  unsigned int index);
+
+/**
+ * ttm_exec_for_each_locked_bo - iterate over the buffers @exec holds, in
+ * locking order (the evictable one included: see ttm_exec_is_evictable()).
+ * @index: an unsigned int
+ * @bo: a struct ttm_bo *
+ *
+ * Do not lock or back off inside the iteration: the list would change.
+ */
+#define ttm_exec_for_each_locked_bo(exec, index, bo)                    \
+	for ((index) = 0;                                               \
+	     ((bo) = ttm_exec_locked_bo((exec), (index))) != NULL;      \
+	     (index)++)
+
+/**
+ * ttm_exec_is_contended - true between an -EDEADLK (or
+ * ttm_exec_set_contended()) and the start of the next pass.
+ */
+static inline bool ttm_exec_is_contended(const struct ttm_exec *exec)
+{
+	return exec->contended != NULL;
+}
+
+/**
+ * ttm_exec_next_pass - the loop condition of ttm_exec_until_all_locked();
+ * not for direct use.
+ *
+ * Starts the first pass; after a contention, slow-locks the contended
+ * buffer and starts another; after a pass that ran to its end, returns
+ * false.
+ */
+bool ttm_exec_next_pass(struct ttm_exec *exec);
+
+/*
+ * The loop's initialiser, run on entry and on each restart: a loop left by
+ * break must not make the next one look finished.
+ */
+static inline void *ttm_exec_loop_start_(struct ttm_exec *exec, void *restart)
+{
+	exec->in_pass = false;
+	return restart;
+}
+
+#define TTM_EXEC_PASTE_(a, b) a##b
+#define TTM_EXEC_LABEL_(line) TTM_EXEC_PASTE_(ttm_exec_restart_, line)
+
+/**
+ * ttm_exec_until_all_locked - run the following block until it completes
+ * one pass without contention.
+ *
+ * A GNU C loop (labels as values, as drm_exec): the block restarts from
+ * the top when ttm_exec_retry_on_contention() sees a contention, even from
+ * inside a nested loop. `break` leaves it; so does a goto out of it.
+ * It may be used again on the same @exec, after a first loop, to lock more
+ * buffers: what is held stays held.
+ */
+#define ttm_exec_until_all_locked(exec)                                 \
+	TTM_EXEC_LABEL_(__LINE__):                                      \
+	for (void *ttm_exec_restart_ptr_ = ttm_exec_loop_start_((exec), \
+		     __extension__ &&TTM_EXEC_LABEL_(__LINE__));        \
+	     (void)ttm_exec_restart_ptr_, ttm_exec_next_pass(exec);)
+
+/**
+ * ttm_exec_retry_on_contention - restart the block of
+ * ttm_exec_until_all_locked() if the last lock (or
+ * ttm_exec_set_contended()) asked for a back-off. Call it right after each
+ * lock, before looking at the return value.
+ */
+#define ttm_exec_retry_on_contention(exec)                              \
+	do {                                                            \
+		if (__builtin_expect(ttm_exec_is_contended(exec), 0))   \
+			goto *ttm_exec_restart_ptr_;                    \
+	} while (0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTMSIM_EXEC_H */
