@@ -9,7 +9,7 @@
 #include "bo/bo.h"
 #include "util/compiler.h"
 
-static bool placement_valid(const struct ttm_placement *placement)
+bool bo_placement_valid(const struct ttm_placement *placement)
 {
 	unsigned int i, j;
 
@@ -69,7 +69,7 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 	int ret;
 
 	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE || flags ||
-	    !placement_valid(placement))
+	    !bo_placement_valid(placement))
 		return -EINVAL;
 
 	bo = calloc(1, sizeof(*bo));

@@ -32,6 +32,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	for (d = 0; d < TTM_DOMAIN_COUNT; d++)
 		bo_list_init(&dev->domain[d].lru);
 	bo_list_init(&dev->pinned);
+	bo_list_init(&dev->ghosts);
 	dev->domain[TTM_DOMAIN_VRAM].capacity =
 		opts->vram_size ? opts->vram_size : TTM_DEFAULT_VRAM_SIZE;
 	dev->domain[TTM_DOMAIN_GTT].capacity =
@@ -53,9 +54,12 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 {
 	if (!dev)
 		return;
-	/* Delayed destroys still pending free into this device: wait. */
+	/*
+	 * Delayed destroys and move sources still pending free into this
+	 * device: wait.
+	 */
 	pthread_mutex_lock(&dev->lock);
-	while (dev->zombies)
+	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
 	pthread_cond_destroy(&dev->idle);
@@ -119,6 +123,32 @@ static bool sum_list(struct bo_list *head, int want, uint64_t *bytes,
 	return true;
 }
 
+/* Add up the move sources in flight into @bytes per domain. */
+static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
+		       size_t len)
+{
+	struct bo_list *n;
+	uint64_t count = 0;
+
+	for (n = dev->ghosts.next; n != &dev->ghosts; n = n->next, count++) {
+		struct bo_ghost *g = container_of(n, struct bo_ghost, node);
+
+		if (n->next->prev != n || n->prev->next != n ||
+		    g->domain < 0 || g->domain >= TTM_DOMAIN_COUNT) {
+			snprintf(buf, len, "move source %p: badly linked or "
+				 "of domain %d", (void *)g, g->domain);
+			return false;
+		}
+		bytes[g->domain] += g->size;
+	}
+	if (count != dev->n_ghosts) {
+		snprintf(buf, len, "%" PRIu64 " move sources counted != %"
+			 PRIu64 " listed", dev->n_ghosts, count);
+		return false;
+	}
+	return true;
+}
+
 TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 				size_t len)
 {
@@ -142,6 +172,8 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 		ok = sum_list(&dev->domain[d].lru, d, bytes, count, buf, len);
 	if (ok)
 		ok = sum_list(&dev->pinned, -1, bytes, count, buf, len);
+	if (ok)
+		ok = sum_ghosts(dev, bytes, buf, len);
 	for (d = 0; ok && d < TTM_DOMAIN_COUNT; d++) {
 		const struct bo_domain *dom = &dev->domain[d];
 
@@ -152,8 +184,8 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 			ok = false;
 		} else if (dom->used != bytes[d]) {
 			snprintf(buf, len, "domain %d: %" PRIu64 " bytes used "
-				 "!= %" PRIu64 " resident", d, dom->used,
-				 bytes[d]);
+				 "!= %" PRIu64 " resident or moving", d,
+				 dom->used, bytes[d]);
 			ok = false;
 		} else if (dom->buffers != count[d]) {
 			snprintf(buf, len, "domain %d: %" PRIu64 " buffers "

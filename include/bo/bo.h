@@ -7,8 +7,8 @@
  *  - struct ttm_device::lock (a plain mutex, never held while sleeping on
  *    anything else) protects the accounting, the LRU and pinned lists, the
  *    counters and each buffer's list node.
- *  - A buffer's reservation protects its pin count and (later) its domain
- *    and memory; the domain is also stored atomically so that
+ *  - A buffer's reservation protects its pin count, its domain and its
+ *    memory; the domain is also stored atomically so that
  *    ttm_bo_domain() may take a snapshot without it. A buffer changes
  *    lists only with its reservation held, or when it is freed.
  *  - The reference count is atomic.
@@ -66,6 +66,7 @@ struct bo_domain {
 	uint64_t capacity;     /* UINT64_MAX: unlimited */
 	uint64_t used;         /* bytes, exact */
 	uint64_t buffers;      /* resident, pinned or not */
+	uint64_t ghosts;       /* move sources in flight, in @used */
 	struct bo_list lru;    /* unpinned residents, head evicted first */
 };
 
@@ -79,6 +80,23 @@ struct ttm_device {
 	unsigned int copy_engine;
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc;
+	struct bo_list ghosts;    /* sources of moves in flight */
+	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
+};
+
+/*
+ * The source of a move still in flight: its memory stays allocated and
+ * accounted in its domain until the copy's fence signals, when the
+ * callback frees it (bo/bo_move.c).
+ */
+struct bo_ghost {
+	struct ttm_fence_cb cb;
+	struct ttm_fence *fence;  /* the copy's; a reference */
+	struct ttm_device *dev;
+	void *mem;
+	uint64_t size;
+	int domain;
+	struct bo_list node;      /* on dev->ghosts, under dev->lock */
 };
 
 /*
@@ -111,10 +129,52 @@ static inline struct bo_list *bo_lru_of(struct ttm_device *dev, int domain)
 	return &dev->domain[domain].lru;
 }
 
+/* A placement lists 1 to TTM_PLACEMENT_MAX distinct, known domains. */
+bool bo_placement_valid(const struct ttm_placement *placement);
+
 /* Free @bo's memory and give its bytes back to its domain (bo/bo.c). */
 void bo_free(struct ttm_bo *bo);
 
 /* Put @bo on its domain's LRU tail unless pinned; caller holds dev->lock. */
 void bo_lru_bump_locked(struct ttm_bo *bo);
+
+/*
+ * Account @size bytes in @domain if it has room for them; false if not.
+ * Caller holds dev->lock.
+ */
+static inline bool bo_domain_take_locked(struct ttm_device *dev, int domain,
+					 uint64_t size)
+{
+	struct bo_domain *dom = &dev->domain[domain];
+
+	if (dom->capacity - dom->used < size)
+		return false;
+	dom->used += size;
+	return true;
+}
+
+/*
+ * Move reserved, unpinned @bo to @domain, where its bytes were already
+ * taken (bo_domain_take_locked()); gives them back on failure
+ * (bo/bo_move.c).
+ */
+int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx);
+
+/*
+ * Wait until the oldest move source in flight in @domain is freed
+ * (bo/bo_move.c). Return: 0; -ENOSPC if there is none; -EBUSY for
+ * @ctx->no_wait_gpu; -EINTR.
+ */
+int bo_ghost_wait(struct ttm_device *dev, int domain,
+		  const struct ttm_operation_ctx *ctx);
+
+/*
+ * Make room for @size bytes in @domain by evicting one buffer other than
+ * @bo (bo/bo_evict.c). Return: 0 if one was evicted (try again), -ENOSPC
+ * if none can be, -EDEADLK (marked contended in @ctx->exec), -EINTR,
+ * -ENOMEM.
+ */
+int bo_evict_one(struct ttm_bo *bo, int domain,
+		 const struct ttm_operation_ctx *ctx);
 
 #endif /* TTMSIM_BO_BO_H */

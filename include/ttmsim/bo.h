@@ -6,8 +6,8 @@
  * unlimited. Each buffer resident in a domain has a real, zero-filled
  * allocation of its own, and the device accounts every byte: the bytes
  * used in a domain never exceed its capacity and always equal the sizes of
- * the buffers resident there (plus, once moves exist, the sources of moves
- * still in flight). ttm_device_check() verifies that.
+ * the buffers resident there plus the sources of moves still in flight.
+ * ttm_device_check() verifies that.
  *
  * Each buffer embeds a reservation object (ttmsim/resv.h): its ww_mutex,
  * of the device's class, is the buffer's reservation lock, and its fences
@@ -17,10 +17,11 @@
  * O(1).
  *
  * Several buffers are reserved together with the locking helper of
- * ttmsim/exec.h. Not here yet (issue 6, later): ttm_bo_validate() and
- * eviction, which move buffers between domains with copy jobs on the
- * device's fake GPU. Until then a buffer stays in the domain it was
- * created in.
+ * ttmsim/exec.h. ttm_bo_validate() makes a buffer resident in its
+ * placement, evicting others under the helper's ticket when a domain is
+ * full. A move is a copy job on the device's fake GPU; the source memory
+ * stays allocated and accounted (a "ghost", as TTM's ghost objects) until
+ * the copy's fence signals, so nothing reuses it early.
  */
 #ifndef TTMSIM_BO_H
 #define TTMSIM_BO_H
@@ -39,6 +40,7 @@ extern "C" {
 
 struct ttm_device;
 struct ttm_bo;
+struct ttm_exec;
 
 /** A memory domain. */
 enum ttm_domain {
@@ -82,8 +84,8 @@ struct ttm_placement {
  * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE.
  * @wound_wait: reservations of the Wound-Wait class; false (the default):
  *	Wait-Die, like the kernel's reservation_ww_class.
- * @gpu: the fake GPU that will run moves (ttm_bo_validate(), later); it
- *	must outlive the device. NULL: moves will copy on the CPU at once.
+ * @gpu: the fake GPU that runs moves (ttm_bo_validate()); it must
+ *	outlive the device. NULL: moves copy on the CPU, synchronously.
  * @copy_engine: the engine of @gpu that runs moves.
  */
 struct ttm_device_options {
@@ -107,8 +109,8 @@ struct ttm_domain_stats {
  *	waiting for their delayed destroy.
  * @zombies: buffers whose last reference is gone but whose fences have
  *	not all signalled (delayed destroy).
- * @evictions, @moves, @bytes_moved: moves done (zero until validation and
- *	eviction exist).
+ * @evictions: buffers moved out of a domain to make room.
+ * @moves, @bytes_moved: moves done (evictions included), and their bytes.
  * @enospc: -ENOSPC returns.
  */
 struct ttm_device_stats {
@@ -156,8 +158,8 @@ void ttm_device_get_stats(struct ttm_device *dev,
  * @len: size of @buf.
  *
  * Checks, for every domain, that the bytes used do not exceed the
- * capacity and equal the sum of the sizes of its resident buffers (and,
- * later, of the sources of moves in flight), that every buffer on a
+ * capacity and equal the sum of the sizes of its resident buffers and of
+ * the sources of moves in flight, that every buffer on a
  * domain's lists says it lives there, and that the lists are well linked.
  * Walks every buffer: for tests and the CLI, not for hot paths.
  * Locking: takes the device lock; callable any time.
@@ -320,6 +322,63 @@ int ttm_bo_write(struct ttm_bo *bo, uint64_t offset, const void *buf,
  * @bo's reservation before unreserving, so that a move waits for them.
  */
 void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
+
+/**
+ * struct ttm_operation_ctx - how ttm_bo_validate() may go about its work.
+ * @interruptible: waits (reservations, CPU copies) end with -EINTR on
+ *	ttm_interrupt_thread().
+ * @no_wait_gpu: never wait for the GPU on the CPU: -EBUSY instead when
+ *	room would come only from a copy in flight, or, without a GPU, when
+ *	a buffer to move is still busy. (With a GPU, a move itself never
+ *	waits: its copy job depends on the buffer's fences.)
+ * @exec: the locking helper of the caller's submission, or NULL. Its
+ *	ticket reserves eviction victims held by other tickets; the buffers
+ *	it holds are in use and never evicted, except the one it holds only
+ *	because an earlier eviction contended on it (ttm_exec_is_evictable()).
+ *	Without it, eviction only try-locks.
+ */
+struct ttm_operation_ctx {
+	bool interruptible;
+	bool no_wait_gpu;
+	struct ttm_exec *exec;
+};
+
+/**
+ * ttm_bo_validate - make @bo resident in a domain of @placement.
+ * @placement: where @bo may live, most preferred first (@bo's own
+ *	placement is not changed: a victim of eviction goes back to its own).
+ * @ctx: see struct ttm_operation_ctx.
+ *
+ * Nothing to do if @bo already lives in a domain of @placement. Otherwise
+ * each domain is tried in order without evicting, then in order making
+ * room: while sources of moves are in flight in the domain, by waiting for
+ * their copies (an eviction frees its room only then), else by evicting
+ * buffers from its LRU head. Eviction skips pinned buffers, the buffers of
+ * @ctx->exec (in use), and buffers locked by a thread without a ticket;
+ * it try-locks the others and, if none could be, reserves one buffer held
+ * by another ticket with @ctx->exec's ticket. A VRAM victim goes to GTT,
+ * or SYSTEM if GTT is full; a GTT victim goes to SYSTEM.
+ *
+ * A move allocates @bo's new memory, submits a copy job on the device's
+ * GPU depending on every fence of @bo, adds the job's fence to @bo's
+ * reservation with KERNEL usage (so later jobs wait for it), and switches
+ * @bo to the new memory at once; the old memory stays accounted until
+ * the copy signals. Without a GPU the copy runs on the CPU once @bo's
+ * fences signalled, and the old memory goes at once.
+ *
+ * Locking: @bo reserved by the caller (by @ctx->exec if given).
+ * Context: may sleep.
+ * Return: 0; -EBUSY if @bo is pinned outside @placement (pinned buffers
+ * never move; validating to where they are is fine), or for
+ * @ctx->no_wait_gpu; -EINVAL for a bad @placement;
+ * -ENOSPC if no domain of @placement can make room because everything
+ * left there is pinned, busy or in use (counted); -EDEADLK if reserving a
+ * victim demands a back-off: the victim is marked contended in
+ * @ctx->exec, whose ttm_exec_retry_on_contention() then restarts the
+ * pass; -EINTR; -ENOMEM.
+ */
+int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
+		    struct ttm_operation_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Eviction: moving the least recently used buffer out of a full domain.
+ *
+ * The walk runs under the device lock, which must never be held while
+ * sleeping on a reservation (ttm_bo_unreserve() takes it with one held):
+ * under it, buffers are only try-locked. At most one buffer held by
+ * another ticket is then reserved with the caller's ticket, after the
+ * device lock is dropped, as TTM does; its -EDEADLK goes back to the
+ * caller's locking helper, so that the submission backs off and restarts
+ * instead of failing with -ENOSPC.
+ */
+#include <errno.h>
+
+#include "bo/bo.h"
+#include "ttmsim/exec.h"
+#include "util/compiler.h"
+
+/* A reference unless the last one is gone (a delayed destroy is due). */
+static bool get_unless_zero(struct ttm_bo *bo)
+{
+	int old = __atomic_load_n(&bo->refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old == 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&bo->refcount, &old, old + 1,
+					      true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+/* Where a victim of @domain goes: GTT for VRAM if it has room, SYSTEM. */
+static int evict_target_locked(struct ttm_device *dev, int domain,
+			       uint64_t size)
+{
+	if (domain == TTM_DOMAIN_VRAM &&
+	    bo_domain_take_locked(dev, TTM_DOMAIN_GTT, size))
+		return TTM_DOMAIN_GTT;
+	bo_domain_take_locked(dev, TTM_DOMAIN_SYSTEM, size);
+	return TTM_DOMAIN_SYSTEM;
+}
+
+/* Move reserved @victim out of @domain; it goes back on its next use. */
+static int evict(struct ttm_bo *victim, int domain,
+		 const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *dev = victim->dev;
+	int target, ret;
+
+	pthread_mutex_lock(&dev->lock);
+	target = evict_target_locked(dev, domain, victim->size);
+	pthread_mutex_unlock(&dev->lock);
+	ret = bo_move(victim, target, ctx);
+	if (ret == 0) {
+		pthread_mutex_lock(&dev->lock);
+		dev->evictions++;
+		pthread_mutex_unlock(&dev->lock);
+	}
+	return ret;
+}
+
+/*
+ * Pick a victim on @domain's LRU, head first, holding a reference to it.
+ * *@locked: we reserved it (else the caller's helper holds it, evictable).
+ * *@contended: none could be taken without waiting; this one is held by
+ * another ticket. NULL: nothing to evict.
+ *
+ * No reference is needed to look at a buffer on the list: it is freed
+ * only off the list, under the device lock. A buffer whose last reference
+ * is gone waits for its delayed destroy: skipped.
+ */
+static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
+				  const struct ttm_operation_ctx *ctx,
+				  struct ww_acquire_ctx *ticket, bool *locked,
+				  bool *contended)
+{
+	struct ttm_device *dev = bo->dev;
+	struct bo_list *head = bo_lru_of(dev, domain), *n;
+	struct ttm_bo *victim = NULL, *other = NULL;
+
+	*locked = false;
+	pthread_mutex_lock(&dev->lock);
+	for (n = head->next; n != head && !victim; n = n->next) {
+		struct ttm_bo *cand = container_of(n, struct ttm_bo, node);
+		struct ww_acquire_ctx *owner;
+
+		if (cand == bo)
+			continue;
+		owner = ww_mutex_owner_ctx(&cand->resv.lock);
+		if (ticket && owner == ticket) {
+			/* In use by the caller's job, unless evictable. */
+			if (ttm_exec_is_evictable(ctx->exec, cand) &&
+			    get_unless_zero(cand))
+				victim = cand;
+		} else if (ww_mutex_trylock(&cand->resv.lock, NULL)) {
+			if (get_unless_zero(cand)) {
+				*locked = true;
+				victim = cand;
+			} else {
+				ww_mutex_unlock(&cand->resv.lock);
+			}
+		} else if (ticket && owner && !other &&
+			   get_unless_zero(cand)) {
+			/* Held by another ticket: the fallback. */
+			other = cand;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	*contended = !victim && other;
+	if (victim) {
+		ttm_bo_put(other);
+		return victim;
+	}
+	return other;
+}
+
+int bo_evict_one(struct ttm_bo *bo, int domain,
+		 const struct ttm_operation_ctx *ctx)
+{
+	struct ww_acquire_ctx *ticket =
+		ctx->exec ? ttm_exec_ticket(ctx->exec) : NULL;
+	struct ttm_bo *victim;
+	bool locked, contended;
+	int ret;
+
+	victim = pick_victim(bo, domain, ctx, ticket, &locked, &contended);
+	if (!victim)
+		return -ENOSPC;
+	if (contended) {
+		ret = ttm_bo_reserve(victim, ctx->interruptible, false,
+				     ticket);
+		if (ret == -EDEADLK)
+			ttm_exec_set_contended(ctx->exec, victim);
+		if (ret) {
+			ttm_bo_put(victim);
+			return ret;
+		}
+		locked = true;
+		/* It may have moved or been pinned while we waited. */
+		if (victim->pin_count ||
+		    ttm_bo_domain(victim) != (enum ttm_domain)domain) {
+			ttm_bo_unreserve(victim);
+			ttm_bo_put(victim);
+			return 0;
+		}
+	}
+	ret = evict(victim, domain, ctx);
+	if (locked)
+		ttm_bo_unreserve(victim);
+	ttm_bo_put(victim);
+	return ret;
+}

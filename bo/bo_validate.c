@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Validation: making a buffer resident in one of the domains a job
+ * allows, first where there is room, then by evicting, like TTM's
+ * ttm_bo_validate() and ttm_bo_mem_space().
+ */
+#include <errno.h>
+
+#include "bo/bo.h"
+#include "util/compiler.h"
+
+static bool placement_has(const struct ttm_placement *placement, int domain)
+{
+	unsigned int i;
+
+	for (i = 0; i < placement->count; i++)
+		if ((int)placement->domains[i] == domain)
+			return true;
+	return false;
+}
+
+/* Take @bo's bytes in @domain if it has room now. */
+static bool domain_take(struct ttm_bo *bo, int domain)
+{
+	struct ttm_device *dev = bo->dev;
+	bool ok;
+
+	pthread_mutex_lock(&dev->lock);
+	ok = bo_domain_take_locked(dev, domain, bo->size);
+	pthread_mutex_unlock(&dev->lock);
+	return ok;
+}
+
+/*
+ * Make room in @domain until @bo fits there, then take its bytes. The
+ * room is taken under the same lock as the check, so that another thread
+ * cannot take it in between; if one takes what was freed, go on.
+ *
+ * An eviction frees nothing at once: its source stays accounted until
+ * its copy signals. So while sources are in flight in @domain, wait for
+ * them (they free room for sure) rather than evict more than needed.
+ */
+static int domain_evict_take(struct ttm_bo *bo, int domain,
+			     const struct ttm_operation_ctx *ctx)
+{
+	int ret;
+
+	/* Larger than the whole domain: evicting everything would not do. */
+	if (bo->dev->domain[domain].capacity < bo->size)
+		return -ENOSPC;
+	while (!domain_take(bo, domain)) {
+		ret = bo_ghost_wait(bo->dev, domain, ctx);
+		if (ret == -ENOSPC)
+			ret = bo_evict_one(bo, domain, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
+			       const struct ttm_placement *placement,
+			       struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *dev = bo->dev;
+	unsigned int i;
+	int ret;
+
+	if (!bo_placement_valid(placement))
+		return -EINVAL;
+
+	if (placement_has(placement, bo->domain))
+		return 0;
+	/* Pinned buffers never move. */
+	if (bo->pin_count)
+		return -EBUSY;
+
+	for (i = 0; i < placement->count; i++)
+		if (domain_take(bo, placement->domains[i]))
+			return bo_move(bo, placement->domains[i], ctx);
+	for (i = 0; i < placement->count; i++) {
+		ret = domain_evict_take(bo, placement->domains[i], ctx);
+		if (ret == 0)
+			return bo_move(bo, placement->domains[i], ctx);
+		if (ret != -ENOSPC)
+			return ret;
+	}
+	pthread_mutex_lock(&dev->lock);
+	dev->enospc++;
+	pthread_mutex_unlock(&dev->lock);
+	return -ENOSPC;
+}

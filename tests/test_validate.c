@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Validation, moves and eviction (ttm_bo_validate()): placements, copies
+ * byte for byte on the GPU and the CPU, the KERNEL fence later jobs wait
+ * for, move sources (ghosts) kept accounted until their copy signals, LRU
+ * order, pinned and in-use buffers never evicted, -ENOSPC, and the
+ * -EDEADLK of a contended eviction going back through the locking helper.
+ *
+ * The GPU runs on its virtual clock: a copy happens only in
+ * ttm_gpu_advance(), so a test sees the state before and after it. Every
+ * step is followed by the device's accounting check.
+ */
+#include "test_util.h"
+
+#include "ttmsim/bo.h"
+#include "ttmsim/exec.h"
+#include "ttmsim/gpu.h"
+#include "ttmsim/resv.h"
+
+#define KiB 1024u
+#define BO_SIZE (4 * KiB)
+#define WORDS (BO_SIZE / 4)
+#define ADVANCE_US 1000000u
+
+static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
+static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
+static const struct ttm_placement gtt_only = TTM_PLACEMENT_GTT_INIT;
+static const struct ttm_placement system_only = TTM_PLACEMENT_SYSTEM_INIT;
+
+#define assert_dev_ok(dev)                                              \
+	do {                                                            \
+		char msg_[256];                                         \
+		if (ttm_device_check(dev, msg_, sizeof(msg_)))          \
+			fail_msg("ttm_device_check: %s", msg_);         \
+	} while (0)
+
+/*
+ * A device of 16 KiB VRAM, with a GPU of @engines engines (none: CPU
+ * copies). Eviction waits for its copies to free room, so tests that
+ * evict run the GPU in real time; the others on the virtual clock.
+ */
+struct fixture {
+	struct ttm_gpu *gpu;
+	struct ttm_device *dev;
+	bool realtime;
+};
+
+#define REALTIME 0x100u /* or-ed into @engines */
+
+static void fixture_init(struct fixture *f, unsigned int engines,
+			 uint64_t gtt_size)
+{
+	struct ttm_gpu_options gopts = { .flags = TTM_GPU_DETERMINISTIC };
+
+	f->realtime = engines & REALTIME;
+	engines &= ~REALTIME;
+	if (f->realtime)
+		gopts.flags = 0;
+	struct ttm_device_options opts = {
+		.vram_size = 16 * KiB,
+		.gtt_size = gtt_size,
+	};
+
+	f->gpu = NULL;
+	if (engines) {
+		assert_int_equal(ttm_gpu_create(engines, &gopts, &f->gpu), 0);
+		opts.gpu = f->gpu;
+	}
+	assert_int_equal(ttm_device_create(&opts, &f->dev), 0);
+	assert_dev_ok(f->dev);
+}
+
+static void advance(struct fixture *f)
+{
+	if (f->gpu && !f->realtime)
+		assert_int_equal(ttm_gpu_advance(f->gpu, ADVANCE_US), 0);
+	assert_dev_ok(f->dev);
+}
+
+static void fixture_fini(struct fixture *f)
+{
+	advance(f);
+	ttm_device_destroy(f->dev);
+	ttm_gpu_destroy(f->gpu);
+}
+
+static struct ttm_bo *new_bo(struct fixture *f, uint64_t size,
+			     const struct ttm_placement *placement)
+{
+	struct ttm_bo *bo = NULL;
+
+	assert_int_equal(ttm_bo_create(f->dev, size, placement, 0, &bo), 0);
+	assert_dev_ok(f->dev);
+	return bo;
+}
+
+/* Fill @bo with words seed << 16 | index; unreserving bumps its LRU. */
+static void fill(struct ttm_bo *bo, uint32_t seed)
+{
+	uint32_t words[WORDS];
+	uint64_t off;
+	unsigned int i;
+
+	for (i = 0; i < WORDS; i++)
+		words[i] = seed << 16 | i;
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	for (off = 0; off < ttm_bo_size(bo); off += BO_SIZE)
+		assert_int_equal(ttm_bo_write(bo, off, words, BO_SIZE), 0);
+	ttm_bo_unreserve(bo);
+}
+
+/* Fail unless @bo holds the pattern of fill(@bo, @seed), plus @add. */
+static void expect_fill(struct ttm_bo *bo, uint32_t seed, uint32_t add)
+{
+	uint32_t words[WORDS];
+	uint64_t off;
+	unsigned int i;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	for (off = 0; off < ttm_bo_size(bo); off += BO_SIZE) {
+		assert_int_equal(ttm_bo_read(bo, off, words, BO_SIZE), 0);
+		for (i = 0; i < WORDS; i++)
+			if (words[i] != (seed << 16 | i) + add)
+				fail_msg("word %u: %#x, not %#x", i, words[i],
+					 (seed << 16 | i) + add);
+	}
+	ttm_bo_unreserve(bo);
+}
+
+/* Reserve @bo alone, validate it, unreserve it. */
+static int validate(struct fixture *f, struct ttm_bo *bo,
+		    const struct ttm_placement *placement)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	int ret;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ret = ttm_bo_validate(bo, placement, &ctx);
+	ttm_bo_unreserve(bo);
+	assert_dev_ok(f->dev);
+	return ret;
+}
+
+static struct ttm_device_stats stats(struct fixture *f)
+{
+	struct ttm_device_stats s;
+
+	ttm_device_get_stats(f->dev, &s);
+	return s;
+}
+
+static uint64_t used(struct fixture *f, enum ttm_domain d)
+{
+	return stats(f).domain[d].used;
+}
+
+/* ---- placements ------------------------------------------------------- */
+
+/* CPU copies: the source goes at once, so eviction never waits. */
+static void test_placements(void **state)
+{
+	struct ttm_placement bad = { 1, { TTM_DOMAIN_COUNT } };
+	struct ttm_bo *bo, *fillers[4];
+	struct fixture f;
+	unsigned int i;
+
+	(void)state;
+	fixture_init(&f, 0, 16 * KiB);
+	bo = new_bo(&f, BO_SIZE, &system_only);
+	assert_int_equal(validate(&f, bo, &bad), -EINVAL);
+
+	assert_int_equal(validate(&f, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).moves, 1);
+	/* Already allowed: nothing moves. */
+	assert_int_equal(validate(&f, bo, &vram_gtt), 0);
+	assert_int_equal(stats(&f).moves, 1);
+	assert_int_equal(validate(&f, bo, &gtt_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
+	assert_int_equal(stats(&f).moves, 2);
+	assert_int_equal(stats(&f).bytes_moved, 2 * BO_SIZE);
+	advance(&f);
+
+	/* VRAM full: VRAM+GTT takes GTT's room before evicting. */
+	assert_int_equal(validate(&f, bo, &system_only), 0);
+	for (i = 0; i < 4; i++)
+		fillers[i] = new_bo(&f, BO_SIZE, &vram_only);
+	assert_int_equal(validate(&f, bo, &vram_gtt), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
+	assert_int_equal(stats(&f).evictions, 0);
+	/* VRAM only: one filler makes room. */
+	assert_int_equal(validate(&f, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).evictions, 1);
+	advance(&f);
+
+	ttm_bo_put(bo);
+	for (i = 0; i < 4; i++)
+		ttm_bo_put(fillers[i]);
+	fixture_fini(&f);
+}
+
+/* ---- moves ------------------------------------------------------------ */
+
+/* Contents survive a move; the source stays accounted until the copy. */
+static void test_move_copies(void **state)
+{
+	struct ttm_bo *bo;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 1, 16 * KiB);
+	bo = new_bo(&f, 2 * BO_SIZE, &vram_only);
+	fill(bo, 7);
+	assert_int_equal(validate(&f, bo, &gtt_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
+	/* In flight: both copies are accounted, the KERNEL fence pending. */
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 2 * BO_SIZE);
+	assert_int_equal(used(&f, TTM_DOMAIN_GTT), 2 * BO_SIZE);
+	assert_int_equal(stats(&f).domain[TTM_DOMAIN_VRAM].buffers, 0);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(bo),
+					    TTM_RESV_USAGE_KERNEL));
+	advance(&f);
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 0);
+	assert_int_equal(used(&f, TTM_DOMAIN_GTT), 2 * BO_SIZE);
+	expect_fill(bo, 7, 0);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+/* Without a GPU, the copy is done at once on the CPU. */
+static void test_move_cpu(void **state)
+{
+	struct ttm_bo *bo;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 0, 16 * KiB);
+	bo = new_bo(&f, BO_SIZE, &vram_only);
+	fill(bo, 3);
+	assert_int_equal(validate(&f, bo, &system_only), 0);
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 0);
+	assert_int_equal(used(&f, TTM_DOMAIN_SYSTEM), BO_SIZE);
+	assert_int_equal(stats(&f).bytes_moved, BO_SIZE);
+	expect_fill(bo, 3, 0);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+/* The memory of a move's source is not reused before its copy ends. */
+static void test_ghost_not_reused(void **state)
+{
+	struct ttm_operation_ctx nowait = { .no_wait_gpu = true };
+	struct ttm_bo *big, *other, *tmp = NULL;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 1, 16 * KiB);
+	big = new_bo(&f, 16 * KiB, &vram_only);
+	other = new_bo(&f, 16 * KiB, &system_only);
+	assert_int_equal(validate(&f, big, &gtt_only), 0);
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 16 * KiB);
+	assert_int_equal(ttm_bo_create(f.dev, BO_SIZE, &vram_only, 0, &tmp),
+			 -ENOSPC);
+	/* Nothing to evict: only waiting for the copy would make room. */
+	assert_int_equal(ttm_bo_reserve(other, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_validate(other, &vram_only, &nowait),
+			 -EBUSY);
+	ttm_bo_unreserve(other);
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 16 * KiB);
+	assert_int_equal(stats(&f).enospc, 1);
+	advance(&f);
+	assert_int_equal(validate(&f, other, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(other), TTM_DOMAIN_VRAM);
+	ttm_bo_put(big);
+	ttm_bo_put(other);
+	fixture_fini(&f);
+}
+
+/*
+ * A job submitted after a move waits for it: an add on another engine,
+ * ordered only by the fences of the buffer's reservation, must see the
+ * copied data (else the copy overwrites its result).
+ */
+static void test_jobs_wait_for_move(void **state)
+{
+	struct ttm_fence **fences, *fence;
+	struct ttm_gpu_dep deps[1];
+	struct ttm_gpu_range range;
+	struct ttm_gpu_job job = { .engine = 1, .op = TTM_GPU_OP_ADD,
+				   .add_value = 5, .n_ranges = 1 };
+	struct ttm_operation_ctx ctx = { 0 };
+	unsigned int i, n;
+	struct ttm_bo *bo;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 2, 16 * KiB);
+	/* VRAM to GTT, then an add on engine 1. */
+	bo = new_bo(&f, BO_SIZE, &vram_only);
+	fill(bo, 9);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_validate(bo, &gtt_only, &ctx), 0);
+	assert_int_equal(ttm_resv_get_fences(ttm_bo_resv(bo),
+					     TTM_RESV_USAGE_READ, &fences,
+					     &n), 0);
+	assert_int_equal(n, 1);
+	for (i = 0; i < n; i++)
+		deps[i] = (struct ttm_gpu_dep){ fences[i], false };
+	ttm_bo_gpu_range(bo, &range);
+	job.ranges = &range;
+	job.deps = deps;
+	job.n_deps = n;
+	assert_int_equal(ttm_gpu_submit(f.gpu, &job, &fence), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(bo), fence, TTM_RESV_USAGE_WRITE);
+	ttm_fence_put(fence);
+	for (i = 0; i < n; i++)
+		ttm_fence_put(fences[i]);
+	free(fences);
+	ttm_bo_unreserve(bo);
+	advance(&f);
+	expect_fill(bo, 9, 5);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+/* ---- eviction --------------------------------------------------------- */
+
+/*
+ * VRAM full of patterned buffers used in the order 2, 0, 3, 1: new
+ * buffers evict them in that order, to GTT, contents intact.
+ */
+static void test_evict_lru(void **state)
+{
+	static const unsigned int order[] = { 2, 0, 3, 1 };
+	struct ttm_bo *bos[4], *a, *b;
+	struct fixture f;
+	unsigned int i;
+
+	(void)state;
+	fixture_init(&f, 1 | REALTIME, 16 * KiB);
+	for (i = 0; i < 4; i++)
+		bos[i] = new_bo(&f, BO_SIZE, &vram_gtt);
+	for (i = 0; i < 4; i++)
+		fill(bos[order[i]], order[i] + 1);
+	a = new_bo(&f, BO_SIZE, &system_only);
+	b = new_bo(&f, 2 * BO_SIZE, &system_only);
+
+	assert_int_equal(validate(&f, a, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(a), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(bos[2]), TTM_DOMAIN_GTT);
+	for (i = 0; i < 4; i++)
+		if (i != 2)
+			assert_int_equal(ttm_bo_domain(bos[i]),
+					 TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).evictions, 1);
+
+	/* Two more: 0 and 3 go, 1 (used last) stays. */
+	assert_int_equal(validate(&f, b, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(bos[3]), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(bos[1]), TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).evictions, 3);
+	assert_int_equal(stats(&f).moves, 5);
+	advance(&f);
+	for (i = 0; i < 4; i++)
+		expect_fill(bos[i], i + 1, 0);
+
+	for (i = 0; i < 4; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	fixture_fini(&f);
+}
+
+/* GTT full: a VRAM victim goes to SYSTEM instead (no nested eviction). */
+static void test_evict_to_system(void **state)
+{
+	struct ttm_bo *victim, *gtt, *bo;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 1 | REALTIME, 4 * KiB);
+	victim = new_bo(&f, 16 * KiB, &vram_only);
+	gtt = new_bo(&f, BO_SIZE, &gtt_only);
+	bo = new_bo(&f, BO_SIZE, &system_only);
+	fill(victim, 4);
+	assert_int_equal(validate(&f, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(victim), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(ttm_bo_domain(gtt), TTM_DOMAIN_GTT);
+	advance(&f);
+	expect_fill(victim, 4, 0);
+	ttm_bo_put(victim);
+	ttm_bo_put(gtt);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+/* Pinned buffers are never evicted, nor moved; all pinned: -ENOSPC. */
+static void test_evict_pinned(void **state)
+{
+	struct ttm_bo *bos[4], *bo;
+	struct fixture f;
+	unsigned int i;
+
+	(void)state;
+	fixture_init(&f, 1 | REALTIME, 16 * KiB);
+	for (i = 0; i < 4; i++) {
+		bos[i] = new_bo(&f, BO_SIZE, &vram_only);
+		assert_int_equal(ttm_bo_reserve(bos[i], false, false, NULL),
+				 0);
+		assert_int_equal(ttm_bo_pin(bos[i]), 0);
+		ttm_bo_unreserve(bos[i]);
+	}
+	/* A pinned buffer validates only where it is. */
+	assert_int_equal(validate(&f, bos[0], &vram_gtt), 0);
+	assert_int_equal(validate(&f, bos[0], &gtt_only), -EBUSY);
+
+	bo = new_bo(&f, BO_SIZE, &system_only);
+	assert_int_equal(validate(&f, bo, &vram_only), -ENOSPC);
+	assert_int_equal(stats(&f).enospc, 1);
+	assert_int_equal(stats(&f).evictions, 0);
+
+	/* Unpin the last: only it can go. */
+	assert_int_equal(ttm_bo_reserve(bos[3], false, false, NULL), 0);
+	assert_int_equal(ttm_bo_unpin(bos[3]), 0);
+	ttm_bo_unreserve(bos[3]);
+	assert_int_equal(validate(&f, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bos[3]), TTM_DOMAIN_GTT);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ttm_bo_domain(bos[i]), TTM_DOMAIN_VRAM);
+	advance(&f);
+
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(ttm_bo_reserve(bos[i], false, false, NULL),
+				 0);
+		assert_int_equal(ttm_bo_unpin(bos[i]), 0);
+		ttm_bo_unreserve(bos[i]);
+	}
+	for (i = 0; i < 4; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+/*
+ * Validate @bo under an exec helper that also locks @n_held of @bos:
+ * those are in use. Returns validate's result.
+ */
+static int validate_with(struct fixture *f, struct ttm_bo *bo,
+			 struct ttm_bo **bos, unsigned int n_held)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	ttm_exec_init(&exec, f->dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n_held; i++) {
+			ret = ttm_exec_lock_bo(&exec, bos[i]);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+		}
+		ret = ttm_exec_lock_bo(&exec, bo);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		ret = ttm_bo_validate(bo, &vram_only, &ctx);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_done(&exec);
+	ttm_exec_fini(&exec);
+	assert_dev_ok(f->dev);
+	return ret;
+}
+
+static int act_reserve(struct actor *a, void *bo)
+{
+	(void)a;
+	return ttm_bo_reserve(bo, false, false, NULL);
+}
+
+static int act_unreserve(struct actor *a, void *bo)
+{
+	(void)a;
+	ttm_bo_unreserve(bo);
+	return 0;
+}
+
+/*
+ * The caller's own buffers are in use, and a buffer reserved by a thread
+ * without a ticket is busy: both skipped, never waited for.
+ */
+static void test_evict_skips_in_use(void **state)
+{
+	struct ttm_bo *bos[4], *bo;
+	struct fixture f;
+	struct actor a;
+	unsigned int i;
+
+	(void)state;
+	fixture_init(&f, 1 | REALTIME, 16 * KiB);
+	for (i = 0; i < 4; i++)
+		bos[i] = new_bo(&f, BO_SIZE, &vram_only);
+	bo = new_bo(&f, BO_SIZE, &system_only);
+
+	assert_int_equal(validate_with(&f, bo, bos, 4), -ENOSPC);
+	assert_int_equal(stats(&f).evictions, 0);
+
+	/* bos[2] reserved elsewhere without a ticket: bos[3] goes. */
+	actor_start(&a, NULL);
+	assert_int_equal(actor_run(&a, act_reserve, bos[2]), 0);
+	assert_int_equal(validate_with(&f, bo, bos, 2), 0);
+	assert_int_equal(actor_run(&a, act_unreserve, bos[2]), 0);
+	actor_stop(&a);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(bos[3]), TTM_DOMAIN_GTT);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ttm_bo_domain(bos[i]), TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).evictions, 1);
+	assert_checks_passed();
+
+	for (i = 0; i < 4; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+/* An older submission in another thread holding the only VRAM buffer. */
+struct holder {
+	struct fixture *f;
+	struct ttm_bo *bo;
+	struct ttm_exec exec;
+};
+
+static int act_hold(struct actor *a, void *arg)
+{
+	struct holder *h = arg;
+	int ret = 0;
+
+	(void)a;
+	ttm_exec_init(&h->exec, h->f->dev, 0);
+	ttm_exec_until_all_locked(&h->exec) {
+		ret = ttm_exec_lock_bo(&h->exec, h->bo);
+		ttm_exec_retry_on_contention(&h->exec);
+	}
+	return ret;
+}
+
+/* Release once the younger submission sleeps on the buffer. */
+static int act_release_when_waited(struct actor *a, void *arg)
+{
+	struct holder *h = arg;
+	bool waited = wait_for_waiters(&ttm_bo_resv(h->bo)->lock, 1);
+
+	(void)a;
+	ttm_exec_fini(&h->exec);
+	return CHECK(waited) ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * Wait-Die: evicting a buffer an older ticket holds returns -EDEADLK
+ * through the helper, never -ENOSPC; the next pass slow-locks the victim
+ * (evictable) once the older releases it, and the eviction completes.
+ */
+static void test_evict_contended(void **state)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct holder h;
+	struct ttm_bo *bo;
+	struct ttm_exec exec;
+	struct fixture f;
+	struct actor a;
+	int passes = 0, ret = 0;
+
+	(void)state;
+	fixture_init(&f, 1 | REALTIME, 16 * KiB);
+	h.f = &f;
+	h.bo = new_bo(&f, 16 * KiB, &vram_gtt);
+	fill(h.bo, 11);
+	bo = new_bo(&f, BO_SIZE, &system_only);
+
+	actor_start(&a, NULL);
+	assert_int_equal(actor_run(&a, act_hold, &h), 0);
+	ttm_exec_init(&exec, f.dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		ret = ttm_exec_lock_bo(&exec, bo);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1)
+			assert_true(actor_post(&a, act_release_when_waited,
+					       &h));
+		ret = ttm_bo_validate(bo, &vram_only, &ctx);
+		if (passes == 1)
+			assert_int_equal(ret, -EDEADLK);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(passes, 2);
+	assert_true(ttm_exec_is_evictable(&exec, h.bo));
+	ttm_exec_done(&exec);
+	ttm_exec_fini(&exec);
+	assert_true(actor_wait(&a));
+	assert_int_equal(actor_ret(&a), 0);
+	actor_stop(&a);
+	assert_checks_passed();
+
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(h.bo), TTM_DOMAIN_GTT);
+	assert_int_equal(stats(&f).evictions, 1);
+	assert_int_equal(stats(&f).enospc, 0);
+	advance(&f);
+	expect_fill(h.bo, 11, 0);
+	ttm_bo_put(h.bo);
+	ttm_bo_put(bo);
+	fixture_fini(&f);
+}
+
+#define TEST(fn) cmocka_unit_test_setup(fn, checks_reset)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(test_placements),
+		TEST(test_move_copies),
+		TEST(test_move_cpu),
+		TEST(test_ghost_not_reused),
+		TEST(test_jobs_wait_for_move),
+		TEST(test_evict_lru),
+		TEST(test_evict_to_system),
+		TEST(test_evict_pinned),
+		TEST(test_evict_skips_in_use),
+		TEST(test_evict_contended),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
