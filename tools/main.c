@@ -18,6 +18,12 @@ static int cmd_help(int argc, char **argv, const char *path);
 
 static const struct cli_command bench_commands[] = {
 	{
+		.name = "bo",
+		.args = "[OPTIONS]",
+		.summary = "reserve+validate ns per buffer, eviction MiB/s",
+		.run = cmd_bench_bo,
+	},
+	{
 		.name = "gpu",
 		.args = "[OPTIONS]",
 		.summary = "jobs per second through the fake GPU's engines",

@@ -2,10 +2,10 @@
 # The ttmsim CLI: help and version, exit status 2 with a message naming the
 # bad word for every kind of bad input, the ABBA scenario resolving every
 # round, the naive ABBA deadlock reported by the watchdog (exit 3), the qxl
-# scenario stopped by the ww_debug checker (exit 1), and the benchmark's
-# checker on/off figures. Passes in both library flavours: with the checker
-# built in (the default) and with -Dww_debug=false, told apart by
-# `ttmsim --version`.
+# scenario stopped by the ww_debug checker (exit 1), the benchmarks' smallest
+# runs, and bench ww's checker on/off figures. Passes in both library
+# flavours: with the checker built in (the default) and with
+# -Dww_debug=false, told apart by `ttmsim --version`.
 set -uo pipefail
 ttmsim="$1"
 fails=0
@@ -141,6 +141,29 @@ if grep -q '"deps": "off"' "$out"; then
 	echo "FAIL: bench gpu --deps on ran without deps too"
 	fails=$((fails + 1))
 fi
+
+# bench bo: usage errors, then the smallest run of both parts.
+for args in "bench bo --help" "help bench bo"; do
+	# shellcheck disable=SC2086
+	expect_out '[Uu]sage' $args
+done
+expect 2 "bench bo: unknown option '--frob'" bench bo --frob
+expect 2 "bench bo: unexpected argument 'extra'" bench bo extra
+expect 2 "--size: '6' is not a multiple of 4" bench bo --size 6
+expect 2 "--buffers: '0' in '1000,0' is out of range" bench bo \
+	--buffers 1000,0
+expect 2 "--reps: 'x' is not a number" bench bo --reps x
+expect_out '^  +1000 +[0-9.]+ +[0-9.]+ ' bench bo --quick --buffers 1000,2000 \
+	--evictions 64
+fail_unless_out '^  +2000 +[0-9.]+ +[0-9.]+ ' "bench bo"
+fail_unless_out ' MiB/s moved, [0-9]+ evictions/s \(64 evictions, 128 MiB ' \
+	"bench bo"
+fail_unless_out '^accounting: ok' "bench bo"
+expect_out '"benchmark": "bo"' bench bo --quick --buffers 1000 --evictions 32 \
+	--json
+fail_unless_out '"check_ok": true' "bench bo --json"
+fail_unless_out '\{"buffers": 1000, "single_ns_per_buffer": [0-9.]+' \
+	"bench bo --json"
 
 expect 3 '^deadlock: T1 \(tid [0-9]+\) holds A, waits for B \(held by T2\)$' \
 	scenario abba --naive --watchdog 0.3

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttmsim bench bo: what the buffer-object hot path costs, and how fast
+ * eviction moves bytes.
+ *
+ * Two measurements, each the best of --reps repetitions:
+ *  - per-buffer cost: N buffers, all resident in a VRAM large enough that
+ *    nothing is ever evicted; one pass reserves (no ticket), validates
+ *    (already placed: the fast path) and unreserves each of them in a
+ *    random order, so that every unreserve really moves a buffer within
+ *    the LRU; then the same through the locking helper, 8 buffers per
+ *    transaction. Reported in ns per buffer for each N: if the hot path
+ *    scanned anything of size N, the figure would grow with N.
+ *  - eviction: a 16 MiB VRAM, a large GTT, 1 MiB buffers twice as many as
+ *    VRAM holds, a real-time fake GPU running the copies. Validating them
+ *    round-robin into VRAM only makes every validate evict the LRU head,
+ *    so each one moves two buffers. Reported as MiB moved per second (from
+ *    the device's counters) and evictions per second.
+ * The device's accounting invariant (ttm_device_check()) is checked after
+ * each part; a violation fails the run (exit 1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ttmsim/bo.h"
+#include "ttmsim/exec.h"
+#include "ttmsim/gpu.h"
+#include "cli.h"
+
+#define MAX_COUNTS 16
+#define MAX_BUFFERS (UINT64_C(1) << 24)
+#define PER_TX 8 /* buffers per transaction of the helper loop */
+
+#define EVICT_VRAM (UINT64_C(16) << 20)
+#define EVICT_BO_SIZE (UINT64_C(1) << 20)
+#define EVICT_BOS (2 * EVICT_VRAM / EVICT_BO_SIZE)
+
+struct bench_config {
+	uint64_t counts[MAX_COUNTS];
+	size_t n_counts;
+	uint64_t size, reps, evictions, seed;
+	bool json, quick;
+	enum cli_checker checker; /* as the program started */
+};
+
+/* The figures of one buffer count, best of the reps. */
+struct count_result {
+	double touch_ns;  /* ttm_bo_size() alone: the memory-latency floor */
+	double single_ns; /* reserve + validate + unreserve, per buffer */
+	double exec_ns;   /* the helper, PER_TX per transaction, per buffer */
+	double create_s;  /* creating the buffers, once */
+};
+
+struct evict_result {
+	double mib_per_s, evictions_per_s, elapsed_s;
+	uint64_t evictions, bytes_moved;
+};
+
+static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
+static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
+
+static int fail(const char *what, int ret)
+{
+	cli_error("bench bo: %s: %s", what, strerror(-ret));
+	return CLI_EXIT_FAILURE;
+}
+
+static int check_device(struct ttm_device *dev)
+{
+	char why[256];
+
+	if (ttm_device_check(dev, why, sizeof(why))) {
+		cli_error("bench bo: accounting invariant broken: %s", why);
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* xorshift64*, seeded through splitmix64 so that a 0 seed works too. */
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t rng_seed(uint64_t seed)
+{
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+/* @bos in a new random order, in place: Fisher-Yates; @n >= 1. */
+static void shuffle(struct ttm_bo **bos, uint64_t n, uint64_t *rng)
+{
+	uint64_t i;
+
+	for (i = n - 1; i > 0; i--) {
+		uint64_t j = rng_next(rng) % (i + 1);
+		struct ttm_bo *tmp = bos[i];
+
+		bos[i] = bos[j];
+		bos[j] = tmp;
+	}
+}
+
+/* -------------------------------------------------------------------- */
+/* Per-buffer cost. */
+
+/*
+ * The floor of a random-order pass: one read of each buffer's struct, in
+ * the same order. Once the buffers outgrow the caches, this is a cache
+ * miss per buffer, which the real pass pays too (and more: it also
+ * touches its LRU neighbours).
+ */
+static double pass_touch(struct ttm_bo **order, uint64_t n)
+{
+	uint64_t i, sum = 0, start = cli_now_ns();
+
+	for (i = 0; i < n; i++)
+		sum += ttm_bo_size(order[i]);
+	/* Keep the loop: the sum must be used. */
+	__asm__ volatile("" : : "r"(sum));
+	return (double)(cli_now_ns() - start) / (double)n;
+}
+
+static int pass_single(struct ttm_bo **order, uint64_t n)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ttm_bo_reserve(order[i], false, false, NULL);
+		if (ret)
+			return fail("ttm_bo_reserve", ret);
+		ret = ttm_bo_validate(order[i], &vram_gtt, &ctx);
+		ttm_bo_unreserve(order[i]);
+		if (ret)
+			return fail("ttm_bo_validate", ret);
+	}
+	return 0;
+}
+
+/* One transaction of the helper over @bos[0..@n): lock all, validate. */
+static int exec_tx(struct ttm_device *dev, struct ttm_bo **bos,
+		   unsigned int n)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	ttm_exec_init(&exec, dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n; i++) {
+			ret = ttm_exec_lock_bo(&exec, bos[i]);
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				goto out;
+		}
+		for (i = 0; i < n; i++) {
+			ret = ttm_bo_validate(bos[i], &vram_gtt, &ctx);
+			/* Never here (nothing is evicted), but the idiom. */
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				goto out;
+		}
+	}
+	ttm_exec_done(&exec);
+out:
+	ttm_exec_fini(&exec);
+	return ret ? fail("ttm_exec", ret) : 0;
+}
+
+static int pass_exec(struct ttm_device *dev, struct ttm_bo **order,
+		     uint64_t n)
+{
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i += PER_TX) {
+		ret = exec_tx(dev, order + i,
+			      (unsigned int)(n - i < PER_TX ? n - i : PER_TX));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int run_count(const struct bench_config *cfg, uint64_t n,
+		     struct count_result *res)
+{
+	/* Room for all in VRAM: the fast path, nothing ever evicted. */
+	struct ttm_device_options opts = { .vram_size = n * cfg->size };
+	struct ttm_device_stats st;
+	struct ttm_device *dev;
+	struct ttm_bo **bos;
+	uint64_t i, rep, start, in_vram, rng = rng_seed(cfg->seed + n);
+	int ret;
+
+	bos = calloc(n, sizeof(*bos));
+	if (!bos) {
+		cli_error("bench bo: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	ret = ttm_device_create(&opts, &dev);
+	if (ret) {
+		free(bos);
+		return fail("ttm_device_create", ret);
+	}
+	start = cli_now_ns();
+	for (i = 0; i < n; i++) {
+		ret = ttm_bo_create(dev, cfg->size, &vram_gtt, 0, &bos[i]);
+		if (ret) {
+			ret = fail("ttm_bo_create", ret);
+			goto out;
+		}
+	}
+	res->create_s = (double)(cli_now_ns() - start) / 1e9;
+
+	/* Repetitions outermost, both loops back to back: drift hits both. */
+	for (rep = 0; rep < cfg->reps; rep++) {
+		double ns;
+
+		shuffle(bos, n, &rng);
+		ns = pass_touch(bos, n);
+		if (rep == 0 || ns < res->touch_ns)
+			res->touch_ns = ns;
+		start = cli_now_ns();
+		ret = pass_single(bos, n);
+		if (ret)
+			goto out;
+		ns = (double)(cli_now_ns() - start) / (double)n;
+		if (rep == 0 || ns < res->single_ns)
+			res->single_ns = ns;
+
+		shuffle(bos, n, &rng);
+		start = cli_now_ns();
+		ret = pass_exec(dev, bos, n);
+		if (ret)
+			goto out;
+		ns = (double)(cli_now_ns() - start) / (double)n;
+		if (rep == 0 || ns < res->exec_ns)
+			res->exec_ns = ns;
+	}
+
+	/* A move would mean the slow path was measured: misconfigured. */
+	ttm_device_get_stats(dev, &st);
+	in_vram = st.domain[TTM_DOMAIN_VRAM].buffers;
+	if (st.moves || in_vram != n) {
+		cli_error("bench bo: %llu buffers in VRAM and %llu moves; "
+			  "expected %llu and none",
+			  (unsigned long long)in_vram,
+			  (unsigned long long)st.moves, (unsigned long long)n);
+		ret = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	ret = check_device(dev);
+out:
+	for (i = 0; i < n && bos[i]; i++)
+		ttm_bo_put(bos[i]);
+	ttm_device_destroy(dev);
+	free(bos);
+	return ret;
+}
+
+/* -------------------------------------------------------------------- */
+/* Eviction throughput. */
+
+/* Wait for every copy: reading a buffer waits for its pending moves. */
+static int drain(struct ttm_bo **bos, unsigned int n)
+{
+	uint32_t word;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ttm_bo_reserve(bos[i], false, false, NULL);
+		if (ret)
+			return fail("ttm_bo_reserve", ret);
+		ret = ttm_bo_read(bos[i], 0, &word, sizeof(word));
+		ttm_bo_unreserve(bos[i]);
+		if (ret)
+			return fail("ttm_bo_read", ret);
+	}
+	return 0;
+}
+
+static int evict_rep(const struct bench_config *cfg, struct evict_result *res)
+{
+	struct ttm_device_options opts = {
+		.vram_size = EVICT_VRAM,
+		.gtt_size = 2 * EVICT_BOS * EVICT_BO_SIZE,
+	};
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_bo *bos[EVICT_BOS] = { NULL };
+	struct ttm_device_stats before, after;
+	struct ttm_device *dev = NULL;
+	struct ttm_gpu *gpu;
+	uint64_t i, start;
+	unsigned int b;
+	int ret;
+
+	ret = ttm_gpu_create(1, NULL, &gpu);
+	if (ret)
+		return fail("ttm_gpu_create", ret);
+	opts.gpu = gpu;
+	ret = ttm_device_create(&opts, &dev);
+	if (ret) {
+		ret = fail("ttm_device_create", ret);
+		goto out;
+	}
+	/* The first half fills VRAM, the second lands in GTT. */
+	for (b = 0; b < EVICT_BOS; b++) {
+		ret = ttm_bo_create(dev, EVICT_BO_SIZE, &vram_gtt, 0, &bos[b]);
+		if (ret) {
+			ret = fail("ttm_bo_create", ret);
+			goto out;
+		}
+	}
+
+	/*
+	 * Round-robin over twice what VRAM holds, starting with the first
+	 * buffer in GTT: the buffer validated next is always the one evicted
+	 * longest ago, and the LRU head the one validated longest ago, so
+	 * every validate evicts one buffer and moves two.
+	 */
+	ttm_device_get_stats(dev, &before);
+	start = cli_now_ns();
+	for (i = 0; i < cfg->evictions; i++) {
+		struct ttm_bo *bo = bos[(i + EVICT_BOS / 2) % EVICT_BOS];
+
+		ret = ttm_bo_reserve(bo, false, false, NULL);
+		if (ret) {
+			ret = fail("ttm_bo_reserve", ret);
+			goto out;
+		}
+		ret = ttm_bo_validate(bo, &vram_only, &ctx);
+		ttm_bo_unreserve(bo);
+		if (ret) {
+			ret = fail("ttm_bo_validate", ret);
+			goto out;
+		}
+	}
+	ret = drain(bos, EVICT_BOS);
+	if (ret)
+		goto out;
+	res->elapsed_s = (double)(cli_now_ns() - start) / 1e9;
+	ttm_device_get_stats(dev, &after);
+	res->evictions = after.evictions - before.evictions;
+	res->bytes_moved = after.bytes_moved - before.bytes_moved;
+	res->mib_per_s = (double)res->bytes_moved / (1 << 20) /
+			 res->elapsed_s;
+	res->evictions_per_s = (double)res->evictions / res->elapsed_s;
+	ret = check_device(dev);
+out:
+	for (b = 0; b < EVICT_BOS; b++)
+		ttm_bo_put(bos[b]);
+	ttm_device_destroy(dev);
+	ttm_gpu_destroy(gpu);
+	return ret;
+}
+
+static int run_evict(const struct bench_config *cfg, struct evict_result *best)
+{
+	struct evict_result r;
+	uint64_t rep;
+	int ret;
+
+	for (rep = 0; rep < cfg->reps; rep++) {
+		memset(&r, 0, sizeof(r));
+		ret = evict_rep(cfg, &r);
+		if (ret)
+			return ret;
+		if (rep == 0 || r.mib_per_s > best->mib_per_s)
+			*best = r;
+	}
+	return 0;
+}
+
+/* -------------------------------------------------------------------- */
+/* Output. */
+
+static void print_header(const struct bench_config *cfg)
+{
+	size_t c;
+
+	printf("ttmsim %s bench bo\n", TTMSIM_VERSION);
+	printf("config: reps %llu (best of), buffers ",
+	       (unsigned long long)cfg->reps);
+	for (c = 0; c < cfg->n_counts; c++)
+		printf("%s%llu", c ? "," : "",
+		       (unsigned long long)cfg->counts[c]);
+	printf(", size %llu bytes, evictions %llu, seed %llu%s\n",
+	       (unsigned long long)cfg->size,
+	       (unsigned long long)cfg->evictions,
+	       (unsigned long long)cfg->seed, cfg->quick ? ", quick" : "");
+	printf("online CPUs %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	if (cfg->checker == CLI_CHECKER_ABSENT)
+		printf("ww_debug checker: %s\n",
+		       cli_checker_describe(cfg->checker));
+	else
+		printf("ww_debug checker at start: %s; off during the runs\n",
+		       cli_checker_describe(cfg->checker));
+	printf("\nreserve + validate (fast path) + unreserve, random order, "
+	       "ns per buffer\n");
+	printf("  %10s %8s %8s %14s %10s\n", "buffers", "touch", "single",
+	       "helper, 8/tx", "create s");
+	fflush(stdout);
+}
+
+static void print_count(uint64_t n, const struct count_result *r)
+{
+	printf("  %10llu %8.1f %8.1f %14.1f %10.3f\n", (unsigned long long)n,
+	       r->touch_ns, r->single_ns, r->exec_ns, r->create_s);
+	fflush(stdout);
+}
+
+static void print_evict(const struct evict_result *r)
+{
+	printf("\neviction: VRAM %llu MiB, %llu buffers of %llu MiB "
+	       "validated round-robin into VRAM only, real-time GPU\n",
+	       (unsigned long long)(EVICT_VRAM >> 20),
+	       (unsigned long long)EVICT_BOS,
+	       (unsigned long long)(EVICT_BO_SIZE >> 20));
+	printf("  %.1f MiB/s moved, %.0f evictions/s (%llu evictions, "
+	       "%llu MiB in %.3f s)\n", r->mib_per_s, r->evictions_per_s,
+	       (unsigned long long)r->evictions,
+	       (unsigned long long)(r->bytes_moved >> 20), r->elapsed_s);
+}
+
+static void print_json(const struct bench_config *cfg,
+		       const struct count_result *res,
+		       const struct evict_result *ev, double wall_s)
+{
+	FILE *f = stdout;
+	size_t c;
+
+	fputs("{\n  \"tool\": \"ttmsim\",\n  \"version\": ", f);
+	cli_json_string(f, TTMSIM_VERSION);
+	fprintf(f, ",\n  \"benchmark\": \"bo\",\n  \"config\": {\"reps\": "
+		"%llu, \"size\": %llu, \"evictions\": %llu, \"seed\": %llu, "
+		"\"quick\": %s, \"online_cpus\": %ld, \"checker\": \"off\"},\n"
+		"  \"per_buffer\": [\n",
+		(unsigned long long)cfg->reps, (unsigned long long)cfg->size,
+		(unsigned long long)cfg->evictions,
+		(unsigned long long)cfg->seed, cfg->quick ? "true" : "false",
+		sysconf(_SC_NPROCESSORS_ONLN));
+	for (c = 0; c < cfg->n_counts; c++) {
+		fprintf(f, "    {\"buffers\": %llu, \"single_ns_per_buffer\": ",
+			(unsigned long long)cfg->counts[c]);
+		cli_json_number(f, res[c].single_ns, 2);
+		fputs(", \"exec_ns_per_buffer\": ", f);
+		cli_json_number(f, res[c].exec_ns, 2);
+		fputs(", \"touch_ns_per_buffer\": ", f);
+		cli_json_number(f, res[c].touch_ns, 2);
+		fputs(", \"create_s\": ", f);
+		cli_json_number(f, res[c].create_s, 4);
+		fprintf(f, "}%s\n", c + 1 < cfg->n_counts ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"eviction\": {\"vram_bytes\": %llu, "
+		"\"buffer_bytes\": %llu, \"buffers\": %llu, "
+		"\"evictions\": %llu, \"bytes_moved\": %llu, \"mib_per_s\": ",
+		(unsigned long long)EVICT_VRAM,
+		(unsigned long long)EVICT_BO_SIZE,
+		(unsigned long long)EVICT_BOS,
+		(unsigned long long)ev->evictions,
+		(unsigned long long)ev->bytes_moved);
+	cli_json_number(f, ev->mib_per_s, 1);
+	fputs(", \"evictions_per_s\": ", f);
+	cli_json_number(f, ev->evictions_per_s, 1);
+	fputs("},\n  \"check_ok\": true,\n  \"wall_s\": ", f);
+	cli_json_number(f, wall_s, 3);
+	fputs("\n}\n", f);
+}
+
+static int run_bench(const struct bench_config *cfg)
+{
+	struct count_result res[MAX_COUNTS] = { { 0 } };
+	struct evict_result ev = { 0 };
+	uint64_t start = cli_now_ns();
+	size_t c;
+	int ret;
+
+	if (!cfg->json)
+		print_header(cfg);
+	/*
+	 * Measure the library, not the debugging aid: the checker more than
+	 * doubles the cost of the fast path. No lock is held here.
+	 */
+	cli_checker_switch(false);
+	for (c = 0; c < cfg->n_counts; c++) {
+		ret = run_count(cfg, cfg->counts[c], &res[c]);
+		if (ret)
+			goto out;
+		if (!cfg->json)
+			print_count(cfg->counts[c], &res[c]);
+	}
+	ret = run_evict(cfg, &ev);
+	if (ret)
+		goto out;
+	if (cfg->json) {
+		print_json(cfg, res, &ev, (double)(cli_now_ns() - start) / 1e9);
+	} else {
+		print_evict(&ev);
+		printf("\naccounting: ok (ttm_device_check after each part)"
+		       "\n");
+		printf("wall time: %.1f s\n",
+		       (double)(cli_now_ns() - start) / 1e9);
+	}
+out:
+	/* Every buffer is gone: back to the state the program started in. */
+	cli_checker_switch(cfg->checker == CLI_CHECKER_ON);
+	return ret;
+}
+
+/* -------------------------------------------------------------------- */
+/* The command. */
+
+static void bench_bo_usage(const char *path)
+{
+	printf("usage: ttmsim %s [OPTIONS]\n"
+	       "\n"
+	       "Measures buffer objects, each figure the best of several\n"
+	       "repetitions:\n"
+	       "  per buffer  ns per ttm_bo_reserve (no ticket) +\n"
+	       "              ttm_bo_validate (already placed: the fast path)\n"
+	       "              + ttm_bo_unreserve, over N buffers in a random\n"
+	       "              order (every unreserve moves one in the LRU),\n"
+	       "              in a VRAM that holds them all; then the same\n"
+	       "              through the locking helper, 8 buffers per\n"
+	       "              transaction; and, as the floor, one read of\n"
+	       "              each buffer in the same order (\"touch\": a\n"
+	       "              cache miss each once N outgrows the caches).\n"
+	       "              Cache misses make the cost step up once, as\n"
+	       "              the buffers outgrow the caches; an O(N) scan\n"
+	       "              would make it grow in proportion to N.\n"
+	       "  eviction    MiB/s moved and evictions/s: 32 buffers of\n"
+	       "              1 MiB validated round-robin into a 16 MiB VRAM,\n"
+	       "              so that each validate evicts the LRU head, with\n"
+	       "              a real-time fake GPU running the copies.\n"
+	       "The ww_debug checker, if built in, is off during the runs.\n"
+	       "Fails (exit 1) if the device's accounting invariant breaks.\n"
+	       "\n"
+	       "Options:\n"
+	       "  --buffers LIST  comma-separated buffer counts\n"
+	       "                  (default 1000,10000,100000,1000000)\n"
+	       "  --size BYTES    size of the per-buffer part's buffers, a\n"
+	       "                  multiple of 4 (default 64: 1M buffers of\n"
+	       "                  4 KiB would need 4 GiB of real memory)\n"
+	       "  --evictions N   validates in the eviction part per rep\n"
+	       "                  (default 2000)\n"
+	       "  --reps N        repetitions, the best counts (default 5)\n"
+	       "  --seed N        seed of the shuffles (default 1)\n"
+	       "  --quick         2 reps, buffers 1000,10000, 200 evictions,\n"
+	       "                  unless given explicitly\n"
+	       "  --json          print one JSON object instead of tables\n"
+	       "  -h, --help      show this help\n", path);
+}
+
+enum {
+	OPT_HELP = CLI_OPT_LONG,
+	OPT_BUFFERS,
+	OPT_SIZE,
+	OPT_EVICTIONS,
+	OPT_REPS,
+	OPT_SEED,
+	OPT_QUICK,
+	OPT_JSON,
+};
+
+static const struct option bench_bo_options[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "buffers", required_argument, NULL, OPT_BUFFERS },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "evictions", required_argument, NULL, OPT_EVICTIONS },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_bench_bo(int argc, char **argv, const char *path)
+{
+	/* 0: not given; the defaults depend on --quick. */
+	struct bench_config cfg = {
+		.size = 64, .seed = 1, .checker = cli_checker_state(),
+	};
+	int c, ret = 0;
+
+	cli_getopt_reset();
+	while (!ret && (c = getopt_long(argc, argv, ":h", bench_bo_options,
+					NULL)) != -1) {
+		switch (c) {
+		case 'h':
+		case OPT_HELP:
+			bench_bo_usage(path);
+			return CLI_EXIT_OK;
+		case OPT_BUFFERS:
+			ret = cli_parse_uint_list("--buffers", optarg, 1,
+						  MAX_BUFFERS, cfg.counts,
+						  MAX_COUNTS, &cfg.n_counts);
+			break;
+		case OPT_SIZE:
+			ret = cli_parse_uint("--size", optarg, 4,
+					     TTM_BO_MAX_SIZE, &cfg.size);
+			if (!ret && cfg.size % 4) {
+				cli_error("--size: '%s' is not a multiple "
+					  "of 4", optarg);
+				ret = CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_EVICTIONS:
+			ret = cli_parse_uint("--evictions", optarg, 1,
+					     UINT64_C(1) << 32,
+					     &cfg.evictions);
+			break;
+		case OPT_REPS:
+			ret = cli_parse_uint("--reps", optarg, 1, 1000,
+					     &cfg.reps);
+			break;
+		case OPT_SEED:
+			ret = cli_parse_uint("--seed", optarg, 0, UINT64_MAX,
+					     &cfg.seed);
+			break;
+		case OPT_QUICK:
+			cfg.quick = true;
+			break;
+		case OPT_JSON:
+			cfg.json = true;
+			break;
+		default:
+			return cli_getopt_error(path, c, argv);
+		}
+	}
+	if (ret || cli_no_operands(path, argc, argv))
+		return CLI_EXIT_USAGE;
+	if (!cfg.n_counts) {
+		static const uint64_t full[] = { 1000, 10000, 100000, 1000000 };
+		static const uint64_t quick[] = { 1000, 10000 };
+
+		cfg.n_counts = cfg.quick ? 2 : 4;
+		memcpy(cfg.counts, cfg.quick ? quick : full,
+		       cfg.n_counts * sizeof(cfg.counts[0]));
+	}
+	if (!cfg.reps)
+		cfg.reps = cfg.quick ? 2 : 5;
+	if (!cfg.evictions)
+		cfg.evictions = cfg.quick ? 200 : 2000;
+	return run_bench(&cfg);
+}
