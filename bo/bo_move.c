@@ -101,6 +101,7 @@ static void move_switch(struct ttm_bo *bo, int domain, void *mem,
 	}
 	from->buffers--;
 	dev->domain[domain].buffers++;
+	dev->domain[domain].incoming -= bo->size;
 	bo->mem = mem;
 	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
 	bo_list_move_tail(&bo->node, bo_lru_of(dev, domain));
@@ -136,7 +137,11 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	if (!ghost)
 		return -ENOMEM;
 	ghost->dev = dev;
-	ret = ttm_resv_reserve_fences(&bo->resv, 1);
+	/*
+	 * One slot on top of those the caller reserved (ttm_exec_prepare_
+	 * bo() before validating): the move's fence must not use theirs.
+	 */
+	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
 	if (ret == 0)
 		ret = ttm_resv_get_fences(&bo->resv, TTM_RESV_USAGE_BOOKKEEP,
 					  &fences, &n);
@@ -207,6 +212,7 @@ int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx)
 		free(mem);
 		pthread_mutex_lock(&dev->lock);
 		dev->domain[domain].used -= bo->size;
+		dev->domain[domain].incoming -= bo->size;
 		pthread_mutex_unlock(&dev->lock);
 	}
 	return ret;

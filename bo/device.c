@@ -182,10 +182,11 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 				 "> capacity %" PRIu64, d, dom->used,
 				 dom->capacity);
 			ok = false;
-		} else if (dom->used != bytes[d]) {
+		} else if (dom->used != bytes[d] + dom->incoming) {
 			snprintf(buf, len, "domain %d: %" PRIu64 " bytes used "
-				 "!= %" PRIu64 " resident or moving", d,
-				 dom->used, bytes[d]);
+				 "!= %" PRIu64 " resident or moving + %" PRIu64
+				 " being moved in", d, dom->used, bytes[d],
+				 dom->incoming);
 			ok = false;
 		} else if (dom->buffers != count[d]) {
 			snprintf(buf, len, "domain %d: %" PRIu64 " buffers "

@@ -67,6 +67,12 @@ struct bo_domain {
 	uint64_t used;         /* bytes, exact */
 	uint64_t buffers;      /* resident, pinned or not */
 	uint64_t ghosts;       /* move sources in flight, in @used */
+	/*
+	 * Bytes taken for moves into this domain whose buffer has not been
+	 * switched in yet, in @used: the lock is dropped between taking the
+	 * room and switching, and ttm_device_check() may run in between.
+	 */
+	uint64_t incoming;
 	struct bo_list lru;    /* unpinned residents, head evicted first */
 };
 
@@ -150,6 +156,7 @@ static inline bool bo_domain_take_locked(struct ttm_device *dev, int domain,
 	if (dom->capacity - dom->used < size)
 		return false;
 	dom->used += size;
+	dom->incoming += size;
 	return true;
 }
 
