@@ -10,27 +10,12 @@
  */
 #include <drm_fourcc.h>
 
-#include "test_util.h"
+#include "test_bo_util.h"
 
 #include "bo/bo.h"  /* to break the invariant on purpose */
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "util/compiler.h"
-
-#define KiB 1024u
-
-static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
-static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
-static const struct ttm_placement gtt_only = TTM_PLACEMENT_GTT_INIT;
-static const struct ttm_placement system_only = TTM_PLACEMENT_SYSTEM_INIT;
-
-/* Fail the test with the description if the invariant is broken. */
-#define assert_dev_ok(dev)                                              \
-	do {                                                            \
-		char msg_[256];                                         \
-		if (ttm_device_check(dev, msg_, sizeof(msg_)))          \
-			fail_msg("ttm_device_check: %s", msg_);         \
-	} while (0)
 
 /* A device of 16 KiB VRAM and 16 KiB GTT, of the class in @state. */
 static struct ttm_device *small_device(bool wound_wait)

@@ -10,29 +10,16 @@
  * ttm_gpu_advance(), so a test sees the state before and after it. Every
  * step is followed by the device's accounting check.
  */
-#include "test_util.h"
+#include "test_bo_util.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
 #include "ttmsim/gpu.h"
 #include "ttmsim/resv.h"
 
-#define KiB 1024u
 #define BO_SIZE (4 * KiB)
 #define WORDS (BO_SIZE / 4)
 #define ADVANCE_US 1000000u
-
-static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
-static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
-static const struct ttm_placement gtt_only = TTM_PLACEMENT_GTT_INIT;
-static const struct ttm_placement system_only = TTM_PLACEMENT_SYSTEM_INIT;
-
-#define assert_dev_ok(dev)                                              \
-	do {                                                            \
-		char msg_[256];                                         \
-		if (ttm_device_check(dev, msg_, sizeof(msg_)))          \
-			fail_msg("ttm_device_check: %s", msg_);         \
-	} while (0)
 
 /*
  * A device of 16 KiB VRAM, with a GPU of @engines engines (none: CPU
