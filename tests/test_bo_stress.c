@@ -406,13 +406,6 @@ static void run_case(void **state)
 	{ .name = nm, .test_func = run_case, .setup_func = checks_reset, \
 	  .initial_state = &(struct stress_case){ ww, inj } }
 
-static void usage(const char *argv0)
-{
-	fprintf(stderr, "usage: %s [--short | --long]\n"
-		"  --long: ~15 s a case (else ~0.5 s)\n"
-		"  TTMSIM_SEED=n: replay a run\n", argv0);
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,27 +414,16 @@ int main(int argc, char **argv)
 		CASE("bo_stress(wait-die, injected)", false, 8),
 		CASE("bo_stress(wound-wait, injected)", true, 8),
 	};
-	const char *env;
 	bool long_run = false;
-	int i;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--long")) {
-			long_run = true;
-		} else if (!strcmp(argv[i], "--short")) {
-			long_run = false;
-		} else {
-			usage(argv[0]);
-			return 2;
-		}
-	}
+	if (!stress_args(argc, argv, &long_run,
+			 "--long: ~15 s a case (else ~0.5 s)"))
+		return 2;
 	if (long_run) {
 		run_ns = 15 * 1000000000L;
 		max_iterations = 100000000;
 	}
-	env = getenv("TTMSIM_SEED");
-	seed = env && *env ? (unsigned int)strtoul(env, NULL, 0)
-			   : (unsigned int)now_ns();
+	seed = stress_seed();
 	printf("bo_stress: %s run, TTMSIM_SEED=%u\n",
 	       long_run ? "long" : "short", seed);
 	return cmocka_run_group_tests_name("bo_stress", tests, NULL, NULL);

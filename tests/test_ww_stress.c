@@ -443,13 +443,6 @@ static void stress_mixed(void **state)
 	run_case(*state, &c);
 }
 
-static void usage(const char *argv0)
-{
-	fprintf(stderr, "usage: %s [--short | --long]\n"
-		"  --long or TTMSIM_STRESS=1: ~12 s a case (else ~0.5 s)\n"
-		"  TTMSIM_SEED=n: replay a run\n", argv0);
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,25 +454,16 @@ int main(int argc, char **argv)
 	const char *env = getenv("TTMSIM_STRESS");
 	bool long_run = env && strcmp(env, "0") != 0 && *env;
 	long n;
-	int i;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--long")) {
-			long_run = true;
-		} else if (!strcmp(argv[i], "--short")) {
-			long_run = false;
-		} else {
-			usage(argv[0]);
-			return 2;
-		}
-	}
+	if (!stress_args(argc, argv, &long_run,
+			 "--long or TTMSIM_STRESS=1: ~12 s a case "
+			 "(else ~0.5 s)"))
+		return 2;
 	if (long_run) {
 		run_ns = 12 * 1000000000L;
 		max_iterations = 100000000;
 	}
-	env = getenv("TTMSIM_SEED");
-	seed = env && *env ? (unsigned int)strtoul(env, NULL, 0)
-			   : (unsigned int)now_ns();
+	seed = stress_seed();
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	ncpus = n < 1 ? 1 : n > 16 ? 16 : (unsigned int)n;
 	printf("stress: %s run, %u cpus, TTMSIM_SEED=%u\n",
