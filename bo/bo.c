@@ -27,50 +27,72 @@ bool bo_placement_valid(const struct ttm_placement *placement)
 	return true;
 }
 
-/*
- * The first domain of @bo's placement with room for it, or -ENOSPC. With
- * @commit, account @bo there and put it at that LRU's tail; without, only
- * look (and count nothing), so that creation fails before allocating.
- */
-static int bo_place(struct ttm_bo *bo, bool commit)
+/* Account @bo in @domain, whose bytes bo_domain_take_locked() took. */
+void bo_settle_locked(struct ttm_bo *bo, int domain)
+{
+	struct ttm_device *dev = bo->dev;
+	struct bo_domain *dom = &dev->domain[domain];
+
+	dom->incoming -= bo->size;
+	dom->buffers++;
+	dev->buffers++;
+	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
+	bo_list_add_tail(&bo->node, &dom->lru);
+}
+
+/* Place @bo in the first domain of its placement with room, or -ENOSPC. */
+static int bo_place(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
 	unsigned int i;
 	int ret = -ENOSPC;
 
 	pthread_mutex_lock(&dev->lock);
-	for (i = 0; i < bo->placement.count; i++) {
+	for (i = 0; i < bo->placement.count && ret < 0; i++) {
 		int d = bo->placement.domains[i];
-		struct bo_domain *dom = &dev->domain[d];
 
-		if (dom->capacity - dom->used < bo->size)
-			continue;
-		ret = d;
-		if (!commit)
-			break;
-		dom->used += bo->size;
-		dom->buffers++;
-		dev->buffers++;
-		__atomic_store_n(&bo->domain, d, __ATOMIC_RELAXED);
-		bo_list_add_tail(&bo->node, &dom->lru);
-		break;
+		if (bo_domain_take_locked(dev, d, bo->size)) {
+			bo_settle_locked(bo, d);
+			ret = 0;
+		}
 	}
-	if (ret < 0)
-		dev->enospc++;
 	pthread_mutex_unlock(&dev->lock);
 	return ret;
+}
+
+/* Whether some domain of @placement could ever hold @size bytes. */
+static bool placement_can_hold(struct ttm_device *dev,
+			       const struct ttm_placement *placement,
+			       uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < placement->count; i++)
+		if (dev->domain[placement->domains[i]].capacity >= size)
+			return true;
+	return false;
 }
 
 TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 			     const struct ttm_placement *placement,
 			     uint32_t flags, struct ttm_bo **ret_bo)
 {
+	struct ttm_operation_ctx ctx = {
+		.no_wait_gpu = flags & TTM_BO_CREATE_NO_WAIT_GPU,
+	};
 	struct ttm_bo *bo;
 	int ret;
 
-	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE || flags ||
+	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE ||
+	    (flags & ~TTM_BO_CREATE_NO_WAIT_GPU) ||
 	    !bo_placement_valid(placement))
 		return -EINVAL;
+	if (!placement_can_hold(dev, placement, size)) {
+		pthread_mutex_lock(&dev->lock);
+		dev->enospc++;
+		pthread_mutex_unlock(&dev->lock);
+		return -ENOSPC;
+	}
 
 	bo = calloc(1, sizeof(*bo));
 	if (!bo)
@@ -78,11 +100,6 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 	bo->dev = dev;
 	bo->size = size;
 	bo->placement = *placement;
-	ret = bo_place(bo, false);
-	if (ret < 0) {
-		free(bo);
-		return ret;
-	}
 	/*
 	 * calloc(): zero-filled, and aligned for any type (at least 8
 	 * bytes), more than the GPU's 4; for large sizes the zero pages come
@@ -97,8 +114,13 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 	bo_list_init(&bo->node);
 	ttm_resv_init(&bo->resv, &dev->ww_class);
 
-	/* Another thread may have taken the room meanwhile: place again. */
-	ret = bo_place(bo, true);
+	/*
+	 * Like TTM's creation, which validates: room first, else evict.
+	 * Nobody else can see @bo yet, so it needs no reservation.
+	 */
+	ret = bo_place(bo);
+	if (ret == -ENOSPC)
+		ret = bo_place_evict(bo, &ctx);
 	if (ret < 0) {
 		ttm_resv_fini(&bo->resv);
 		free(bo->mem);

@@ -58,11 +58,41 @@ static int domain_evict_take(struct ttm_bo *bo, int domain,
 	return 0;
 }
 
+/*
+ * Make room for @bo in the first domain of @placement that can, and take
+ * its bytes there: the domain, or an error. A domain that could make
+ * room only by waiting for the GPU (@ctx->no_wait_gpu) does not stop the
+ * walk: the next may have room to evict, as in TTM; -EBUSY only if none
+ * did. -ENOSPC is counted in the stats.
+ */
+static int evict_take_any(struct ttm_bo *bo,
+			  const struct ttm_placement *placement,
+			  const struct ttm_operation_ctx *ctx)
+{
+	int busy = 0, ret;
+	unsigned int i;
+
+	for (i = 0; i < placement->count; i++) {
+		ret = domain_evict_take(bo, placement->domains[i], ctx);
+		if (ret == 0)
+			return placement->domains[i];
+		if (ret == -EBUSY)
+			busy = ret;
+		else if (ret != -ENOSPC)
+			return ret;
+	}
+	if (busy)
+		return busy;
+	pthread_mutex_lock(&bo->dev->lock);
+	bo->dev->enospc++;
+	pthread_mutex_unlock(&bo->dev->lock);
+	return -ENOSPC;
+}
+
 TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 			       const struct ttm_placement *placement,
 			       struct ttm_operation_ctx *ctx)
 {
-	struct ttm_device *dev = bo->dev;
 	unsigned int i;
 	int ret;
 
@@ -78,15 +108,18 @@ TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 	for (i = 0; i < placement->count; i++)
 		if (domain_take(bo, placement->domains[i]))
 			return bo_move(bo, placement->domains[i], ctx);
-	for (i = 0; i < placement->count; i++) {
-		ret = domain_evict_take(bo, placement->domains[i], ctx);
-		if (ret == 0)
-			return bo_move(bo, placement->domains[i], ctx);
-		if (ret != -ENOSPC)
-			return ret;
-	}
-	pthread_mutex_lock(&dev->lock);
-	dev->enospc++;
-	pthread_mutex_unlock(&dev->lock);
-	return -ENOSPC;
+	ret = evict_take_any(bo, placement, ctx);
+	return ret < 0 ? ret : bo_move(bo, ret, ctx);
+}
+
+int bo_place_evict(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
+{
+	int ret = evict_take_any(bo, &bo->placement, ctx);
+
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&bo->dev->lock);
+	bo_settle_locked(bo, ret);
+	pthread_mutex_unlock(&bo->dev->lock);
+	return 0;
 }

@@ -130,7 +130,9 @@ static void test_create_args(void **state)
 	/* 1 GiB passes the checks: only room is missing. */
 	assert_int_equal(ttm_bo_create(dev, TTM_BO_MAX_SIZE, &vram_only, 0,
 				       &bo), -ENOSPC);
-	assert_int_equal(ttm_bo_create(dev, 4, &gtt_only, 1, &bo), -EINVAL);
+	assert_int_equal(ttm_bo_create(dev, 4, &gtt_only, 2, &bo), -EINVAL);
+	assert_int_equal(ttm_bo_create(dev, 4, &gtt_only, 1u << 31, &bo),
+			 -EINVAL);
 	assert_int_equal(ttm_bo_create(dev, 4, NULL, 0, &bo), -EINVAL);
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
 	bad.count = 4;
@@ -285,7 +287,7 @@ static void expect_domain(struct ttm_device *dev, int d, uint64_t used,
 static void test_placement(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bos[8], *sys, *bo = NULL;
+	struct ttm_bo *bos[8], *sys;
 	struct ttm_device_stats s;
 	int i;
 
@@ -299,17 +301,6 @@ static void test_placement(void **state)
 	expect_domain(dev, TTM_DOMAIN_VRAM, 16 * KiB, 4);
 	expect_domain(dev, TTM_DOMAIN_GTT, 16 * KiB, 4);
 
-	assert_int_equal(ttm_bo_create(dev, 4, &vram_gtt, 0, &bo), -ENOSPC);
-	assert_dev_ok(dev);
-	assert_int_equal(ttm_bo_create(dev, 4, &vram_only, 0, &bo), -ENOSPC);
-	assert_dev_ok(dev);
-	assert_int_equal(ttm_bo_create(dev, 4, &gtt_only, 0, &bo), -ENOSPC);
-	assert_dev_ok(dev);
-	assert_null(bo);
-	get_stats(dev, &s);
-	assert_int_equal(s.enospc, 3);
-	assert_int_equal(s.buffers, 8);
-
 	/* SYSTEM has no limit. */
 	sys = new_bo(dev, 64 * KiB, &system_only);
 	assert_int_equal(ttm_bo_domain(sys), TTM_DOMAIN_SYSTEM);
@@ -321,20 +312,12 @@ static void test_placement(void **state)
 	bos[1] = new_bo(dev, 2 * KiB, &vram_only);
 	assert_int_equal(ttm_bo_domain(bos[1]), TTM_DOMAIN_VRAM);
 	expect_domain(dev, TTM_DOMAIN_VRAM, 14 * KiB, 4);
-	/* Not enough left in VRAM for 4 KiB: GTT is full too. */
-	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &vram_gtt, 0, &bo),
-			 -ENOSPC);
-	put_bo(dev, bos[5]);
-	bo = new_bo(dev, 4 * KiB, &vram_gtt);
-	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	get_stats(dev, &s);
-	assert_int_equal(s.enospc, 4);
+	assert_int_equal(s.enospc, 0);
 	assert_int_equal(s.moves + s.evictions + s.bytes_moved, 0);
-	put_bo(dev, bo);
 
 	for (i = 0; i < 8; i++)
-		if (i != 5)
-			put_bo(dev, bos[i]);
+		put_bo(dev, bos[i]);
 	put_bo(dev, sys);
 	get_stats(dev, &s);
 	assert_int_equal(s.buffers, 0);
@@ -344,6 +327,101 @@ static void test_placement(void **state)
 }
 
 /* The check itself must catch a broken invariant. */
+/* The last word of @bo, read or written under a short reservation. */
+static void last_word(struct ttm_bo *bo, uint32_t *word, bool write)
+{
+	uint64_t at = ttm_bo_size(bo) - 4;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(write ? ttm_bo_write(bo, at, word, 4) :
+				 ttm_bo_read(bo, at, word, 4), 0);
+	ttm_bo_unreserve(bo);
+}
+
+static void expect_word(struct ttm_bo *bo, uint32_t want)
+{
+	uint32_t got = 0;
+
+	last_word(bo, &got, false);
+	assert_int_equal(got, want);
+}
+
+static void pin(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	ttm_bo_unreserve(bo);
+}
+
+/*
+ * With no room left, creation evicts like validation, without a ticket:
+ * the first allowed domain's LRU head goes (to SYSTEM, GTT being full),
+ * contents intact; a reserved buffer is skipped; pinned ones never go.
+ */
+static void test_create_evicts(void **state)
+{
+	struct ttm_bo *bos[8], *bo, *bo2, *bo3, *none = NULL;
+	struct ttm_device *dev = small_device(false);
+	struct ttm_device_stats s;
+	uint32_t word;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		bos[i] = new_bo(dev, 4 * KiB, &vram_gtt);
+		word = 0x100 + i;
+		last_word(bos[i], &word, true);
+	}
+	bo = new_bo(dev, 4 * KiB, &vram_gtt);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_SYSTEM);
+	expect_word(bos[0], 0x100);
+	get_stats(dev, &s);
+	assert_int_equal(s.evictions, 1);
+	assert_int_equal(s.bytes_moved, 4 * KiB);
+
+	/* GTT-only: GTT's head goes. */
+	bo2 = new_bo(dev, 4 * KiB, &gtt_only);
+	assert_int_equal(ttm_bo_domain(bo2), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(bos[4]), TTM_DOMAIN_SYSTEM);
+	expect_word(bos[4], 0x104);
+
+	/* VRAM's head is reserved: the next one goes. */
+	assert_int_equal(ttm_bo_reserve(bos[1], false, false, NULL), 0);
+	bo3 = new_bo(dev, 4 * KiB, &vram_only);
+	assert_int_equal(ttm_bo_domain(bos[1]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(bos[2]), TTM_DOMAIN_SYSTEM);
+	ttm_bo_unreserve(bos[1]);
+	expect_word(bos[2], 0x102);
+	get_stats(dev, &s);
+	assert_int_equal(s.evictions, 3);
+	assert_int_equal(s.enospc, 0);
+
+	/* Everything left in VRAM and GTT pinned: nothing can go. */
+	pin(bos[1]);
+	pin(bos[3]);
+	pin(bo);
+	pin(bo3);
+	for (i = 5; i < 8; i++)
+		pin(bos[i]);
+	pin(bo2);
+	assert_int_equal(ttm_bo_create(dev, 4, &vram_gtt, 0, &none), -ENOSPC);
+	assert_null(none);
+	assert_dev_ok(dev);
+	get_stats(dev, &s);
+	assert_int_equal(s.enospc, 1);
+	assert_int_equal(s.evictions, 3);
+	for (i = 0; i < 8; i++)
+		expect_word(bos[i], 0x100 + i);
+
+	for (i = 0; i < 8; i++)
+		put_bo(dev, bos[i]);
+	put_bo(dev, bo);
+	put_bo(dev, bo2);
+	put_bo(dev, bo3);
+	ttm_device_destroy(dev);
+}
+
 static void test_check_detects(void **state)
 {
 	struct ttm_device *dev = small_device(false);
@@ -998,6 +1076,7 @@ int main(void)
 		BO_TEST(test_create_fourcc),
 		BO_TEST(test_contents),
 		BO_TEST(test_placement),
+		BO_TEST(test_create_evicts),
 		BO_TEST(test_check_detects),
 		BO_BOTH(test_reserve_basic),
 		BO_BOTH(test_reserve_deadlk),

@@ -141,6 +141,17 @@ bool bo_placement_valid(const struct ttm_placement *placement);
 /* Free @bo's memory and give its bytes back to its domain (bo/bo.c). */
 void bo_free(struct ttm_bo *bo);
 
+/* Account @bo in @domain, whose bytes are taken; caller holds dev->lock. */
+void bo_settle_locked(struct ttm_bo *bo, int domain);
+
+/*
+ * Creation's fallback when no domain of @bo's placement has room: make
+ * room as validation does, but without a ticket (@ctx->exec is NULL:
+ * victims are only try-locked), and settle @bo there. 0, -ENOSPC
+ * (counted), -EBUSY for @ctx->no_wait_gpu, -ENOMEM.
+ */
+int bo_place_evict(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx);
+
 /* Put @bo on its domain's LRU tail unless pinned; caller holds dev->lock. */
 void bo_lru_bump_locked(struct ttm_bo *bo);
 

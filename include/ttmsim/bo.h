@@ -77,6 +77,9 @@ struct ttm_placement {
 /** The largest buffer: 1 GiB. */
 #define TTM_BO_MAX_SIZE (1ull << 30)
 
+/* ttm_bo_create() flag: never wait for the GPU (as no_wait_gpu). */
+#define TTM_BO_CREATE_NO_WAIT_GPU (1u << 0)
+
 /**
  * struct ttm_device_options - how to build a device; all zeros (or a NULL
  * pointer) means the defaults.
@@ -186,14 +189,17 @@ long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
  * ttm_bo_create - a new zero-filled buffer holding one reference.
  * @size: in bytes: a multiple of 4, more than 0, at most TTM_BO_MAX_SIZE.
  * @placement: where it may live; copied.
- * @flags: none is defined yet: pass 0.
+ * @flags: 0, or TTM_BO_CREATE_NO_WAIT_GPU: fail with -EBUSY rather than
+ *	wait for copies in flight to free room.
  *
- * Places the buffer in the first domain of @placement with room for it,
- * without evicting anything. (Creation with eviction comes with
- * ttm_bo_validate().)
- * Context: may sleep (allocation); takes no reservation.
+ * Places the buffer in the first domain of @placement with room for it;
+ * if none has room, makes room as ttm_bo_validate() does, domain by
+ * domain, but without a ticket: victims are only try-locked, so buffers
+ * reserved by anyone are skipped, and there is no back-off.
+ * Context: may sleep (allocation, waiting for copies in flight).
  * Return: 0 and *@ret_bo; -EINVAL for a bad size, placement or flags;
- * -ENOSPC if no allowed domain has room (counted in the stats); -ENOMEM.
+ * -ENOSPC if no allowed domain can make room (counted in the stats);
+ * -EBUSY (see @flags); -ENOMEM.
  */
 int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 		  const struct ttm_placement *placement, uint32_t flags,
