@@ -165,6 +165,12 @@ TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)
 	return bo->size;
 }
 
+TTM_EXPORT const struct ttm_placement *
+ttm_bo_placement(const struct ttm_bo *bo)
+{
+	return &bo->placement;
+}
+
 TTM_EXPORT enum ttm_domain ttm_bo_domain(const struct ttm_bo *bo)
 {
 	return (enum ttm_domain)__atomic_load_n(&bo->domain,

@@ -62,6 +62,8 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
+	if (dev->private && dev->release_private)
+		dev->release_private(dev->private);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -70,6 +72,32 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 TTM_EXPORT struct ww_class *ttm_device_ww_class(struct ttm_device *dev)
 {
 	return &dev->ww_class;
+}
+
+TTM_EXPORT struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev)
+{
+	return dev->gpu;
+}
+
+TTM_EXPORT void *ttm_device_set_private(struct ttm_device *dev, void *data,
+					void (*release)(void *data))
+{
+	void *ret;
+
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->private) {
+		dev->release_private = release;
+		__atomic_store_n(&dev->private, data, __ATOMIC_RELEASE);
+	}
+	ret = dev->private;
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+TTM_EXPORT void *ttm_device_private(struct ttm_device *dev)
+{
+	/* Acquire: the attached data was set up before it was published. */
+	return __atomic_load_n(&dev->private, __ATOMIC_ACQUIRE);
 }
 
 TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,

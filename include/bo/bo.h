@@ -88,6 +88,8 @@ struct ttm_device {
 	uint64_t evictions, moves, bytes_moved, enospc;
 	struct bo_list ghosts;    /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
+	void *private;            /* the layer above's; atomic */
+	void (*release_private)(void *data);
 };
 
 /*

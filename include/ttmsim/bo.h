@@ -151,6 +151,25 @@ void ttm_device_destroy(struct ttm_device *dev);
  */
 struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
 
+/** ttm_device_gpu - the GPU @dev moves buffers with; NULL if none. */
+struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev);
+
+/**
+ * ttm_device_set_private - attach the per-device state of the layer above
+ * (the execbuf layer's counters), once, like a driver's private data.
+ * @release: called with the attached data by ttm_device_destroy(), after
+ *	every delayed destroy and move; may be NULL.
+ *
+ * Thread-safe: of two racing callers, the first wins.
+ * Return: the attached data: @data, or the data attached before (then
+ * @data was not taken and @release will not see it).
+ */
+void *ttm_device_set_private(struct ttm_device *dev, void *data,
+			     void (*release)(void *data));
+
+/** ttm_device_private - the data attached by ttm_device_set_private(). */
+void *ttm_device_private(struct ttm_device *dev);
+
 /** ttm_device_get_stats - a snapshot of @dev's accounting and counters. */
 void ttm_device_get_stats(struct ttm_device *dev,
 			  struct ttm_device_stats *stats);
@@ -238,6 +257,12 @@ struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
  * goes.
  */
 void ttm_bo_put(struct ttm_bo *bo);
+
+/**
+ * ttm_bo_placement - where @bo may live, as given at creation: eviction
+ * may put it elsewhere, validation brings it back.
+ */
+const struct ttm_placement *ttm_bo_placement(const struct ttm_bo *bo);
 
 /** ttm_bo_size - @bo's size in bytes. */
 uint64_t ttm_bo_size(const struct ttm_bo *bo);

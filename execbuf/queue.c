@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Step 3 of a submission, every buffer locked and validated: implicit
+ * sync, the GPU job, and the job's fence in every buffer.
+ *
+ * Implicit sync is read off the reservations (the kernel's
+ * dma_resv_usage_rw()): a write waits for every earlier reader and writer,
+ * a read for earlier writers, and both for KERNEL fences, the moves that
+ * validation just queued. Those are ordering dependencies: an earlier job
+ * that failed does not fail this one. Explicit in-fences do propagate
+ * their error: the job then fails without touching memory.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "execbuf/submit.h"
+#include "ttmsim/resv.h"
+
+/* The job's dependencies: an array of fence references. */
+struct deps {
+	struct ttm_gpu_dep *v;
+	unsigned int n, cap;
+};
+
+static int deps_add(struct deps *d, struct ttm_fence *fence, bool explicit)
+{
+	if (d->n == d->cap) {
+		unsigned int cap = d->cap ? 2 * d->cap : 16;
+		struct ttm_gpu_dep *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v) {
+			ttm_fence_put(fence);
+			return -ENOMEM;
+		}
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = (struct ttm_gpu_dep){ fence, explicit };
+	return 0;
+}
+
+static void deps_fini(struct deps *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n; i++)
+		ttm_fence_put(d->v[i].fence);
+	free(d->v);
+}
+
+/* The explicit in-fences, given or as descriptors. */
+static int add_in_fences(struct submit *s, struct deps *d)
+{
+	const struct ttm_execbuf_args *args = s->args;
+	struct ttm_fence *fence;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < args->n_in_fences && !ret; i++)
+		ret = deps_add(d, ttm_fence_get(args->in_fences[i]), true);
+	for (i = 0; i < args->n_in_fence_fds && !ret; i++) {
+		ret = ttm_fence_import_fd(args->in_fence_fds[i], &fence);
+		if (ret) {
+			s->args->bad_index = (int)i;
+			return ret;
+		}
+		ret = deps_add(d, fence, true);
+	}
+	return ret;
+}
+
+/* What each buffer's reservation says the job must wait for. */
+static int add_implicit(struct submit *s, struct deps *d)
+{
+	struct ttm_fence **fences;
+	unsigned int i, j, n;
+	int ret = 0;
+
+	for (i = 0; i < s->n && !ret; i++) {
+		ret = ttm_resv_get_fences(ttm_bo_resv(s->objs[i].bo),
+					  ttm_resv_usage_rw(s->objs[i].write),
+					  &fences, &n);
+		for (j = 0; j < n; j++)
+			if (ret == 0)
+				ret = deps_add(d, fences[j], false);
+			else
+				ttm_fence_put(fences[j]);
+		free(fences);
+	}
+	return ret;
+}
+
+/*
+ * The fd of the out-fence can be made only once the job exists, and can
+ * fail (-EMFILE). So that a failure leaves nothing submitted, such a job
+ * also waits for a gate of ours: opened once the fd exists, or failed so
+ * that the job fails without running, its fence given to no buffer.
+ */
+static int make_gate(struct deps *d, struct ttm_fence **gate)
+{
+	int ret = ttm_fence_create(ttm_fence_context_alloc(1), 1, gate);
+
+	if (ret == 0)
+		ret = deps_add(d, ttm_fence_get(*gate), true);
+	return ret;
+}
+
+int submit_queue(struct submit *s)
+{
+	struct ttm_execbuf_args *args = s->args;
+	struct ttm_gpu *gpu = ttm_device_gpu(s->client->dev);
+	struct ttm_gpu_job job = {
+		.engine = args->engine,
+		.duration_us = args->duration_us,
+		.op = args->op,
+		.add_value = args->add_value,
+		.hang = args->flags & TTM_EXECBUF_HANG,
+		.tag = args->tag,
+	};
+	struct ttm_gpu_range *ranges;
+	struct ttm_fence *fence = NULL, *gate = NULL;
+	struct execbuf_job *tracking;
+	struct deps d = { 0 };
+	unsigned int i;
+	int ret, fd = -1;
+
+	/* Only written buffers change: a read range would be added to. */
+	ranges = calloc(s->n, sizeof(*ranges));
+	tracking = execbuf_job_new(s->client->edev);
+	ret = ranges && tracking ? 0 : -ENOMEM;
+	for (i = 0; i < s->n && !ret; i++)
+		if (s->objs[i].write)
+			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
+	if (ret == 0)
+		ret = add_in_fences(s, &d);
+	if (ret == 0)
+		ret = add_implicit(s, &d);
+	if (ret == 0 && (args->flags & TTM_EXECBUF_FENCE_FD_OUT))
+		ret = make_gate(&d, &gate);
+	if (ret == 0) {
+		job.ranges = ranges;
+		job.deps = d.v;
+		job.n_deps = d.n;
+		ret = ttm_gpu_submit(gpu, &job, &fence);
+	}
+	if (ret == 0 && gate) {
+		fd = ttm_fence_export_fd(fence);
+		if (fd < 0) {
+			/* The job fails unrun: its fence goes nowhere. */
+			ttm_fence_signal(gate, -ECANCELED);
+			ttm_fence_put(fence);
+			ret = fd;
+		} else {
+			ttm_fence_signal(gate, 0);
+		}
+	}
+	ttm_fence_put(gate);
+	deps_fini(&d);
+	free(ranges);
+	if (ret) {
+		free(tracking);
+		return ret;
+	}
+
+	for (i = 0; i < s->n; i++)
+		ttm_resv_add_fence(ttm_bo_resv(s->objs[i].bo), fence,
+				   s->objs[i].write ? TTM_RESV_USAGE_WRITE :
+						      TTM_RESV_USAGE_READ);
+	execbuf_job_track(tracking, fence);
+	args->out_fence = fence;
+	args->out_fence_fd = fd;
+	return 0;
+}

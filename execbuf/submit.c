@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttm_execbuf_submit(): the steps of a submission and step 2, locking
+ * and validating every buffer in one ttm_exec_until_all_locked() loop.
+ *
+ * Validation sits inside the loop because an eviction may reserve a
+ * victim with the ticket and be told to back off: then, as for a lock,
+ * everything is dropped, the contended buffer is slow-locked and the pass
+ * restarts. So the only -ENOSPC left is a job that can never fit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "execbuf/submit.h"
+#include "ttmsim/exec.h"
+#include "util/compiler.h"
+
+uint64_t submit_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool tracing(const struct submit *s)
+{
+	return s->client->event_fn != NULL;
+}
+
+void submit_event(struct submit *s, enum ttm_execbuf_phase phase,
+		  uint64_t begin_ns, int result)
+{
+	struct ttm_execbuf_event ev = {
+		.phase = phase,
+		.begin_ns = begin_ns,
+		.end_ns = submit_now_ns(),
+		.seqno = s->client->seqno,
+		.result = result,
+	};
+
+	if (tracing(s))
+		s->client->event_fn(&ev, s->client->event_data);
+}
+
+/* The checks that need no lookup; bad_index for a bad entry's flags. */
+static int check_args(struct ttm_execbuf_args *args,
+		      struct ttm_device *dev)
+{
+	const uint32_t rw = TTM_EXECBUF_BO_READ | TTM_EXECBUF_BO_WRITE;
+	const uint32_t known = TTM_EXECBUF_ALLOW_DUPLICATES |
+			       TTM_EXECBUF_INTERRUPTIBLE |
+			       TTM_EXECBUF_FENCE_FD_OUT | TTM_EXECBUF_HANG;
+	unsigned int i;
+
+	if (args->n_bos == 0 || args->n_bos > TTM_EXECBUF_MAX_BOS ||
+	    !args->bos || (args->flags & ~known) ||
+	    args->engine >= ttm_gpu_engines(ttm_device_gpu(dev)) ||
+	    (args->op != TTM_GPU_OP_NOP && args->op != TTM_GPU_OP_ADD) ||
+	    (args->n_in_fences && !args->in_fences) ||
+	    (args->n_in_fence_fds && !args->in_fence_fds))
+		return -EINVAL;
+	for (i = 0; i < args->n_bos; i++) {
+		const struct ttm_execbuf_bo *e = &args->bos[i];
+
+		if (!(e->flags & rw) || (e->flags & ~rw)) {
+			args->bad_index = (int)i;
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < args->n_in_fences; i++)
+		if (!args->in_fences[i])
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * Step 2. Each buffer is locked with a slot for the job's fence, then
+ * validated; either may ask for a back-off.
+ */
+static int lock_and_validate(struct submit *s)
+{
+	struct ttm_operation_ctx ctx = {
+		.interruptible = s->args->flags & TTM_EXECBUF_INTERRUPTIBLE,
+		.exec = &s->exec,
+	};
+	uint64_t lock_begin = tracing(s) ? submit_now_ns() : 0;
+	uint64_t backoff_begin = 0, validate_begin = 0;
+	bool backing_off = false;
+	unsigned int i;
+	int ret = 0;
+
+	ttm_exec_until_all_locked(&s->exec) {
+		s->passes++;
+		if (backing_off) {
+			/* The slow lock of the contended buffer is taken. */
+			submit_event(s, TTM_EXECBUF_PHASE_BACKOFF,
+				     backoff_begin, 0);
+			backing_off = false;
+		}
+		for (i = 0; i < s->n; i++) {
+			ret = ttm_exec_prepare_bo(&s->exec, s->objs[i].bo, 1);
+			if (ret == -EDEADLK) {
+				s->backoffs++;
+				backing_off = true;
+				backoff_begin = tracing(s) ? submit_now_ns()
+							   : 0;
+			}
+			ttm_exec_retry_on_contention(&s->exec);
+			if (ret)
+				goto out;
+		}
+		validate_begin = tracing(s) ? submit_now_ns() : 0;
+		for (i = 0; i < s->n; i++) {
+			const struct ttm_placement *pl = s->objs[i].placement;
+
+			if (!pl)
+				pl = ttm_bo_placement(s->objs[i].bo);
+			ret = ttm_bo_validate(s->objs[i].bo, pl, &ctx);
+			if (ret == -EDEADLK) {
+				submit_event(s, TTM_EXECBUF_PHASE_VALIDATE,
+					     validate_begin, ret);
+				s->backoffs++;
+				backing_off = true;
+				backoff_begin = tracing(s) ? submit_now_ns()
+							   : 0;
+			}
+			ttm_exec_retry_on_contention(&s->exec);
+			if (ret) {
+				/* Only a bad placement is the entry's fault. */
+				if (ret == -EINVAL)
+					s->args->bad_index =
+						(int)s->objs[i].index;
+				goto out_validate;
+			}
+		}
+		submit_event(s, TTM_EXECBUF_PHASE_VALIDATE, validate_begin, 0);
+	}
+	ttm_exec_done(&s->exec);
+	goto out;
+
+out_validate:
+	submit_event(s, TTM_EXECBUF_PHASE_VALIDATE, validate_begin, ret);
+out:
+	/* An interrupted slow lock ends the loop while backing off. */
+	if (backing_off)
+		submit_event(s, TTM_EXECBUF_PHASE_BACKOFF, backoff_begin, ret);
+	submit_event(s, TTM_EXECBUF_PHASE_LOCK, lock_begin, ret);
+	return ret;
+}
+
+/* Steps 1 to 3; whatever happens, nothing stays locked or referenced. */
+static int submit_steps(struct submit *s)
+{
+	struct ttm_execbuf_args *args = s->args;
+	uint64_t t = tracing(s) ? submit_now_ns() : 0;
+	unsigned int i;
+	int ret;
+
+	ret = submit_lookup(s);
+	submit_event(s, TTM_EXECBUF_PHASE_LOOKUP, t, ret);
+	if (ret == 0) {
+		ttm_exec_init(&s->exec, s->client->dev,
+			      (args->flags & TTM_EXECBUF_INTERRUPTIBLE) ?
+			      TTM_EXEC_INTERRUPTIBLE : 0);
+		ret = lock_and_validate(s);
+		execbuf_count_backoffs(s->client->edev, s->backoffs,
+				       s->passes ? s->passes - 1 : 0);
+		if (ret == 0) {
+			t = tracing(s) ? submit_now_ns() : 0;
+			ret = submit_queue(s);
+			submit_event(s, TTM_EXECBUF_PHASE_QUEUE, t, ret);
+		}
+		ttm_exec_fini(&s->exec);
+	}
+	for (i = 0; i < s->n; i++)
+		ttm_bo_put(s->objs[i].bo);
+	free(s->objs);
+	return ret;
+}
+
+TTM_EXPORT int ttm_execbuf_submit(struct ttm_client *client,
+				  struct ttm_execbuf_args *args)
+{
+	struct submit s = { .client = client, .args = args };
+	uint64_t begin;
+	int ret;
+
+	execbuf_count_submitted(client->edev);
+	client->seqno++;
+	begin = tracing(&s) ? submit_now_ns() : 0;
+	args->out_fence = NULL;
+	args->out_fence_fd = -1;
+	args->bad_index = -1;
+
+	ret = check_args(args, client->dev);
+	if (ret == 0)
+		ret = submit_steps(&s);
+	if (ret)
+		execbuf_count_rejected(client->edev, ret);
+	submit_event(&s, TTM_EXECBUF_PHASE_SUBMIT, begin, ret);
+	return ret;
+}

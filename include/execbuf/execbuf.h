@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The execbuf layer's private structures: a client's handle table, and the
+ * per-device state (counters) attached with ttm_device_set_private().
+ */
+#ifndef TTMSIM_EXECBUF_EXECBUF_H
+#define TTMSIM_EXECBUF_EXECBUF_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "ttmsim/execbuf.h"
+
+/* Per device, shared by its clients (execbuf/stats.c). */
+struct execbuf_dev {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;            /* stats.in_flight reached 0 */
+	struct ttm_execbuf_stats stats; /* under @lock */
+};
+
+/* One slot of a client's bo-to-handle hash (open addressing). */
+struct client_slot {
+	struct ttm_bo *bo;  /* NULL: empty */
+	uint32_t handle;
+};
+
+struct ttm_client {
+	struct ttm_device *dev;
+	struct execbuf_dev *edev;
+	pthread_mutex_t lock;         /* the tables below */
+	struct ttm_bo **handles;      /* [handle - 1], a reference; NULL: free */
+	uint32_t n_handles;           /* slots in use at the end: high mark */
+	uint32_t cap_handles;
+	uint32_t free_hint;           /* no free handle below it */
+	uint32_t *free_heap;          /* free slots below the high mark, a
+					 min-heap; cap_handles long */
+	uint32_t n_free;
+	struct client_slot *by_bo;    /* bo -> handle, for import and add */
+	uint32_t by_bo_cap, by_bo_used;
+	/* Phase events: set while no submission runs. */
+	ttm_execbuf_event_fn *event_fn;
+	void *event_data;
+	uint64_t seqno;               /* submissions of this client */
+};
+
+/*
+ * The execbuf state of @dev, attached on first use: NULL only if that
+ * allocation failed (execbuf/stats.c).
+ */
+struct execbuf_dev *execbuf_dev_get(struct ttm_device *dev);
+
+/*
+ * Look up @n handles of @entries at once (one lock round trip), storing a
+ * new reference to each buffer in @bos[i]. On a bad handle: -ENOENT and
+ * *@bad_index, with no reference kept (execbuf/client.c).
+ */
+int client_lookup_many(struct ttm_client *client,
+		       const struct ttm_execbuf_bo *entries, unsigned int n,
+		       struct ttm_bo **bos, int *bad_index);
+
+/*
+ * Drop the buffer references of exported descriptors that every process
+ * has closed since the last call (execbuf/prime.c). Any thread, any time.
+ */
+void prime_collect(void);
+
+/*
+ * Counting (execbuf/stats.c): a call started; a call failed with @err
+ * (< 0); -EDEADLK results and restarts seen by one call.
+ */
+void execbuf_count_submitted(struct execbuf_dev *edev);
+void execbuf_count_rejected(struct execbuf_dev *edev, int err);
+void execbuf_count_backoffs(struct execbuf_dev *edev, unsigned int backoffs,
+			    unsigned int restarts);
+
+/*
+ * A job's tracking, allocated before its submission (so that nothing can
+ * fail after it), then armed on its out-fence, which counts it completed
+ * or failed when it signals and frees the tracking.
+ */
+struct execbuf_job *execbuf_job_new(struct execbuf_dev *edev);
+void execbuf_job_track(struct execbuf_job *job, struct ttm_fence *fence);
+
+/* Wait until @edev counts nothing in flight. */
+void execbuf_wait_idle(struct execbuf_dev *edev);
+
+#endif /* TTMSIM_EXECBUF_EXECBUF_H */

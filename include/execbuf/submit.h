@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One ttm_execbuf_submit() call in progress, shared by its steps:
+ * lookup (execbuf/lookup.c), lock and validate (execbuf/submit.c), queue
+ * (execbuf/queue.c).
+ */
+#ifndef TTMSIM_EXECBUF_SUBMIT_H
+#define TTMSIM_EXECBUF_SUBMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "execbuf/execbuf.h"
+#include "ttmsim/exec.h"
+
+/* One distinct buffer of the job. */
+struct submit_obj {
+	struct ttm_bo *bo;                     /* a reference */
+	const struct ttm_placement *placement; /* NULL: the buffer's own */
+	unsigned int index;                    /* first entry in args->bos */
+	bool write;
+};
+
+struct submit {
+	struct ttm_client *client;
+	struct ttm_execbuf_args *args;
+	struct submit_obj *objs; /* in the user's order, duplicates folded */
+	unsigned int n;
+	struct ttm_exec exec;
+	unsigned int backoffs;   /* -EDEADLK results seen */
+	unsigned int passes;
+};
+
+/*
+ * Step 1: fill @s->objs from the handles; -ENOENT or -EINVAL with
+ * args->bad_index. @s->objs is allocated even on error (free it and put
+ * the first @s->n references).
+ */
+int submit_lookup(struct submit *s);
+
+/*
+ * Step 3, everything locked and validated: build the dependencies, submit
+ * the job, add its fence to every buffer, set args->out_fence (and its
+ * fd). Nothing is submitted if it fails.
+ */
+int submit_queue(struct submit *s);
+
+/* A phase event for the client's sink, if any (execbuf/submit.c). */
+void submit_event(struct submit *s, enum ttm_execbuf_phase phase,
+		  uint64_t begin_ns, int result);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t submit_now_ns(void);
+
+#endif /* TTMSIM_EXECBUF_SUBMIT_H */

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The execbuf submitter: clients with GEM-like handles, PRIME-like
+ * sharing, and ttm_execbuf_submit(), which locks an arbitrary, user-ordered
+ * list of buffers with the wound/wait protocol, validates them, builds the
+ * job's implicit-sync dependencies and hands it to the fake GPU.
+ *
+ *	struct ttm_client *client;
+ *	uint32_t a, b;
+ *
+ *	ttm_client_open(dev, &client);
+ *	ttm_client_bo_create(client, 4096, &TTM_PLACEMENT_VRAM_GTT, 0, &a);
+ *	ttm_client_bo_create(client, 4096, &TTM_PLACEMENT_VRAM_GTT, 0, &b);
+ *
+ *	struct ttm_execbuf_bo list[] = {
+ *		{ .handle = b, .flags = TTM_EXECBUF_BO_WRITE },
+ *		{ .handle = a, .flags = TTM_EXECBUF_BO_READ },
+ *	};
+ *	struct ttm_execbuf_args args = {
+ *		.bos = list, .n_bos = 2, .op = TTM_GPU_OP_ADD, .add_value = 1,
+ *	};
+ *	ret = ttm_execbuf_submit(client, &args);
+ *	(args.out_fence: signals when the job has run)
+ *
+ * A client is the analog of a DRM file: its handles mean nothing to
+ * another client. Every call on a client is thread-safe, but a client is
+ * meant to be used by one submitting thread, as a DRM file by one process.
+ */
+#ifndef TTMSIM_EXECBUF_H
+#define TTMSIM_EXECBUF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ttmsim/bo.h"
+#include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ttm_client;
+
+/* ---- clients and handles --------------------------------------------- */
+
+/**
+ * ttm_client_open - a new client of @dev, with an empty handle table.
+ *
+ * @dev must have a GPU (struct ttm_device_options::gpu): jobs run there.
+ * Return: 0 and *@ret_client; -EINVAL if @dev has no GPU; -ENOMEM.
+ */
+int ttm_client_open(struct ttm_device *dev, struct ttm_client **ret_client);
+
+/**
+ * ttm_client_close - release every handle of @client and free it.
+ *
+ * Buffers stay alive while other clients, PRIME fds or jobs in flight use
+ * them. NULL is allowed. No call on @client may be running.
+ */
+void ttm_client_close(struct ttm_client *client);
+
+/** ttm_client_device - the device @client was opened on. */
+struct ttm_device *ttm_client_device(const struct ttm_client *client);
+
+/**
+ * ttm_client_bo_create - ttm_bo_create() and a handle for the new buffer.
+ *
+ * Handles are small integers, never 0, the lowest free one first, and
+ * reused only after ttm_client_bo_close(), as GEM's.
+ * Return: 0 and *@handle; as ttm_bo_create(); -ENOMEM.
+ */
+int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
+			 const struct ttm_placement *placement, uint32_t flags,
+			 uint32_t *handle);
+
+/**
+ * ttm_client_bo_create_fourcc - the same from a DRM fourcc, as
+ * ttm_bo_create_fourcc().
+ */
+int ttm_client_bo_create_fourcc(struct ttm_client *client, uint32_t width,
+				uint32_t height, uint32_t fourcc,
+				const struct ttm_placement *placement,
+				uint32_t flags, uint32_t *handle);
+
+/**
+ * ttm_client_bo_add - a handle of @client for @bo (a new reference).
+ *
+ * If @client already has a handle for @bo, that one, and no new
+ * reference (as GEM does).
+ * Return: 0 and *@handle; -EINVAL if @bo is of another device; -ENOMEM.
+ */
+int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
+		      uint32_t *handle);
+
+/**
+ * ttm_client_bo_close - drop @handle (and its reference to the buffer).
+ * Return: 0, or -ENOENT if @client has no such handle.
+ */
+int ttm_client_bo_close(struct ttm_client *client, uint32_t handle);
+
+/**
+ * ttm_client_lookup - the buffer of @handle, with a new reference the
+ * caller puts with ttm_bo_put(); NULL if @client has no such handle.
+ */
+struct ttm_bo *ttm_client_lookup(struct ttm_client *client, uint32_t handle);
+
+/**
+ * ttm_client_export_fd - a file descriptor naming the buffer of @handle,
+ * which any client may import (PRIME's handle-to-fd).
+ *
+ * The descriptor holds a reference to the buffer until it, and every dup
+ * of it (in any process), is closed. ttmsim notices that lazily, at the
+ * next ttm_client_export_fd(), ttm_client_import_fd() or ttm_client_close()
+ * of any client: the buffer outlives the last close until then. So close
+ * the descriptors before the device's last client, if the device is to be
+ * destroyed (ttm_device_destroy() wants every buffer put). Each call makes
+ * a new descriptor, even for a buffer exported before. Close-on-exec.
+ * Return: 0 and *@fd; -ENOENT for a bad handle; -EMFILE, -ENFILE, -ENOMEM.
+ */
+int ttm_client_export_fd(struct ttm_client *client, uint32_t handle,
+			 int *fd);
+
+/**
+ * ttm_client_import_fd - a handle of @client for the buffer @fd names
+ * (PRIME's fd-to-handle); the handle it already has for that buffer if
+ * any. @fd stays the caller's.
+ * Return: 0 and *@handle; -EBADF if @fd is not a descriptor from
+ * ttm_client_export_fd() (or names a buffer of another device); -ENOMEM.
+ */
+int ttm_client_import_fd(struct ttm_client *client, int fd,
+			 uint32_t *handle);
+
+/* ---- submission ------------------------------------------------------- */
+
+/** struct ttm_execbuf_bo::flags: the job reads the buffer. */
+#define TTM_EXECBUF_BO_READ  (1u << 0)
+/** struct ttm_execbuf_bo::flags: the job writes the buffer. */
+#define TTM_EXECBUF_BO_WRITE (1u << 1)
+
+/** One entry of a job's buffer list. */
+struct ttm_execbuf_bo {
+	uint32_t handle;
+	uint32_t flags;   /* TTM_EXECBUF_BO_READ and/or _WRITE (at least one) */
+	/* Where the job needs it; NULL: the buffer's own placement. */
+	const struct ttm_placement *placement;
+};
+
+/** struct ttm_execbuf_args::flags: a buffer listed twice is used once. */
+#define TTM_EXECBUF_ALLOW_DUPLICATES (1u << 0)
+/** ... waits may be interrupted (ttm_interrupt_thread(): -EINTR). */
+#define TTM_EXECBUF_INTERRUPTIBLE    (1u << 1)
+/** ... also export the out-fence as a descriptor (out_fence_fd). */
+#define TTM_EXECBUF_FENCE_FD_OUT     (1u << 2)
+/** ... the job hangs: the GPU's watchdog fails it with -ETIMEDOUT. */
+#define TTM_EXECBUF_HANG             (1u << 3)
+
+/** The arguments and results of ttm_execbuf_submit(). */
+struct ttm_execbuf_args {
+	/* In. */
+	unsigned int engine;
+	const struct ttm_execbuf_bo *bos; /* the user's order, any order */
+	unsigned int n_bos;               /* 1 to TTM_EXECBUF_MAX_BOS */
+	enum ttm_gpu_op op;               /* NOP or ADD (COPY is internal) */
+	uint32_t add_value;
+	uint64_t duration_us;
+	/* Explicit in-fences: the job fails with their error without running
+	 * if one of them failed. */
+	struct ttm_fence *const *in_fences;
+	unsigned int n_in_fences;
+	const int *in_fence_fds;          /* from ttm_fence_export_fd() */
+	unsigned int n_in_fence_fds;
+	uint32_t flags;                   /* TTM_EXECBUF_* */
+	uint64_t tag;                     /* passed to the GPU's retire hook */
+
+	/* Out. */
+	struct ttm_fence *out_fence;      /* a reference for the caller */
+	int out_fence_fd;                 /* with FENCE_FD_OUT; else -1 */
+	int bad_index;                    /* the entry of bos[] or
+					     in_fence_fds[] an error is
+					     about; -1 if none */
+};
+
+/** At most this many buffers per job. */
+#define TTM_EXECBUF_MAX_BOS 4096u
+
+/**
+ * ttm_execbuf_submit - lock, validate, fence and submit one job.
+ *
+ * 1. Looks up every handle; a buffer listed twice (by any handles) is
+ *    -EINVAL unless TTM_EXECBUF_ALLOW_DUPLICATES, which uses it once,
+ *    written if any entry writes it, placed by its first entry.
+ * 2. Locks the buffers in the user's order with one ticket and validates
+ *    each into its placement, in one ttm_exec_until_all_locked() loop: on
+ *    -EDEADLK, from a lock or from an eviction, everything is unlocked,
+ *    the contended buffer is slow-locked and the pass restarts with the
+ *    same ticket, so no submission deadlocks and none fails for lack of
+ *    room that a back-off would give.
+ * 3. Builds the job's dependencies (implicit sync: every job waits for
+ *    KERNEL fences, moves; a write also waits for earlier readers and
+ *    writers; a read for earlier writers; plus the in-fences), submits it,
+ *    adds its fence to every buffer (WRITE or READ usage), unlocks.
+ * On any error nothing is left locked, referenced or half-submitted.
+ *
+ * Locking: takes and drops reservations of @client's device; the caller
+ * must hold none of them (the debug checker reports that).
+ * Context: may sleep.
+ * Return: 0 with @args->out_fence (and out_fence_fd); -ENOENT for a bad
+ * handle and -EINVAL for a duplicate, bad flags or in-fence, with
+ * @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
+ * job can never fit (its buffers exceed a domain, or everything else is
+ * pinned); -EINTR (interruptible only); -EBUSY if a buffer is pinned
+ * outside the placement asked for; -ENOMEM; -EMFILE (fence fd).
+ */
+int ttm_execbuf_submit(struct ttm_client *client,
+		       struct ttm_execbuf_args *args);
+
+/* ---- counters and events ---------------------------------------------- */
+
+/** Errno values counted one by one in struct ttm_execbuf_stats. */
+#define TTM_EXECBUF_ERRNO_MAX 134
+
+/** Counters of every submission on a device, over all its clients. */
+struct ttm_execbuf_stats {
+	uint64_t submitted; /* every ttm_execbuf_submit() call */
+	uint64_t rejected;  /* returned an error */
+	uint64_t completed; /* out-fence signalled without error */
+	uint64_t failed;    /* out-fence signalled with an error */
+	uint64_t in_flight; /* submitted = rejected + completed + failed +
+			       in_flight, always */
+	uint64_t backoffs;  /* -EDEADLK results seen, locks and evictions */
+	uint64_t restarts;  /* lock passes restarted */
+	/* Rejections by errno: rejected_by_errno[EINVAL], ... (the last
+	 * entry counts errno values beyond the table). */
+	uint64_t rejected_by_errno[TTM_EXECBUF_ERRNO_MAX + 1];
+};
+
+/**
+ * ttm_execbuf_get_stats - a consistent snapshot of @dev's counters
+ * (all zero before its first client). Evictions and bytes moved are in
+ * ttm_device_get_stats(), out-of-order retirements in ttm_gpu_get_stats().
+ */
+void ttm_execbuf_get_stats(struct ttm_device *dev,
+			   struct ttm_execbuf_stats *stats);
+
+/**
+ * ttm_execbuf_wait_idle - wait until no job submitted through @dev's
+ * clients is in flight (every out-fence signalled and counted).
+ */
+void ttm_execbuf_wait_idle(struct ttm_device *dev);
+
+/** The phases of a submission, for struct ttm_execbuf_event. */
+enum ttm_execbuf_phase {
+	TTM_EXECBUF_PHASE_SUBMIT,   /* the whole call; encloses the others */
+	TTM_EXECBUF_PHASE_LOOKUP,   /* handles to buffers */
+	TTM_EXECBUF_PHASE_LOCK,     /* the locking loop, validation in it */
+	TTM_EXECBUF_PHASE_BACKOFF,  /* from -EDEADLK to the slow lock */
+	TTM_EXECBUF_PHASE_VALIDATE, /* one pass' validation */
+	TTM_EXECBUF_PHASE_QUEUE,    /* dependencies, GPU submit, fences */
+};
+
+/**
+ * One phase of one submission. Phases of one client nest strictly:
+ * SUBMIT holds LOOKUP, LOCK and QUEUE, in that order; LOCK holds the
+ * BACKOFF and VALIDATE phases, which do not overlap.
+ */
+struct ttm_execbuf_event {
+	enum ttm_execbuf_phase phase;
+	uint64_t begin_ns, end_ns; /* CLOCK_MONOTONIC */
+	uint64_t seqno;            /* the client's submission count, from 1 */
+	int result;                /* 0 or the phase's error */
+};
+
+/** Receives the events of a client's submissions, in its thread. */
+typedef void ttm_execbuf_event_fn(const struct ttm_execbuf_event *event,
+				  void *data);
+
+/**
+ * ttm_client_set_event_sink - send @client's phase events to @fn (NULL:
+ * none, the default, which costs nothing). Set it while no submission of
+ * @client runs.
+ */
+void ttm_client_set_event_sink(struct ttm_client *client,
+			       ttm_execbuf_event_fn *fn, void *data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTMSIM_EXECBUF_H */
