@@ -72,7 +72,7 @@ static void update_free_hint(struct ttm_client *c)
 	c->free_hint = c->n_free ? c->free_heap[0] + 1 : c->n_handles + 1;
 }
 
-/* ---- bo -> handle -------------------------------------------------------- */
+/* ---- bo -> handle ----------------------------------------------------- */
 
 static uint32_t bo_hash(const struct ttm_bo *bo, uint32_t mask)
 {
@@ -143,7 +143,7 @@ static void by_bo_remove(struct ttm_client *c, struct client_slot *slot)
 	c->by_bo_used--;
 }
 
-/* ---- handles ------------------------------------------------------------- */
+/* ---- handles ---------------------------------------------------------- */
 
 /* Room for one more handle at the high mark, heap included. */
 static int handles_reserve(struct ttm_client *c)

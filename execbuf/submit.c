@@ -75,6 +75,14 @@ static int check_args(struct ttm_execbuf_args *args,
 	return 0;
 }
 
+/* An -EDEADLK: the back-off phase lasts until the next pass starts. */
+static void backoff_start(struct submit *s)
+{
+	s->backoffs++;
+	/* Not 0, which means "not backing off", even when not tracing. */
+	s->backoff_begin = tracing(s) ? submit_now_ns() : 1;
+}
+
 /*
  * Step 2. Each buffer is locked with a slot for the job's fence, then
  * validated; either may ask for a back-off.
@@ -86,27 +94,25 @@ static int lock_and_validate(struct submit *s)
 		.exec = &s->exec,
 	};
 	uint64_t lock_begin = tracing(s) ? submit_now_ns() : 0;
-	uint64_t backoff_begin = 0, validate_begin = 0;
-	bool backing_off = false;
+	uint64_t validate_begin = 0;
 	unsigned int i;
 	int ret = 0;
 
 	ttm_exec_until_all_locked(&s->exec) {
 		s->passes++;
-		if (backing_off) {
-			/* The slow lock of the contended buffer is taken. */
+		if (s->backoff_begin) {
+			/*
+			 * The slow lock of the contended buffer is taken, or
+			 * was interrupted: then every lock below fails.
+			 */
 			submit_event(s, TTM_EXECBUF_PHASE_BACKOFF,
-				     backoff_begin, 0);
-			backing_off = false;
+				     s->backoff_begin, s->exec.error);
+			s->backoff_begin = 0;
 		}
 		for (i = 0; i < s->n; i++) {
 			ret = ttm_exec_prepare_bo(&s->exec, s->objs[i].bo, 1);
-			if (ret == -EDEADLK) {
-				s->backoffs++;
-				backing_off = true;
-				backoff_begin = tracing(s) ? submit_now_ns()
-							   : 0;
-			}
+			if (ret == -EDEADLK)
+				backoff_start(s);
 			ttm_exec_retry_on_contention(&s->exec);
 			if (ret)
 				goto out;
@@ -121,10 +127,7 @@ static int lock_and_validate(struct submit *s)
 			if (ret == -EDEADLK) {
 				submit_event(s, TTM_EXECBUF_PHASE_VALIDATE,
 					     validate_begin, ret);
-				s->backoffs++;
-				backing_off = true;
-				backoff_begin = tracing(s) ? submit_now_ns()
-							   : 0;
+				backoff_start(s);
 			}
 			ttm_exec_retry_on_contention(&s->exec);
 			if (ret) {
@@ -143,9 +146,6 @@ static int lock_and_validate(struct submit *s)
 out_validate:
 	submit_event(s, TTM_EXECBUF_PHASE_VALIDATE, validate_begin, ret);
 out:
-	/* An interrupted slow lock ends the loop while backing off. */
-	if (backing_off)
-		submit_event(s, TTM_EXECBUF_PHASE_BACKOFF, backoff_begin, ret);
 	submit_event(s, TTM_EXECBUF_PHASE_LOCK, lock_begin, ret);
 	return ret;
 }

@@ -101,7 +101,7 @@ static uint32_t import(struct ttm_client *c, int fd)
 	return h;
 }
 
-/* ---- clients and handles ------------------------------------------------ */
+/* ---- clients and handles ---------------------------------------------- */
 
 static void test_open_needs_gpu(void **state)
 {
@@ -297,7 +297,7 @@ static void test_add_same_bo(void **state)
 	assert_int_equal(buffers(fx->dev), 0);
 }
 
-/* ---- PRIME ------------------------------------------------------------------ */
+/* ---- PRIME ------------------------------------------------------------ */
 
 static void test_prime_share(void **state)
 {
@@ -437,7 +437,7 @@ static void test_prime_bogus_fd(void **state)
 	assert_int_equal(buffers(fx->dev), 0);
 }
 
-/* ---- threads ---------------------------------------------------------------- */
+/* ---- threads ---------------------------------------------------------- */
 
 #define N_THREADS 8
 #define N_OPS 2000

@@ -29,6 +29,7 @@ struct submit {
 	struct ttm_exec exec;
 	unsigned int backoffs;   /* -EDEADLK results seen */
 	unsigned int passes;
+	uint64_t backoff_begin;  /* backing off since then; 0: not */
 };
 
 /*
