@@ -38,7 +38,7 @@ static const struct {
 	{ DRM_FORMAT_R8, 1 },
 };
 
-static unsigned int format_cpp(uint32_t fourcc)
+TTM_EXPORT unsigned int ttm_fourcc_cpp(uint32_t fourcc)
 {
 	size_t i;
 
@@ -53,7 +53,7 @@ TTM_EXPORT int ttm_bo_create_fourcc(struct ttm_device *dev, uint32_t width,
 				    const struct ttm_placement *placement,
 				    uint32_t flags, struct ttm_bo **ret_bo)
 {
-	unsigned int cpp = format_cpp(fourcc);
+	unsigned int cpp = ttm_fourcc_cpp(fourcc);
 
 	if (cpp == 0 || width == 0 || height == 0)
 		return -EINVAL;

@@ -241,6 +241,12 @@ int ttm_bo_create_fourcc(struct ttm_device *dev, uint32_t width,
 			 const struct ttm_placement *placement,
 			 uint32_t flags, struct ttm_bo **ret_bo);
 
+/**
+ * ttm_fourcc_cpp - bytes per pixel of the DRM format @fourcc among those
+ * ttm_bo_create_fourcc() knows; 0 for any other (unknown, multi-planar).
+ */
+unsigned int ttm_fourcc_cpp(uint32_t fourcc);
+
 /** ttm_bo_get - take a reference; returns @bo. NULL is allowed. */
 struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
 
