@@ -9,6 +9,7 @@ cd "$(dirname "$0")"
 packages=(
 	meson ninja-build pkg-config gcc binutils python3
 	libcmocka-dev libdrm-dev
+	libjson-c-dev scdoc          # the CLI's JSON output; the man page
 	libtsan2 libasan8 libubsan1   # sanitizer builds (.ci/run)
 )
 

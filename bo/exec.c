@@ -11,17 +11,27 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
 
 /* The list starts at this many slots and doubles. */
-#define EXEC_MIN_BOS 16
 
 TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
 			      uint32_t flags)
 {
-	*exec = (struct ttm_exec){ .flags = flags };
+	exec->flags = flags;
+	exec->num_bos = 0;
+	/* Most jobs fit in the struct itself: no allocation per job. */
+	exec->max_bos = TTM_EXEC_INLINE_BOS;
+	exec->bos = exec->inline_bos;
+	exec->contended = NULL;
+	exec->contended_evictable = false;
+	exec->prelocked = NULL;
+	exec->evictable = NULL;
+	exec->error = 0;
+	exec->in_pass = false;
 	ww_acquire_init(&exec->ticket, ttm_device_ww_class(dev));
 }
 
@@ -62,14 +72,21 @@ static void exec_contend(struct ttm_exec *exec, struct ttm_bo *bo,
 /* Make room for one more buffer before locking it: no unlock on -ENOMEM. */
 static int exec_reserve_slot(struct ttm_exec *exec)
 {
-	unsigned int max = exec->max_bos ? exec->max_bos * 2 : EXEC_MIN_BOS;
+	unsigned int max = exec->max_bos * 2;
 	struct ttm_bo **bos;
 
 	if (exec->num_bos < exec->max_bos)
 		return 0;
 	if (max < exec->max_bos)
 		return -ENOMEM;
-	bos = realloc(exec->bos, max * sizeof(*bos));
+	if (exec->bos == exec->inline_bos) {
+		bos = malloc(max * sizeof(*bos));
+		if (bos)
+			memcpy(bos, exec->inline_bos,
+			       sizeof(exec->inline_bos));
+	} else {
+		bos = realloc(exec->bos, max * sizeof(*bos));
+	}
 	if (!bos)
 		return -ENOMEM;
 	exec->bos = bos;
@@ -206,8 +223,9 @@ TTM_EXPORT void ttm_exec_fini(struct ttm_exec *exec)
 	exec_unlock_all(exec, true);
 	ttm_bo_put(exec->contended);
 	exec->contended = NULL;
-	free(exec->bos);
-	exec->bos = NULL;
-	exec->max_bos = 0;
+	if (exec->bos != exec->inline_bos)
+		free(exec->bos);
+	exec->bos = exec->inline_bos;
+	exec->max_bos = TTM_EXEC_INLINE_BOS;
 	ww_acquire_fini(&exec->ticket);
 }

@@ -61,17 +61,22 @@ extern "C" {
  * and ttm_exec_fini(). The fields are private to ttmsim; they are visible
  * only so that the caller can allocate the struct.
  */
+/* Buffers a transaction holds without allocating. */
+#define TTM_EXEC_INLINE_BOS 8
+
 struct ttm_exec {
 	struct ww_acquire_ctx ticket;
 	uint32_t flags;
 	unsigned int num_bos, max_bos;
-	struct ttm_bo **bos;        /* locked, each with a reference */
+	struct ttm_bo **bos;        /* locked, each with a reference:
+				       @inline_bos, or malloc()ed */
 	struct ttm_bo *contended;   /* to lock first next pass; a reference */
 	bool contended_evictable;   /* it came from ttm_exec_set_contended() */
 	struct ttm_bo *prelocked;   /* slow-locked, unclaimed by the body */
 	struct ttm_bo *evictable;   /* held for eviction only (in @bos) */
 	int error;                  /* this pass' slow lock failed */
 	bool in_pass;
+	struct ttm_bo *inline_bos[TTM_EXEC_INLINE_BOS];
 };
 
 /**
@@ -82,7 +87,9 @@ struct ttm_exec {
  * once: it takes its stamp now, and keeps it until ttm_exec_fini(). Every
  * buffer locked through @exec must belong to a device of that class.
  * Like any acquire context, a thread may have only one open per class.
- * Allocates nothing: the list of locked buffers grows when first used.
+ * Allocates nothing: up to TTM_EXEC_INLINE_BOS buffers are listed in
+ * @exec itself (so it must not be copied or moved while in use); the list
+ * moves to the heap only beyond that.
  */
 void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
 		   uint32_t flags);
