@@ -50,6 +50,13 @@ static int domain_evict_take(struct ttm_bo *bo, int domain,
 		return -ENOSPC;
 	while (!domain_take(bo, domain)) {
 		ret = bo_ghost_wait(bo->dev, domain, ctx);
+		/*
+		 * No copy in flight now; but one may have ended since the
+		 * room was checked, freeing its room: look again before
+		 * evicting something that need not go.
+		 */
+		if (ret == -ENOSPC && domain_take(bo, domain))
+			return 0;
 		if (ret == -ENOSPC)
 			ret = bo_evict_one(bo, domain, ctx);
 		if (ret)

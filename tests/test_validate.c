@@ -1031,13 +1031,7 @@ static void test_evict_contended_wound_wait(void **state)
 	int passes, holder_ret;
 
 	(void)state;
-	/*
-	 * CPU copies: an eviction frees its room at once. With a GPU, the
-	 * victim's move source (ghost) can be freed between the failed room
-	 * check and bo_ghost_wait()'s look-up in domain_evict_take(), which
-	 * then evicts again or returns -ENOSPC: a race in bo/bo_validate.c
-	 * that this test is not about.
-	 */
+	/* CPU copies: an eviction frees its room at once. */
 	fixture_init(&f, WOUND_WAIT, 16 * KiB);
 	assert_false(is_wait_die(ttm_device_ww_class(f.dev)));
 	h.f = &f;
