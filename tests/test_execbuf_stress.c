@@ -56,7 +56,9 @@
 #define ENGINES 4
 #define MAX_DURATION_US 20
 #define MAX_THREADS 64
+#ifndef WATCHDOG_S
 #define WATCHDOG_S 60		/* no progress for that long: abort */
+#endif
 #define CHECK_EVERY 32		/* ttm_device_check() every so many jobs */
 
 static unsigned int num_threads = 8;
@@ -369,8 +371,10 @@ static bool one_job(struct worker *w)
 		}
 		if (!CHECK(args.out_fence != NULL) ||
 		    !CHECK_INT(args.out_fence_fd, -1) ||
-		    !CHECK_INT(args.bad_index, -1))
+		    !CHECK_INT(args.bad_index, -1)) {
+			ttm_fence_put(args.out_fence);
 			return false;
+		}
 		w->accepted++;
 		w->dup_jobs += kind == JOB_DUP_OK;
 		for (i = 0; i < NUM_BOS; i++)

@@ -13,6 +13,9 @@
  *  - sorted: the thread looks every handle up (ttm_client_lookup()) and
  *    sorts the list by buffer address before submitting, so that every
  *    transaction locks in one global order: no deadlock cycle can form.
+ *    Back-offs still happen: ww_mutex judges by age, not by cycles, so a
+ *    Wait-Die transaction holding locks still dies when it meets an older
+ *    holder, and a wounded Wound-Wait one when it next has to wait.
  * The clock runs from the start barrier until ttm_execbuf_wait_idle()
  * returns. Each figure is the best of --reps repetitions, a fresh device,
  * GPU and clients per repetition. A run fails (exit 1) unless every job
@@ -54,6 +57,7 @@ struct bench_config {
 	uint64_t threads, bos, per_job, jobs, reps, seed, engines, vram;
 	bool vram_given; /* --vram: eviction allowed */
 	bool json, quick;
+	bool phases;              /* --phases: the event sink on */
 	bool checker_runs;        /* --checker */
 	enum cli_checker checker; /* as the program started */
 };
@@ -67,8 +71,28 @@ struct rep_result {
 	double elapsed_s, jobs_per_s;
 };
 
+#define NR_PHASES (TTM_EXECBUF_PHASE_QUEUE + 1)
+
+static const char *const phase_names[NR_PHASES] = {
+	[TTM_EXECBUF_PHASE_SUBMIT] = "submit",
+	[TTM_EXECBUF_PHASE_LOOKUP] = "lookup",
+	[TTM_EXECBUF_PHASE_LOCK] = "lock",
+	[TTM_EXECBUF_PHASE_BACKOFF] = "backoff",
+	[TTM_EXECBUF_PHASE_VALIDATE] = "validate",
+	[TTM_EXECBUF_PHASE_QUEUE] = "queue",
+};
+
+/* Time in each phase of a submission (--phases), summed. */
+struct phase_sums {
+	uint64_t ns[NR_PHASES];
+	uint64_t count[NR_PHASES];
+};
+
 struct mode_result {
 	struct rep_result best; /* the rep with the most jobs/s */
+	double median_jobs_per_s;
+	struct phase_sums phases; /* over every rep */
+	uint64_t jobs;            /* over every rep */
 	struct rep_result *reps;
 };
 
@@ -87,6 +111,7 @@ struct worker {
 	uint64_t done;      /* atomic: jobs submitted */
 	int error;          /* the first submission error */
 	const char *what;
+	struct phase_sums phases;
 } __attribute__((aligned(64)));
 
 struct run {
@@ -154,7 +179,7 @@ static int cmp_keyed(const void *a, const void *b)
 /*
  * Sort w->list by buffer address, the handles looked up as the kernel
  * would (a reference each, dropped at once: the handle keeps the buffer).
- * Return 0 or -ENOENT.
+ * Return 0, -ENOENT or -ENOMEM.
  */
 static int sort_by_address(struct worker *w, unsigned int n)
 {
@@ -201,6 +226,17 @@ static int sort_by_address(struct worker *w, unsigned int n)
 	return 0;
 }
 
+/* The event sink of --phases: in the worker's own thread. */
+static void on_event(const struct ttm_execbuf_event *ev, void *data)
+{
+	struct worker *w = data;
+
+	if ((unsigned int)ev->phase < NR_PHASES) {
+		w->phases.ns[ev->phase] += ev->end_ns - ev->begin_ns;
+		w->phases.count[ev->phase]++;
+	}
+}
+
 static void worker_finish(struct worker *w)
 {
 	struct run *run = w->run;
@@ -235,7 +271,8 @@ static void *worker_main(void *arg)
 		if (run->order == ORDER_SORTED) {
 			ret = sort_by_address(w, n);
 			if (ret) {
-				w->what = "ttm_client_lookup";
+				w->what = ret == -ENOENT ? "ttm_client_lookup" :
+							   "sorting";
 				w->error = ret;
 				break;
 			}
@@ -253,4 +290,766 @@ static void *worker_main(void *arg)
 		__atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
 	worker_finish(w);
 	return NULL;
+}
+
+/* -------------------------------------------------------------------- */
+/* One repetition: a fresh GPU, device, clients and buffers. */
+
+struct setup {
+	struct ttm_gpu *gpu;
+	struct ttm_device *dev;
+};
+
+static int fail(const char *what, int ret)
+{
+	cli_error("bench execbuf: %s: %s", what, strerror(-ret));
+	return CLI_EXIT_FAILURE;
+}
+
+/* Clients, buffers (made by the first client, added to the others). */
+static int make_clients(const struct bench_config *cfg, struct run *run,
+			struct worker *workers)
+{
+	struct ttm_client *owner;
+	uint64_t t, b;
+	int ret;
+
+	for (t = 0; t < cfg->threads; t++) {
+		ret = ttm_client_open(run->dev, &workers[t].client);
+		if (ret)
+			return fail("ttm_client_open", ret);
+	}
+	owner = workers[0].client;
+	for (b = 0; b < cfg->bos; b++) {
+		struct ttm_bo *bo;
+
+		ret = ttm_client_bo_create(owner, BO_SIZE, &vram_gtt, 0,
+					   &workers[0].handles[b]);
+		if (ret)
+			return fail("ttm_client_bo_create", ret);
+		bo = ttm_client_lookup(owner, workers[0].handles[b]);
+		if (!bo)
+			return fail("ttm_client_lookup", -ENOENT);
+		for (t = 1; t < cfg->threads; t++) {
+			ret = ttm_client_bo_add(workers[t].client, bo,
+						&workers[t].handles[b]);
+			if (ret) {
+				ttm_bo_put(bo);
+				return fail("ttm_client_bo_add", ret);
+			}
+		}
+		ttm_bo_put(bo);
+	}
+	return 0;
+}
+
+static void prepare_workers(const struct bench_config *cfg, struct run *run,
+			    struct worker *workers)
+{
+	uint64_t t, b;
+	unsigned int i;
+
+	for (t = 0; t < cfg->threads; t++) {
+		struct worker *w = &workers[t];
+		/* The same jobs in every mode and repetition. */
+		uint64_t seed = cfg->seed ^ (0x632be59bd9b4e019ull * (t + 1));
+
+		w->run = run;
+		w->rng = splitmix64(&seed) | 1;
+		w->engine = (unsigned int)(t % cfg->engines);
+		w->done = 0;
+		w->error = 0;
+		w->what = NULL;
+		memset(&w->phases, 0, sizeof(w->phases));
+		if (cfg->phases)
+			ttm_client_set_event_sink(w->client, on_event, w);
+		for (b = 0; b < cfg->bos; b++)
+			w->perm[b] = (unsigned int)b;
+		for (i = 0; i < cfg->per_job; i++) {
+			/* Every job writes all its buffers. */
+			w->list[i].flags = TTM_EXECBUF_BO_WRITE;
+			/* VRAM only: with a small --vram, validation evicts. */
+			w->list[i].placement = &vram_only;
+		}
+	}
+}
+
+static uint64_t jobs_done(const struct bench_config *cfg,
+			  struct worker *workers)
+{
+	uint64_t t, sum = 0;
+
+	for (t = 0; t < cfg->threads; t++)
+		sum += __atomic_load_n(&workers[t].done, __ATOMIC_RELAXED);
+	return sum;
+}
+
+/*
+ * Wait for every worker to leave its loop. No progress for STALL_NS
+ * while some are still in it is a deadlock: report and end the process
+ * (the stuck threads use the device, which cannot be freed).
+ */
+static void wait_workers(const struct bench_config *cfg, struct run *run,
+			 struct worker *workers, const char *mode)
+{
+	uint64_t last = 0, last_ns = cli_now_ns(), now;
+
+	pthread_mutex_lock(&run->lock);
+	while (run->finished < cfg->threads) {
+		struct timespec ts;
+		uint64_t done;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&run->cond, &run->lock, &ts);
+		if (run->finished == cfg->threads)
+			break;
+		done = jobs_done(cfg, workers);
+		now = cli_now_ns();
+		if (done != last) {
+			last = done;
+			last_ns = now;
+		} else if (now - last_ns > STALL_NS) {
+			cli_error("bench execbuf: %s: no job submitted for "
+				  "%.0f s with %llu of %llu done: deadlock",
+				  mode, (double)STALL_NS / 1e9,
+				  (unsigned long long)done,
+				  (unsigned long long)(cfg->jobs *
+						       cfg->threads));
+			exit(CLI_EXIT_DEADLOCK);
+		}
+	}
+	pthread_mutex_unlock(&run->lock);
+}
+
+/* Every job accepted and completed, accounting sound, no stray eviction. */
+static int check_rep(const struct bench_config *cfg, struct run *run,
+		     const struct ttm_execbuf_stats *st,
+		     const struct ttm_device_stats *ds, const char *mode)
+{
+	uint64_t want = cfg->jobs * cfg->threads;
+	char why[256];
+
+	if (st->submitted != want || st->completed != want ||
+	    st->rejected || st->failed || st->in_flight) {
+		cli_error("bench execbuf: %s: after wait_idle: submitted "
+			  "%llu, completed %llu, rejected %llu, failed %llu, "
+			  "in flight %llu; expected %llu submitted and "
+			  "completed", mode,
+			  (unsigned long long)st->submitted,
+			  (unsigned long long)st->completed,
+			  (unsigned long long)st->rejected,
+			  (unsigned long long)st->failed,
+			  (unsigned long long)st->in_flight,
+			  (unsigned long long)want);
+		return CLI_EXIT_FAILURE;
+	}
+	if (ttm_device_check(run->dev, why, sizeof(why))) {
+		cli_error("bench execbuf: %s: accounting invariant broken: %s",
+			  mode, why);
+		return CLI_EXIT_FAILURE;
+	}
+	if (!cfg->vram_given && ds->evictions) {
+		cli_error("bench execbuf: %s: %llu evictions in a VRAM that "
+			  "holds every buffer", mode,
+			  (unsigned long long)ds->evictions);
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int run_rep(const struct bench_config *cfg, enum order order,
+		   enum klass klass, struct worker *workers,
+		   struct rep_result *res, struct phase_sums *phases)
+{
+	struct ttm_device_options opts = {
+		.vram_size = cfg->vram,
+		.gtt_size = TTM_DEFAULT_GTT_SIZE > 2 * cfg->bos * BO_SIZE ?
+			    TTM_DEFAULT_GTT_SIZE : 2 * cfg->bos * BO_SIZE,
+		.wound_wait = klass == CLASS_WOUND_WAIT,
+		.copy_engine = 0,
+	};
+	struct run run = { .cfg = cfg, .order = order };
+	struct ttm_execbuf_stats st;
+	struct ttm_device_stats ds;
+	struct ttm_gpu *gpu = NULL;
+	pthread_condattr_t attr;
+	char mode[64];
+	uint64_t t, started = 0, start, end;
+	int ret;
+
+	snprintf(mode, sizeof(mode), "%s %s", order_names[order],
+		 class_names[klass]);
+	pthread_mutex_init(&run.lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&run.cond, &attr);
+	pthread_condattr_destroy(&attr);
+
+	ret = ttm_gpu_create((unsigned int)cfg->engines, NULL, &gpu);
+	if (ret) {
+		ret = fail("ttm_gpu_create", ret);
+		goto out;
+	}
+	opts.gpu = gpu;
+	ret = ttm_device_create(&opts, &run.dev);
+	if (ret) {
+		ret = fail("ttm_device_create", ret);
+		goto out;
+	}
+	ret = make_clients(cfg, &run, workers);
+	if (ret)
+		goto out;
+	prepare_workers(cfg, &run, workers);
+
+	pthread_barrier_init(&run.start, NULL, (unsigned int)cfg->threads + 1);
+	for (t = 0; t < cfg->threads; t++) {
+		ret = pthread_create(&workers[t].thread, NULL, worker_main,
+				     &workers[t]);
+		if (ret) {
+			cli_error("bench execbuf: cannot create a thread: %s",
+				  strerror(ret));
+			exit(CLI_EXIT_FAILURE);
+		}
+		started++;
+	}
+	pthread_barrier_wait(&run.start);
+	start = cli_now_ns();
+	wait_workers(cfg, &run, workers, mode);
+	for (t = 0; t < started; t++)
+		pthread_join(workers[t].thread, NULL);
+	ttm_execbuf_wait_idle(run.dev);
+	end = cli_now_ns();
+	pthread_barrier_destroy(&run.start);
+
+	for (t = 0; t < cfg->threads; t++) {
+		if (workers[t].error) {
+			cli_error("bench execbuf: %s: thread %llu: %s: %s",
+				  mode, (unsigned long long)t,
+				  workers[t].what,
+				  strerror(-workers[t].error));
+			ret = CLI_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	ttm_execbuf_get_stats(run.dev, &st);
+	ttm_device_get_stats(run.dev, &ds);
+	ret = check_rep(cfg, &run, &st, &ds, mode);
+	if (ret)
+		goto out;
+	for (t = 0; t < cfg->threads; t++) {
+		unsigned int p;
+
+		for (p = 0; p < NR_PHASES; p++) {
+			phases->ns[p] += workers[t].phases.ns[p];
+			phases->count[p] += workers[t].phases.count[p];
+		}
+	}
+	res->jobs = st.completed;
+	res->backoffs = st.backoffs;
+	res->restarts = st.restarts;
+	res->evictions = ds.evictions;
+	res->bytes_moved = ds.bytes_moved;
+	res->elapsed_s = (double)(end - start) / 1e9;
+	res->jobs_per_s = (double)res->jobs / res->elapsed_s;
+out:
+	for (t = 0; t < cfg->threads; t++) {
+		ttm_client_close(workers[t].client);
+		workers[t].client = NULL;
+	}
+	ttm_device_destroy(run.dev);
+	ttm_gpu_destroy(gpu);
+	pthread_cond_destroy(&run.cond);
+	pthread_mutex_destroy(&run.lock);
+	return ret;
+}
+
+/* -------------------------------------------------------------------- */
+/* Output. */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median jobs/s of @r's reps: the noise on a shared machine shows. */
+static int set_median(const struct bench_config *cfg, struct mode_result *r)
+{
+	double *v = calloc(cfg->reps, sizeof(*v));
+	uint64_t i, n = cfg->reps;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = r->reps[i].jobs_per_s;
+	qsort(v, n, sizeof(*v), cmp_double);
+	r->median_jobs_per_s = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return 0;
+}
+
+static double per_1k(uint64_t count, uint64_t jobs)
+{
+	return jobs ? 1000.0 * (double)count / (double)jobs : 0.0;
+}
+
+static void print_header(const struct bench_config *cfg)
+{
+	printf("ttmsim %s bench execbuf\n", TTMSIM_VERSION);
+	printf("config: threads %llu (a client each), buffers %llu of %llu "
+	       "bytes, %llu per job, %llu jobs per thread, engines %llu, "
+	       "reps %llu (best of), seed %llu%s\n",
+	       (unsigned long long)cfg->threads, (unsigned long long)cfg->bos,
+	       (unsigned long long)BO_SIZE, (unsigned long long)cfg->per_job,
+	       (unsigned long long)cfg->jobs,
+	       (unsigned long long)cfg->engines,
+	       (unsigned long long)cfg->reps, (unsigned long long)cfg->seed,
+	       cfg->quick ? ", quick" : "");
+	printf("VRAM %llu KiB%s\n", (unsigned long long)(cfg->vram >> 10),
+	       cfg->vram_given ? " (--vram: jobs may evict)" :
+				 " (holds every buffer: no eviction)");
+	printf("online CPUs %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	if (cfg->checker == CLI_CHECKER_ABSENT)
+		printf("ww_debug checker: not built in (-Dww_debug=false)\n");
+	else
+		printf("ww_debug checker: %s during these runs "
+		       "(--checker on|off)\n",
+		       cfg->checker_runs ? "on" : "off");
+	printf("\njobs: NOP, 0 us, every buffer written, random buffers; "
+	       "real-time GPU\n");
+	printf("jobs/s: the best of %llu reps, median: of the reps; "
+	       "per 1k jobs: in the best rep\n",
+	       (unsigned long long)cfg->reps);
+	printf("  %-9s %-11s %10s %10s %12s %12s %13s\n", "order", "class",
+	       "jobs/s", "median", "backoffs/1k", "restarts/1k",
+	       "evictions/1k");
+	fflush(stdout);
+}
+
+static void print_row(enum order o, enum klass k, const struct mode_result *m)
+{
+	const struct rep_result *r = &m->best;
+
+	printf("  %-9s %-11s %10.0f %10.0f %12.2f %12.2f %13.2f\n",
+	       order_names[o], class_names[k], r->jobs_per_s,
+	       m->median_jobs_per_s, per_1k(r->backoffs, r->jobs),
+	       per_1k(r->restarts, r->jobs), per_1k(r->evictions, r->jobs));
+	fflush(stdout);
+}
+
+/* Mean us per job in each phase; back-off also per back-off. */
+static void print_phases(struct mode_result (*res)[NR_CLASSES])
+{
+	unsigned int p;
+	int o, k;
+
+	printf("\nphases (--phases), mean us per job over every rep; "
+	       "back-off also per back-off:\n");
+	printf("  %-9s %-11s", "order", "class");
+	for (p = 0; p < NR_PHASES; p++)
+		printf(" %8s", phase_names[p]);
+	printf(" %11s\n", "us/backoff");
+	for (o = 0; o < NR_ORDERS; o++) {
+		for (k = 0; k < NR_CLASSES; k++) {
+			const struct mode_result *m = &res[o][k];
+			const struct phase_sums *ph = &m->phases;
+			uint64_t nb = ph->count[TTM_EXECBUF_PHASE_BACKOFF];
+
+			printf("  %-9s %-11s", order_names[o], class_names[k]);
+			for (p = 0; p < NR_PHASES; p++)
+				printf(" %8.2f", m->jobs ? (double)ph->ns[p] /
+					1e3 / (double)m->jobs : 0.0);
+			if (nb)
+				printf(" %11.1f\n", (double)ph->ns[
+					TTM_EXECBUF_PHASE_BACKOFF] / 1e3 /
+					(double)nb);
+			else
+				printf(" %11s\n", "-");
+		}
+	}
+}
+
+static void json_rep(FILE *f, const struct rep_result *r)
+{
+	fprintf(f, "{\"jobs\": %llu, \"backoffs\": %llu, \"restarts\": %llu, "
+		"\"evictions\": %llu, \"bytes_moved\": %llu, \"elapsed_s\": ",
+		(unsigned long long)r->jobs, (unsigned long long)r->backoffs,
+		(unsigned long long)r->restarts,
+		(unsigned long long)r->evictions,
+		(unsigned long long)r->bytes_moved);
+	cli_json_number(f, r->elapsed_s, 6);
+	fputs(", \"jobs_per_s\": ", f);
+	cli_json_number(f, r->jobs_per_s, 1);
+	fputc('}', f);
+}
+
+static void print_json(const struct bench_config *cfg,
+		       struct mode_result (*res)[NR_CLASSES], double wall_s)
+{
+	FILE *f = stdout;
+	uint64_t rep;
+	int o, k;
+
+	fputs("{\n  \"tool\": \"ttmsim\",\n  \"version\": ", f);
+	cli_json_string(f, TTMSIM_VERSION);
+	fprintf(f, ",\n  \"benchmark\": \"execbuf\",\n  \"config\": "
+		"{\"threads\": %llu, \"bos\": %llu, \"bo_bytes\": %llu, "
+		"\"per_job\": %llu, \"jobs_per_thread\": %llu, "
+		"\"engines\": %llu, \"reps\": %llu, \"seed\": %llu, "
+		"\"vram_bytes\": %llu, \"vram_given\": %s, \"op\": \"nop\", "
+		"\"duration_us\": 0, \"quick\": %s, \"phases\": %s, "
+		"\"online_cpus\": %ld},\n",
+		(unsigned long long)cfg->threads, (unsigned long long)cfg->bos,
+		(unsigned long long)BO_SIZE, (unsigned long long)cfg->per_job,
+		(unsigned long long)cfg->jobs,
+		(unsigned long long)cfg->engines,
+		(unsigned long long)cfg->reps, (unsigned long long)cfg->seed,
+		(unsigned long long)cfg->vram,
+		cfg->vram_given ? "true" : "false",
+		cfg->quick ? "true" : "false", cfg->phases ? "true" : "false",
+		sysconf(_SC_NPROCESSORS_ONLN));
+	fprintf(f, "  \"checker\": {\"built_in\": %s, \"runs\": %s},\n",
+		cfg->checker == CLI_CHECKER_ABSENT ? "false" : "true",
+		cfg->checker == CLI_CHECKER_ABSENT ? "null" :
+		cfg->checker_runs ? "\"on\"" : "\"off\"");
+	fputs("  \"results\": [\n", f);
+	for (o = 0; o < NR_ORDERS; o++) {
+		for (k = 0; k < NR_CLASSES; k++) {
+			const struct rep_result *b = &res[o][k].best;
+
+			fprintf(f, "    {\"order\": \"%s\", \"class\": \"%s\", "
+				"\"jobs_per_s\": ", order_names[o],
+				class_names[k]);
+			cli_json_number(f, b->jobs_per_s, 1);
+			fputs(", \"median_jobs_per_s\": ", f);
+			cli_json_number(f, res[o][k].median_jobs_per_s, 1);
+			fputs(", \"backoffs_per_1k_jobs\": ", f);
+			cli_json_number(f, per_1k(b->backoffs, b->jobs), 3);
+			fputs(", \"restarts_per_1k_jobs\": ", f);
+			cli_json_number(f, per_1k(b->restarts, b->jobs), 3);
+			fputs(", \"evictions_per_1k_jobs\": ", f);
+			cli_json_number(f, per_1k(b->evictions, b->jobs), 3);
+			if (cfg->phases) {
+				const struct phase_sums *ph =
+					&res[o][k].phases;
+				unsigned int p;
+
+				fputs(", \"phase_ns_per_job\": {", f);
+				for (p = 0; p < NR_PHASES; p++) {
+					fprintf(f, "%s\"%s\": ", p ? ", " : "",
+						phase_names[p]);
+					cli_json_number(f, res[o][k].jobs ?
+						(double)ph->ns[p] /
+						(double)res[o][k].jobs : 0, 1);
+				}
+				fprintf(f, "}, \"backoff_phases\": %llu",
+					(unsigned long long)ph->count[
+					TTM_EXECBUF_PHASE_BACKOFF]);
+			}
+			fputs(", \"reps\": [", f);
+			for (rep = 0; rep < cfg->reps; rep++) {
+				fputs(rep ? ", " : "", f);
+				json_rep(f, &res[o][k].reps[rep]);
+			}
+			fprintf(f, "]}%s\n", o + 1 == NR_ORDERS &&
+				k + 1 == NR_CLASSES ? "" : ",");
+		}
+	}
+	fputs("  ],\n  \"check_ok\": true,\n  \"wall_s\": ", f);
+	cli_json_number(f, wall_s, 3);
+	fputs("\n}\n", f);
+}
+
+/* -------------------------------------------------------------------- */
+/* The command. */
+
+static int run_bench(const struct bench_config *cfg)
+{
+	struct mode_result res[NR_ORDERS][NR_CLASSES];
+	struct rep_result *reps;
+	struct worker *workers;
+	uint64_t t, rep, start = cli_now_ns(), runs = 0;
+	int o, k, ret = CLI_EXIT_OK;
+
+	memset(res, 0, sizeof(res));
+	reps = calloc(NR_ORDERS * NR_CLASSES * cfg->reps, sizeof(*reps));
+	workers = aligned_alloc(64, cfg->threads * sizeof(*workers));
+	if (workers)
+		memset(workers, 0, cfg->threads * sizeof(*workers));
+	if (!reps || !workers) {
+		cli_error("bench execbuf: out of memory");
+		ret = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	for (t = 0; t < cfg->threads; t++) {
+		struct worker *w = &workers[t];
+
+		w->handles = calloc(cfg->bos, sizeof(*w->handles));
+		w->perm = calloc(cfg->bos, sizeof(*w->perm));
+		w->list = calloc(cfg->per_job, sizeof(*w->list));
+		w->addr = calloc(cfg->per_job, sizeof(*w->addr));
+		if (!w->handles || !w->perm || !w->list || !w->addr) {
+			cli_error("bench execbuf: out of memory");
+			ret = CLI_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	for (o = 0; o < NR_ORDERS; o++)
+		for (k = 0; k < NR_CLASSES; k++)
+			res[o][k].reps = reps + ((size_t)o * NR_CLASSES + k) *
+						cfg->reps;
+
+	if (!cfg->json)
+		print_header(cfg);
+	/* Measure the library, not the debugging aid (unless asked). */
+	cli_checker_switch(cfg->checker_runs);
+	/* Repetitions outermost: drift hits every mode alike. */
+	for (rep = 0; rep < cfg->reps; rep++) {
+		for (o = 0; o < NR_ORDERS; o++) {
+			for (k = 0; k < NR_CLASSES; k++) {
+				struct mode_result *r = &res[o][k];
+
+				ret = run_rep(cfg, (enum order)o,
+					      (enum klass)k, workers,
+					      &r->reps[rep], &r->phases);
+				if (ret)
+					goto out;
+				r->jobs += r->reps[rep].jobs;
+				runs++;
+				if (rep == 0 || r->reps[rep].jobs_per_s >
+						r->best.jobs_per_s)
+					r->best = r->reps[rep];
+			}
+		}
+	}
+	for (o = 0; o < NR_ORDERS; o++) {
+		for (k = 0; k < NR_CLASSES; k++) {
+			if (set_median(cfg, &res[o][k])) {
+				cli_error("bench execbuf: out of memory");
+				ret = CLI_EXIT_FAILURE;
+				goto out;
+			}
+		}
+	}
+	if (cfg->json) {
+		print_json(cfg, res, (double)(cli_now_ns() - start) / 1e9);
+	} else {
+		for (o = 0; o < NR_ORDERS; o++)
+			for (k = 0; k < NR_CLASSES; k++)
+				print_row((enum order)o, (enum klass)k,
+					  &res[o][k]);
+		if (cfg->phases)
+			print_phases(res);
+		printf("\nunsorted / sorted jobs/s: wait-die %.2f, "
+		       "wound-wait %.2f\n",
+		       res[0][0].best.jobs_per_s / res[1][0].best.jobs_per_s,
+		       res[0][1].best.jobs_per_s / res[1][1].best.jobs_per_s);
+		printf("counters: ok (%llu runs: submitted == completed after "
+		       "wait_idle, ttm_device_check passes)\n",
+		       (unsigned long long)runs);
+		printf("wall time: %.1f s\n",
+		       (double)(cli_now_ns() - start) / 1e9);
+	}
+out:
+	/* No thread holds a lock: back to the state the program started in. */
+	cli_checker_switch(cfg->checker == CLI_CHECKER_ON);
+	for (t = 0; workers && t < cfg->threads; t++) {
+		free(workers[t].handles);
+		free(workers[t].perm);
+		free(workers[t].list);
+		free(workers[t].addr);
+	}
+	free(workers);
+	free(reps);
+	return ret;
+}
+
+static void bench_execbuf_usage(const char *path)
+{
+	printf("usage: ttmsim %s [OPTIONS]\n"
+	       "\n"
+	       "Measures jobs per second through ttm_execbuf_submit(): each\n"
+	       "thread has its own client and submits jobs that write\n"
+	       "--per-job distinct random buffers out of --bos (shared: made\n"
+	       "by one client, given to the others with ttm_client_bo_add),\n"
+	       "NOP jobs of 0 us on a real-time fake GPU, so the figure is\n"
+	       "the submitter's. Four modes, each the best of --reps:\n"
+	       "  unsorted  the buffers in random order (the wound/wait\n"
+	       "            protocol backs off where transactions cross),\n"
+	       "  sorted    each job's handles looked up and sorted by\n"
+	       "            buffer address first (one global lock order:\n"
+	       "            no deadlock possible, but the classes' age\n"
+	       "            rules still make some transactions back off),\n"
+	       "each with Wait-Die and Wound-Wait reservations. Reports\n"
+	       "back-offs, restarts and evictions per 1000 jobs. Fails\n"
+	       "(exit 1) unless every job completes (after\n"
+	       "ttm_execbuf_wait_idle) and ttm_device_check passes.\n"
+	       "\n"
+	       "Options:\n"
+	       "  --threads N       submitting threads (default 4)\n"
+	       "  --bos N           buffers of 4 KiB (default 1000)\n"
+	       "  --per-job N       buffers per job, at most --bos\n"
+	       "                    (default 8)\n"
+	       "  --jobs N          jobs per thread and rep (default 20000)\n"
+	       "  --engines N       GPU engines, thread i submits to i mod N\n"
+	       "                    (default: one per thread, at most 64)\n"
+	       "  --vram BYTES      VRAM size; jobs ask for VRAM only, so a\n"
+	       "                    VRAM smaller than the buffers makes them\n"
+	       "                    evict (default: room for every buffer)\n"
+	       "  --reps N          repetitions, the best counts (default 5)\n"
+	       "  --seed N          seed of the per-thread PRNGs (default 1)\n"
+	       "  --quick           2 reps, 500 jobs per thread, unless given\n"
+	       "                    explicitly\n"
+	       "  --checker on|off  the ww_debug checker during the runs\n"
+	       "                    (default off: measure the library)\n"
+	       "  --phases          also time each phase of a submission\n"
+	       "                    (the library's event sink: lookup,\n"
+	       "                    lock, back-off, validate, queue), at a\n"
+	       "                    few clock reads per phase\n"
+	       "  --json            print one JSON object instead of tables\n"
+	       "  -h, --help        show this help\n", path);
+}
+
+enum {
+	OPT_HELP = CLI_OPT_LONG,
+	OPT_THREADS,
+	OPT_BOS,
+	OPT_PER_JOB,
+	OPT_JOBS,
+	OPT_ENGINES,
+	OPT_VRAM,
+	OPT_REPS,
+	OPT_SEED,
+	OPT_QUICK,
+	OPT_CHECKER,
+	OPT_PHASES,
+	OPT_JSON,
+};
+
+static const struct option bench_execbuf_options[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "bos", required_argument, NULL, OPT_BOS },
+	{ "per-job", required_argument, NULL, OPT_PER_JOB },
+	{ "jobs", required_argument, NULL, OPT_JOBS },
+	{ "engines", required_argument, NULL, OPT_ENGINES },
+	{ "vram", required_argument, NULL, OPT_VRAM },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "checker", required_argument, NULL, OPT_CHECKER },
+	{ "phases", no_argument, NULL, OPT_PHASES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_checker(const char *arg, struct bench_config *cfg)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off")) {
+		cli_error("--checker: '%s' is not one of on, off", arg);
+		return CLI_EXIT_USAGE;
+	}
+	cfg->checker_runs = !strcmp(arg, "on");
+	if (cfg->checker_runs && cfg->checker == CLI_CHECKER_ABSENT) {
+		cli_error("--checker: 'on' needs a libttmsim built with "
+			  "-Dww_debug=true; this one has no checker");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_bench_execbuf(int argc, char **argv, const char *path)
+{
+	/* 0: not given; the defaults depend on --quick or other options. */
+	struct bench_config cfg = {
+		.threads = 4, .bos = 1000, .per_job = 8, .seed = 1,
+		.checker = cli_checker_state(),
+	};
+	int c, ret = 0;
+
+	cli_getopt_reset();
+	while (!ret && (c = getopt_long(argc, argv, ":h",
+					bench_execbuf_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+		case OPT_HELP:
+			bench_execbuf_usage(path);
+			return CLI_EXIT_OK;
+		case OPT_THREADS:
+			ret = cli_parse_uint("--threads", optarg, 1,
+					     MAX_THREADS, &cfg.threads);
+			break;
+		case OPT_BOS:
+			ret = cli_parse_uint("--bos", optarg, 1, MAX_BOS,
+					     &cfg.bos);
+			break;
+		case OPT_PER_JOB:
+			ret = cli_parse_uint("--per-job", optarg, 1,
+					     TTM_EXECBUF_MAX_BOS, &cfg.per_job);
+			break;
+		case OPT_JOBS:
+			ret = cli_parse_uint("--jobs", optarg, 1,
+					     UINT64_C(1) << 32, &cfg.jobs);
+			break;
+		case OPT_ENGINES:
+			ret = cli_parse_uint("--engines", optarg, 1,
+					     MAX_ENGINES, &cfg.engines);
+			break;
+		case OPT_VRAM:
+			ret = cli_parse_uint("--vram", optarg, BO_SIZE,
+					     UINT64_C(1) << 40, &cfg.vram);
+			cfg.vram_given = !ret;
+			break;
+		case OPT_REPS:
+			ret = cli_parse_uint("--reps", optarg, 1, 1000,
+					     &cfg.reps);
+			break;
+		case OPT_SEED:
+			ret = cli_parse_uint("--seed", optarg, 0, UINT64_MAX,
+					     &cfg.seed);
+			break;
+		case OPT_QUICK:
+			cfg.quick = true;
+			break;
+		case OPT_CHECKER:
+			ret = parse_checker(optarg, &cfg);
+			break;
+		case OPT_PHASES:
+			cfg.phases = true;
+			break;
+		case OPT_JSON:
+			cfg.json = true;
+			break;
+		default:
+			return cli_getopt_error(path, c, argv);
+		}
+	}
+	if (ret || cli_no_operands(path, argc, argv))
+		return CLI_EXIT_USAGE;
+	if (cfg.per_job > cfg.bos) {
+		cli_error("--per-job: '%llu' is more than --bos (%llu)",
+			  (unsigned long long)cfg.per_job,
+			  (unsigned long long)cfg.bos);
+		return CLI_EXIT_USAGE;
+	}
+	if (cfg.vram_given && cfg.vram < cfg.per_job * BO_SIZE) {
+		cli_error("--vram: '%llu' cannot hold one job's %llu buffers "
+			  "of %llu bytes", (unsigned long long)cfg.vram,
+			  (unsigned long long)cfg.per_job,
+			  (unsigned long long)BO_SIZE);
+		return CLI_EXIT_USAGE;
+	}
+	if (!cfg.vram)
+		cfg.vram = cfg.bos * BO_SIZE > TTM_DEFAULT_VRAM_SIZE ?
+			   cfg.bos * BO_SIZE : TTM_DEFAULT_VRAM_SIZE;
+	if (!cfg.engines)
+		cfg.engines = cfg.threads < MAX_ENGINES ? cfg.threads :
+							  MAX_ENGINES;
+	if (!cfg.reps)
+		cfg.reps = cfg.quick ? 2 : 5;
+	if (!cfg.jobs)
+		cfg.jobs = cfg.quick ? 500 : 20000;
+	return run_bench(&cfg);
 }

@@ -163,8 +163,10 @@ void cli_json_number(FILE *f, double v, int decimals);
 
 /* The commands, one per file. */
 int cmd_bench_bo(int argc, char **argv, const char *path);
+int cmd_bench_execbuf(int argc, char **argv, const char *path);
 int cmd_bench_gpu(int argc, char **argv, const char *path);
 int cmd_bench_ww(int argc, char **argv, const char *path);
+int cmd_run(int argc, char **argv, const char *path);
 int cmd_scenario_abba(int argc, char **argv, const char *path);
 int cmd_scenario_qxl(int argc, char **argv, const char *path);
 

@@ -24,6 +24,13 @@ static const struct cli_command bench_commands[] = {
 		.run = cmd_bench_bo,
 	},
 	{
+		.name = "execbuf",
+		.args = "[OPTIONS]",
+		.summary = "jobs per second through ttm_execbuf_submit, "
+			   "sorted or not",
+		.run = cmd_bench_execbuf,
+	},
+	{
 		.name = "gpu",
 		.args = "[OPTIONS]",
 		.summary = "jobs per second through the fake GPU's engines",
@@ -59,6 +66,12 @@ static const struct cli_command commands[] = {
 		.name = "bench",
 		.subcommands = bench_commands,
 		.noun = "benchmark",
+	},
+	{
+		.name = "run",
+		.args = "[--workload FILE] [OPTIONS]",
+		.summary = "run an execbuf workload through the whole stack",
+		.run = cmd_run,
 	},
 	{
 		.name = "scenario",

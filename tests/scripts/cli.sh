@@ -165,6 +165,57 @@ fail_unless_out '"check_ok": true' "bench bo --json"
 fail_unless_out '\{"buffers": 1000, "single_ns_per_buffer": [0-9.]+' \
 	"bench bo --json"
 
+# bench execbuf: usage errors, then the smallest run of all four modes.
+for args in "bench execbuf --help" "help bench execbuf"; do
+	# shellcheck disable=SC2086
+	expect_out '[Uu]sage' $args
+done
+expect 2 "bench execbuf: unknown option '--frob'" bench execbuf --frob
+expect 2 "bench execbuf: unexpected argument 'extra'" bench execbuf extra
+expect 2 "--threads: '0' is out of range" bench execbuf --threads 0
+expect 2 "--jobs: 'x' is not a number" bench execbuf --jobs x
+expect 2 "--per-job: '9' is more than --bos \(8\)" bench execbuf --bos 8 \
+	--per-job 9
+expect 2 "--vram: '8192' cannot hold one job's 8 buffers" bench execbuf \
+	--vram 8192
+expect 2 "--checker: 'maybe' is not one of on, off" bench execbuf \
+	--checker maybe
+xquick="--quick --jobs 200 --reps 1"
+# shellcheck disable=SC2086
+expect_out '^  unsorted +wait-die +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +0\.00$' \
+	bench execbuf $xquick
+fail_unless_out '^  unsorted +wound-wait +[0-9]+ ' "bench execbuf"
+fail_unless_out '^  sorted +wait-die +[0-9]+ ' "bench execbuf"
+fail_unless_out '^  sorted +wound-wait +[0-9]+ ' "bench execbuf"
+fail_unless_out '^counters: ok \(4 runs' "bench execbuf"
+fail_unless_out 'checker: (off during these runs|not built in)' \
+	"bench execbuf"
+# A VRAM of 64 buffers for 200: jobs evict, and still all complete.
+row='^  sorted +wound-wait +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[1-9][0-9.]*$'
+# shellcheck disable=SC2086
+expect_out "$row" \
+	bench execbuf $xquick --bos 200 --vram 262144 --jobs 50
+# shellcheck disable=SC2086
+expect_out '"benchmark": "execbuf"' bench execbuf $xquick --threads 2 --json \
+	--phases
+if ! python3 -m json.tool "$out" >/dev/null; then
+	echo "FAIL: bench execbuf --json is not valid JSON"
+	fails=$((fails + 1))
+fi
+fail_unless_out '"check_ok": true' "bench execbuf --json"
+fail_unless_out '\{"order": "sorted", "class": "wound-wait", "jobs_per_s": ' \
+	"bench execbuf --json"
+fail_unless_out '"phase_ns_per_job": \{"submit": [0-9.]+, "lookup": ' \
+	"bench execbuf --json --phases"
+if [ "$checker" = 1 ]; then
+	# shellcheck disable=SC2086
+	expect_out "checker: on during these runs" bench execbuf $xquick \
+		--checker on
+else
+	expect 2 "--checker: 'on' needs a libttmsim built with -Dww_debug=true" \
+		bench execbuf --checker on
+fi
+
 expect 3 '^deadlock: T1 \(tid [0-9]+\) holds A, waits for B \(held by T2\)$' \
 	scenario abba --naive --watchdog 0.3
 grep -Eq '^deadlock: T2 \(tid [0-9]+\) holds B, waits for A \(held by T1\)$' "$err" ||

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ttmsim run: what its parts share. run.c parses the command line and
+ * drives the run; run_exec.c sets up the device and runs the submitting
+ * threads; run_watch.c the watchdog, the progress bar and the signals;
+ * run_report.c the summary and the dump; run_trace.c the trace.
+ */
+#ifndef TTMSIM_TOOLS_RUN_H
+#define TTMSIM_TOOLS_RUN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ttmsim/execbuf.h"
+#include "workload.h"
+
+struct run_config {
+	const char *workload_path;   /* NULL: generated */
+	struct wl_gen_options gen;
+	bool gen_flags_given;        /* a generator flag was on the line */
+	double seconds;              /* stop submitting after; 0: never */
+	unsigned int engines;        /* --engines; 0: the workload's */
+	bool wound_wait;
+	uint64_t vram, gtt;
+	bool allow_duplicates;
+	bool json, quiet, check_only;
+	int progress;                /* -1: if stderr is a terminal */
+	const char *dump_path, *trace_path, *save_path;
+	double watchdog_s;
+	unsigned int hang_timeout_ms;
+};
+
+/* One submitting thread. */
+struct run_thread {
+	struct run *run;
+	unsigned int index;
+	pthread_t thread;
+	pid_t tid;                   /* atomic; 0 until started */
+	struct ttm_client *client;
+	uint32_t *handles;           /* [bo index] */
+	size_t *jobs;                /* its jobs, indexes in wl.jobs */
+	size_t n_jobs;
+	size_t next;                 /* atomic: jobs[next] is submitted now */
+	bool busy;                   /* atomic: inside ttm_execbuf_submit() */
+	struct run_trace_track *track; /* its phase events, with --trace */
+};
+
+/* What happened to one job of the workload. */
+enum run_job_state {
+	RUN_JOB_NOT_SUBMITTED, /* stopped before (--seconds, a signal) */
+	RUN_JOB_REJECTED,      /* ttm_execbuf_submit() failed: @err */
+	RUN_JOB_ACCEPTED,      /* queued; the retire hook fills the rest */
+};
+
+struct run_job_result {
+	uint8_t state;         /* enum run_job_state */
+	int err;               /* RUN_JOB_REJECTED: the errno, < 0 */
+	int status;            /* retired: 0 or the error */
+	uint32_t retired;      /* atomic: retirements seen (must be 1) */
+};
+
+struct run {
+	const struct run_config *cfg;
+	struct workload wl;
+	unsigned int engines;        /* job engines; the copy engine is next */
+	struct ttm_gpu *gpu;
+	struct ttm_device *dev;
+	struct ttm_client *owner;    /* created the buffers */
+	struct ttm_bo **bos;         /* [bo index]; NULL if it never fit */
+	struct ttm_placement *places; /* [bo index]: for its jobs */
+	struct run_thread *threads;
+	struct run_job_result *results; /* [job index] */
+	uint64_t gpu_offset_ns;      /* CLOCK_MONOTONIC at GPU time 0 */
+	uint64_t start_ns, end_ns;
+	uint64_t progress;           /* atomic: submissions + retirements */
+	uint64_t submitted_jobs;     /* atomic: calls made */
+	int stop;                    /* atomic: stop submitting (signal,
+					--seconds) */
+	int interrupted;             /* atomic: by SIGINT/SIGTERM */
+	unsigned int checker_reports; /* atomic */
+	struct run_trace *trace;     /* NULL without --trace */
+	struct run_watch *watch;     /* run_watch.c's threads */
+};
+
+/*
+ * The tag of workload job @index in ttm_execbuf_args::tag, so that the
+ * GPU's retire hook (and the trace) can tell it from a move (tag 0).
+ */
+#define RUN_JOB_TAG(index) ((uint64_t)(index) + 1)
+
+/* run_exec.c: device, buffers, clients; then the threads until done. */
+int run_setup(struct run *run);
+int run_submit_all(struct run *run);
+void run_teardown(struct run *run);
+
+/*
+ * run_exec.c: the invariants after the run: accounting, each accepted job
+ * retired once, contents equal to the adds of the jobs that completed.
+ * Prints each violation on stderr; false if any.
+ */
+bool run_verify(struct run *run);
+
+/*
+ * run_watch.c: a thread that ends the process with CLI_EXIT_DEADLOCK
+ * after cfg->watchdog_s without progress, naming who waits on what and
+ * who holds it; the progress bar; SIGINT/SIGTERM turned into run->stop.
+ * run_watch_start() blocks the signals in the calling thread (call it
+ * before starting others, which inherit the mask).
+ */
+int run_watch_start(struct run *run);
+void run_watch_stop(struct run *run);
+
+/* run_report.c: the summary (text or JSON) on stdout, and the dump. */
+void run_report_summary(struct run *run, int exit_status);
+int run_report_dump(struct run *run, const char *path);
+
+/* run_trace.c: Chrome trace events, with --trace. */
+int run_trace_init(struct run *run);
+void run_trace_gpu_job(struct run *run,
+		       const struct ttm_gpu_job_info *info);
+ttm_execbuf_event_fn run_trace_phase;   /* data: the struct run_thread */
+int run_trace_write(struct run *run, const char *path);
+void run_trace_free(struct run *run);
+
+#endif /* TTMSIM_TOOLS_RUN_H */

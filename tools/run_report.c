@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttmsim run: the summary of a run (text `key: value` lines, or one JSON
+ * object with --json) and the --dump of the buffers' final contents.
+ *
+ * Both read the device, the GPU and the buffers: call them after the
+ * submitting threads are joined and the device is idle, before
+ * run_teardown(). JSON is built with json-c, never by hand.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "ttmsim/bo.h"
+#include "ttmsim/execbuf.h"
+#include "ttmsim/gpu.h"
+#include "cli.h"
+#include "run.h"
+
+#ifndef TTMSIM_VERSION
+#define TTMSIM_VERSION "unknown"
+#endif
+
+/* json-c's default escapes '/', which makes paths ugly ("a\/b"). */
+#define RUN_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* The errno values a submission can be rejected with, by name. */
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EINVAL, "EINVAL" },     { ENOENT, "ENOENT" },
+	{ ENOSPC, "ENOSPC" },     { EINTR, "EINTR" },
+	{ EBUSY, "EBUSY" },       { ENOMEM, "ENOMEM" },
+	{ EMFILE, "EMFILE" },     { ENFILE, "ENFILE" },
+	{ EDEADLK, "EDEADLK" },   { ETIMEDOUT, "ETIMEDOUT" },
+	{ ECANCELED, "ECANCELED" }, { EIO, "EIO" },
+	{ EBADF, "EBADF" },       { ESHUTDOWN, "ESHUTDOWN" },
+	{ EAGAIN, "EAGAIN" },     { EPERM, "EPERM" },
+};
+
+/* "EINVAL" for EINVAL (positive), else "E<number>" in @buf. */
+static const char *errno_name(int err, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	snprintf(buf, len, "E%d", err);
+	return buf;
+}
+
+/* Everything the summary says, gathered once. */
+struct report {
+	struct ttm_execbuf_stats ex;
+	struct ttm_device_stats dev;
+	struct ttm_gpu_stats gpu;
+	uint64_t vram, gtt;
+	uint64_t not_submitted;
+	double wall_s, jobs_per_s;
+};
+
+static void report_gather(struct run *run, struct report *r)
+{
+	const struct run_config *cfg = run->cfg;
+	uint64_t end;
+
+	memset(r, 0, sizeof(*r));
+	if (run->dev) {
+		ttm_execbuf_get_stats(run->dev, &r->ex);
+		ttm_device_get_stats(run->dev, &r->dev);
+	}
+	if (run->gpu)
+		ttm_gpu_get_stats(run->gpu, &r->gpu);
+
+	/* The device's own capacities if it exists: what the run really had. */
+	r->vram = cfg->vram ? cfg->vram : TTM_DEFAULT_VRAM_SIZE;
+	r->gtt = cfg->gtt ? cfg->gtt : TTM_DEFAULT_GTT_SIZE;
+	if (run->dev) {
+		r->vram = r->dev.domain[TTM_DOMAIN_VRAM].capacity;
+		r->gtt = r->dev.domain[TTM_DOMAIN_GTT].capacity;
+	}
+
+	r->not_submitted = run->wl.n_jobs > r->ex.submitted ?
+		run->wl.n_jobs - r->ex.submitted : 0;
+
+	end = run->end_ns ? run->end_ns : cli_now_ns();
+	if (run->start_ns && end > run->start_ns)
+		r->wall_s = (double)(end - run->start_ns) / 1e9;
+	if (r->wall_s > 0)
+		r->jobs_per_s = (double)(r->ex.completed + r->ex.failed) /
+				r->wall_s;
+}
+
+static const char *class_name(const struct run_config *cfg)
+{
+	return cfg->wound_wait ? "wound-wait" : "wait-die";
+}
+
+/* A double with a fixed number of decimals (json-c's default is %.17g). */
+static struct json_object *json_fixed(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static struct json_object *report_json(struct run *run,
+				       const struct report *r,
+				       int exit_status)
+{
+	const struct run_config *cfg = run->cfg;
+	struct json_object *o = json_object_new_object();
+	struct json_object *by_errno = json_object_new_object();
+	char buf[16];
+	int e;
+
+	json_object_object_add(o, "version",
+			       json_object_new_string(TTMSIM_VERSION));
+	json_object_object_add(o, "class",
+			       json_object_new_string(class_name(cfg)));
+	add_u64(o, "threads", run->wl.n_threads);
+	add_u64(o, "engines", run->engines);
+	if (cfg->workload_path)
+		json_object_object_add(o, "workload", json_object_new_string(
+			run->wl.source ? run->wl.source : cfg->workload_path));
+	else
+		add_u64(o, "seed", cfg->gen.seed);
+	add_u64(o, "vram", r->vram);
+	add_u64(o, "gtt", r->gtt);
+	json_object_object_add(o, "allow_duplicates",
+			       json_object_new_boolean(cfg->allow_duplicates));
+
+	add_u64(o, "jobs", run->wl.n_jobs);
+	add_u64(o, "submitted", r->ex.submitted);
+	add_u64(o, "not_submitted", r->not_submitted);
+	add_u64(o, "rejected", r->ex.rejected);
+	for (e = 1; e <= TTM_EXECBUF_ERRNO_MAX; e++) {
+		uint64_t n = r->ex.rejected_by_errno[e];
+
+		if (!n)
+			continue;
+		/* The last entry counts every errno beyond the table. */
+		add_u64(by_errno, e == TTM_EXECBUF_ERRNO_MAX ? "other" :
+			errno_name(e, buf, sizeof(buf)), n);
+	}
+	json_object_object_add(o, "rejected_by_errno", by_errno);
+	add_u64(o, "completed", r->ex.completed);
+	add_u64(o, "failed", r->ex.failed);
+	add_u64(o, "in_flight", r->ex.in_flight);
+	add_u64(o, "backoffs", r->ex.backoffs);
+	add_u64(o, "restarts", r->ex.restarts);
+	add_u64(o, "evictions", r->dev.evictions);
+	add_u64(o, "moves", r->dev.moves);
+	add_u64(o, "out_of_order_retirements",
+		r->gpu.out_of_order_retirements);
+	add_u64(o, "bytes_moved", r->dev.bytes_moved);
+	add_u64(o, "gpu_resets", r->gpu.resets);
+	add_u64(o, "checker_reports",
+		__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
+	json_object_object_add(o, "wall_s", json_fixed(r->wall_s, 6));
+	json_object_object_add(o, "jobs_per_s", json_fixed(r->jobs_per_s, 1));
+	json_object_object_add(o, "exit_status",
+			       json_object_new_int(exit_status));
+	json_object_object_add(o, "interrupted", json_object_new_boolean(
+		__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED) != 0));
+	return o;
+}
+
+static void report_text(struct run *run, const struct report *r,
+			int exit_status)
+{
+	const struct run_config *cfg = run->cfg;
+	unsigned int n = 0;
+	char buf[16];
+	int e;
+
+	printf("version: %s\n", TTMSIM_VERSION);
+	printf("class: %s\n", class_name(cfg));
+	printf("threads: %u\n", run->wl.n_threads);
+	printf("engines: %u\n", run->engines);
+	if (cfg->workload_path)
+		printf("workload: %s\n",
+		       run->wl.source ? run->wl.source : cfg->workload_path);
+	else
+		printf("seed: %" PRIu64 "\n", cfg->gen.seed);
+	printf("vram: %" PRIu64 "\n", r->vram);
+	printf("gtt: %" PRIu64 "\n", r->gtt);
+	printf("jobs: %zu\n", run->wl.n_jobs);
+	printf("submitted: %" PRIu64 "\n", r->ex.submitted);
+	printf("not_submitted: %" PRIu64 "\n", r->not_submitted);
+	printf("rejected: %" PRIu64 "\n", r->ex.rejected);
+	fputs("rejected_by_errno:", stdout);
+	for (e = 1; e <= TTM_EXECBUF_ERRNO_MAX; e++) {
+		uint64_t count = r->ex.rejected_by_errno[e];
+
+		if (!count)
+			continue;
+		printf(" %s=%" PRIu64, e == TTM_EXECBUF_ERRNO_MAX ? "other" :
+		       errno_name(e, buf, sizeof(buf)), count);
+		n++;
+	}
+	puts(n ? "" : " none");
+	printf("completed: %" PRIu64 "\n", r->ex.completed);
+	printf("failed: %" PRIu64 "\n", r->ex.failed);
+	if (r->ex.in_flight)
+		printf("in_flight: %" PRIu64 "\n", r->ex.in_flight);
+	printf("backoffs: %" PRIu64 "\n", r->ex.backoffs);
+	printf("restarts: %" PRIu64 "\n", r->ex.restarts);
+	printf("evictions: %" PRIu64 "\n", r->dev.evictions);
+	printf("out_of_order_retirements: %" PRIu64 "\n",
+	       r->gpu.out_of_order_retirements);
+	printf("bytes_moved: %" PRIu64 "\n", r->dev.bytes_moved);
+	printf("checker_reports: %u\n",
+	       __atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
+	printf("wall_s: %.3f\n", r->wall_s);
+	printf("jobs_per_s: %.1f\n", r->jobs_per_s);
+	if (__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED))
+		puts("interrupted: yes");
+	printf("exit_status: %d\n", exit_status);
+}
+
+void run_report_summary(struct run *run, int exit_status)
+{
+	struct report r;
+
+	report_gather(run, &r);
+	if (run->cfg->json) {
+		/* --quiet silences the text only: JSON is what was asked. */
+		struct json_object *o = report_json(run, &r, exit_status);
+
+		puts(json_object_to_json_string_ext(o, RUN_JSON_FLAGS));
+		json_object_put(o);
+	} else if (!run->cfg->quiet) {
+		report_text(run, &r, exit_status);
+	}
+	fflush(stdout);
+}
+
+static const char *domain_name(enum ttm_domain d)
+{
+	switch (d) {
+	case TTM_DOMAIN_VRAM:
+		return "vram";
+	case TTM_DOMAIN_GTT:
+		return "gtt";
+	case TTM_DOMAIN_SYSTEM:
+		return "system";
+	default:
+		return "unknown";
+	}
+}
+
+/* Read in pieces: buffers go up to 1 GiB. */
+#define DUMP_CHUNK (1u << 20)
+
+/*
+ * Where @bo ends up, its first word and the sum of its words, read
+ * under its reservation (which also waits for the jobs writing it).
+ */
+static int dump_bo(struct ttm_bo *bo, uint32_t *chunk,
+		   struct json_object *entry)
+{
+	uint64_t size = ttm_bo_size(bo), off, sum = 0;
+	uint32_t first = 0;
+	enum ttm_domain domain;
+	int ret;
+
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (ret)
+		return ret;
+	domain = ttm_bo_domain(bo);
+	for (off = 0; off < size; off += DUMP_CHUNK) {
+		size_t len = size - off < DUMP_CHUNK ? (size_t)(size - off) :
+			     DUMP_CHUNK, i;
+
+		ret = ttm_bo_read(bo, off, chunk, len);
+		if (ret)
+			break;
+		if (!off)
+			first = chunk[0];
+		for (i = 0; i < len / 4; i++)
+			sum += chunk[i];
+	}
+	ttm_bo_unreserve(bo);
+	if (ret)
+		return ret;
+	json_object_object_add(entry, "placement",
+			       json_object_new_string(domain_name(domain)));
+	json_object_object_add(entry, "first_word",
+			       json_object_new_uint64(first));
+	json_object_object_add(entry, "words_sum",
+			       json_object_new_uint64(sum));
+	return 0;
+}
+
+/*
+ * I/O errors here come after the run has happened: they are
+ * CLI_EXIT_FAILURE (the command ran and something went wrong), not
+ * CLI_EXIT_USAGE, which is for a bad command line before anything ran.
+ */
+int run_report_dump(struct run *run, const char *path)
+{
+	struct json_object *root, *bos;
+	uint32_t *chunk;
+	unsigned int i;
+	FILE *f;
+	int ret = CLI_EXIT_OK;
+
+	chunk = malloc(DUMP_CHUNK);
+	if (!chunk) {
+		cli_error("run: %s: out of memory", path);
+		return CLI_EXIT_FAILURE;
+	}
+	root = json_object_new_object();
+	bos = json_object_new_array_ext((int)run->wl.n_bos);
+	json_object_object_add(root, "bos", bos);
+	for (i = 0; i < run->wl.n_bos; i++) {
+		const struct wl_bo *wb = &run->wl.bos[i];
+		struct json_object *e = json_object_new_object();
+		struct ttm_bo *bo = run->bos ? run->bos[i] : NULL;
+		int err;
+
+		json_object_array_add(bos, e);
+		json_object_object_add(e, "name",
+				       json_object_new_string(wb->name));
+		json_object_object_add(e, "size",
+				       json_object_new_uint64(wb->size));
+		if (!bo) {
+			/* Never fit: its jobs were rejected (-ENOSPC). */
+			json_object_object_add(e, "placement", NULL);
+			json_object_object_add(e, "first_word",
+					       json_object_new_uint64(0));
+			json_object_object_add(e, "words_sum",
+					       json_object_new_uint64(0));
+			json_object_object_add(e, "missing",
+					       json_object_new_boolean(1));
+			continue;
+		}
+		err = dump_bo(bo, chunk, e);
+		if (err) {
+			cli_error("run: %s: cannot read buffer %s: %s", path,
+				  wb->name, strerror(-err));
+			ret = CLI_EXIT_FAILURE;
+			goto out;
+		}
+	}
+
+	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f) {
+		cli_error("run: %s: %s", path, strerror(errno));
+		ret = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	fputs(json_object_to_json_string_ext(root, RUN_JSON_FLAGS), f);
+	fputc('\n', f);
+	if (f == stdout ? fflush(f) != 0 || ferror(f) :
+	    ferror(f) | (fclose(f) != 0)) {
+		cli_error("run: %s: write error: %s", path, strerror(errno));
+		ret = CLI_EXIT_FAILURE;
+	}
+out:
+	json_object_put(root);
+	free(chunk);
+	return ret;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Workloads of `ttmsim run`: buffers and jobs, read from the text format
+ * (workload_load()), generated at random (workload_generate()), written
+ * back (workload_save()) so that any generated run can be replayed.
+ *
+ *	bo NAME SIZE [vram|gtt|system] [pinned]
+ *	bo NAME WIDTHxHEIGHT:FOURCC [vram|gtt|system] [pinned]
+ *	job THREAD ENGINE DURATION_US OP NAME [NAME...]
+ *
+ * The CLI knows nothing of the library here: a workload is plain data.
+ *
+ * The rules of the file, beyond the grammar (tools/workload.c):
+ *  - '#' starts a comment anywhere on a line, even inside a word (no word
+ *    may contain it); blank lines are ignored; words are separated by
+ *    spaces and tabs; a CR at the very end of a line is dropped (CRLF);
+ *  - a file is text: any other control byte (NUL, a CR inside a line,
+ *    ESC, ...), DEL, or a byte that is not valid UTF-8 is an error naming
+ *    its column; UTF-8 text may appear in comments only (names are ASCII);
+ *  - a line holds at most WL_MAX_LINE bytes, without its newline;
+ *  - numbers are unsigned decimals, without sign; add=U32 also takes 0x
+ *    hexadecimal;
+ *  - `vram|gtt|system` comes before `pinned`;
+ *  - a buffer must be defined (bo line) before any job that lists it;
+ *  - THREAD < WL_MAX_THREADS, ENGINE < WL_MAX_ENGINES, DURATION_US at
+ *    most WL_MAX_JOB_US (60 s), at most WL_MAX_JOB_BOS names in a job;
+ *  - a job that lists a buffer twice parses (the run decides).
+ */
+#ifndef TTMSIM_TOOLS_WORKLOAD_H
+#define TTMSIM_TOOLS_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define WL_MAX_THREADS 1024u
+#define WL_MAX_ENGINES 64u     /* the fake GPU's limit */
+#define WL_MAX_NAME 64u        /* bytes of a name, without the NUL */
+#define WL_MAX_BO_SIZE (UINT64_C(1) << 30)
+#define WL_MAX_JOB_BOS 4096u   /* TTM_EXECBUF_MAX_BOS */
+#define WL_MAX_JOB_US (UINT64_C(60) * 1000 * 1000) /* a job's DURATION_US */
+/* Bytes of a line, without its newline: room for WL_MAX_JOB_BOS long names. */
+#define WL_MAX_LINE (1u << 20)
+
+enum wl_placement {
+	WL_PLACE_DEFAULT, /* no word: VRAM preferred, GTT allowed */
+	WL_PLACE_VRAM,    /* VRAM only */
+	WL_PLACE_GTT,     /* GTT only */
+	WL_PLACE_SYSTEM,  /* created in SYSTEM, moved to GTT for jobs */
+};
+
+struct wl_bo {
+	char name[WL_MAX_NAME + 1];
+	uint64_t size;           /* bytes */
+	uint32_t width, height;  /* with @fourcc; 0 for a plain size */
+	uint32_t fourcc;         /* 0: plain size */
+	enum wl_placement placement;
+	bool pinned;             /* pinned in its first domain at creation */
+	unsigned int line;       /* in the file; 0 if generated */
+};
+
+enum wl_op {
+	WL_OP_ADD,  /* add @add_value to every word of each listed buffer */
+	WL_OP_NOP,
+	WL_OP_HANG, /* hangs until the GPU's watchdog fails it */
+};
+
+struct wl_job {
+	unsigned int thread, engine;
+	uint64_t duration_us;
+	enum wl_op op;
+	uint32_t add_value;
+	unsigned int *bos;       /* indexes into workload.bos, as listed */
+	unsigned int n_bos;      /* >= 1 */
+	unsigned int line;
+};
+
+struct workload {
+	char *source;            /* the file's name, "<stdin>", or NULL */
+	struct wl_bo *bos;
+	unsigned int n_bos;
+	struct wl_job *jobs;     /* in file order */
+	size_t n_jobs;
+	unsigned int n_threads;  /* largest thread index + 1 (0: no jobs) */
+	unsigned int n_engines;  /* largest engine index + 1 (0: no jobs) */
+	/*
+	 * Where the jobs' @bos lists live: one allocation for all of them
+	 * (what workload_load() and workload_generate() make), or NULL if
+	 * each job's list is its own malloc() (a workload built by hand).
+	 */
+	unsigned int *bo_arena;
+	bool has_seed;           /* generated: @seed made it */
+	uint64_t seed;
+};
+
+/**
+ * workload_load - read and check the workload file @path ("-": standard
+ * input, named "<stdin>" in messages).
+ *
+ * Every error is one line "FILE:LINE: what is wrong" on stderr (a file that
+ * cannot be read: "ttmsim: FILE: reason"), and nothing is kept: *@wl is
+ * then all zero (workload_free() on it is harmless).
+ * Return: 0 and *@wl (free it with workload_free()), or CLI_EXIT_USAGE.
+ */
+int workload_load(const char *path, struct workload *wl);
+
+/**
+ * workload_parse - as workload_load(), from an open stream named @name.
+ */
+int workload_parse(FILE *f, const char *name, struct workload *wl);
+
+enum wl_order {
+	WL_ORDER_RANDOM,  /* each job lists its buffers in random order */
+	WL_ORDER_SORTED,  /* by buffer index */
+	WL_ORDER_REVERSE,
+};
+
+/* What `ttmsim run` generates without --workload. */
+struct wl_gen_options {
+	unsigned int threads;          /* >= 1 */
+	unsigned int bos;              /* >= 1 */
+	uint64_t bo_size_min, bo_size_max;     /* multiples of 4 */
+	unsigned int per_job_min, per_job_max; /* 1 <= min <= max <= bos */
+	uint64_t jobs;                 /* per thread */
+	enum wl_order order;
+	unsigned int engines;          /* >= 1 */
+	uint64_t job_us_min, job_us_max;
+	uint64_t seed;
+};
+
+/**
+ * workload_generate - a random workload: @o->bos buffers of the default
+ * placement, named bo0, bo1, ..., and @o->jobs add jobs per thread, each
+ * over distinct buffers; the same options and seed give the same workload
+ * (splitmix64, the same on every platform). Sizes are uniform in
+ * [bo_size_min, bo_size_max] rounded down to a multiple of 4 (at least 4);
+ * add values are never 0; thread t's jobs are jobs t, t + threads, ...
+ * n_threads and n_engines are @o's, even if an engine gets no job (a
+ * saved copy then loads back with fewer: replay with --engines, which the
+ * saved file's header comment names).
+ * Return: 0 and *@wl, -EINVAL if @o breaks a rule above or a WL_MAX_*
+ * limit (*@wl all zero), or -ENOMEM.
+ */
+int workload_generate(const struct wl_gen_options *o, struct workload *wl);
+
+/**
+ * workload_save - write @wl in the file format to @path ("-": stdout), so
+ * that workload_load() gives it back exactly (but for @line, @source,
+ * @has_seed and @seed, and n_threads/n_engines when some thread or engine
+ * has no job). A header comment names the seed if @has_seed.
+ * Return: 0, or CLI_EXIT_USAGE after a message naming @path.
+ */
+int workload_save(const struct workload *wl, const char *path);
+
+/** workload_free - free what *@wl holds; NULL fields are fine. */
+void workload_free(struct workload *wl);
+
+#endif /* TTMSIM_TOOLS_WORKLOAD_H */
