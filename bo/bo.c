@@ -143,6 +143,7 @@ void bo_free(struct ttm_bo *bo)
 	dev->buffers--;
 	if (bo->destroy_cbs && --dev->zombies == 0)
 		pthread_cond_broadcast(&dev->idle);
+	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	/*
 	 * Past this point @dev may be gone (ttm_device_destroy() waited only

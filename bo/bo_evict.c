@@ -11,10 +11,15 @@
  * instead of failing with -ENOSPC.
  */
 #include <errno.h>
+#include <time.h>
 
 #include "bo/bo.h"
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
+#include "ww/thread.h"
+
+/* How long bo_room_wait() sleeps at most before looking again. */
+#define ROOM_POLL_NS 1000000
 
 /* A reference unless the last one is gone (a delayed destroy is due). */
 static bool get_unless_zero(struct ttm_bo *bo)
@@ -150,4 +155,64 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
 		ttm_bo_unreserve(victim);
 	ttm_bo_put(victim);
 	return ret;
+}
+
+/* Bytes in @domain that no eviction by @ctx can free; dev->lock held. */
+static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
+				   const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_bo *mine;
+	struct bo_list *n;
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	for (n = dev->pinned.next; n != &dev->pinned; n = n->next) {
+		struct ttm_bo *p = container_of(n, struct ttm_bo, node);
+
+		if (p->domain == domain)
+			bytes += p->size;
+	}
+	/* The job's own buffers are locked by it: they cannot move. */
+	ttm_exec_for_each_locked_bo(ctx->exec, i, mine)
+		if (mine->domain == domain && !mine->pin_count &&
+		    !ttm_exec_is_evictable(ctx->exec, mine))
+			bytes += mine->size;
+	return bytes;
+}
+
+int bo_room_wait(struct ttm_bo *bo, int domain,
+		 const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *dev = bo->dev;
+	struct timespec ts;
+	bool never;
+
+	if (!ctx->exec)
+		return -ENOSPC;
+	pthread_mutex_lock(&dev->lock);
+	never = fixed_bytes_locked(dev, domain, ctx) + bo->size >
+		dev->domain[domain].capacity;
+	pthread_mutex_unlock(&dev->lock);
+	if (never)
+		return -ENOSPC;
+	if (ctx->no_wait_gpu)
+		return -EBUSY;
+	if (ctx->interruptible && ww_thread_take_interrupt(ww_thread_self()))
+		return -EINTR;
+	/*
+	 * A bounded sleep: the holders that free room signal the change,
+	 * but a buffer's unlock does not (that would cost every unreserve a
+	 * second trip through the device lock), so look again soon anyway.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += ROOM_POLL_NS;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&dev->lock);
+	dev->room_waits++;
+	pthread_cond_timedwait(&dev->changed, &dev->lock, &ts);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
 }

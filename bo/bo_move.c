@@ -29,6 +29,7 @@ static void ghost_release(struct bo_ghost *ghost)
 	dev->domain[ghost->domain].ghosts--;
 	if (--dev->n_ghosts == 0)
 		pthread_cond_broadcast(&dev->idle);
+	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	/* @dev may be gone from here on (see bo_free()). */
 	ttm_fence_put(ghost->fence);
@@ -107,6 +108,7 @@ static void move_switch(struct ttm_bo *bo, int domain, void *mem,
 	bo_list_move_tail(&bo->node, bo_lru_of(dev, domain));
 	dev->moves++;
 	dev->bytes_moved += bo->size;
+	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	if (!ghost)
 		free(old);
@@ -213,6 +215,7 @@ int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx)
 		pthread_mutex_lock(&dev->lock);
 		dev->domain[domain].used -= bo->size;
 		dev->domain[domain].incoming -= bo->size;
+		bo_room_changed_locked(dev);
 		pthread_mutex_unlock(&dev->lock);
 	}
 	return ret;

@@ -32,6 +32,7 @@ TTM_EXPORT int ttm_bo_unpin(struct ttm_bo *bo)
 	pthread_mutex_lock(&dev->lock);
 	bo->pin_count--;
 	bo_lru_bump_locked(bo);
+	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }

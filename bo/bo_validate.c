@@ -59,6 +59,8 @@ static int domain_evict_take(struct ttm_bo *bo, int domain,
 			return 0;
 		if (ret == -ENOSPC)
 			ret = bo_evict_one(bo, domain, ctx);
+		if (ret == -ENOSPC)
+			ret = bo_room_wait(bo, domain, ctx);
 		if (ret)
 			return ret;
 	}

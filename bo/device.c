@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "bo/bo.h"
 #include "util/compiler.h"
@@ -16,6 +17,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		WW_CLASS_INITIALIZER(reservation_ww_class, 1);
 	static const struct ww_class wound_wait_class =
 		WW_CLASS_INITIALIZER(reservation_ww_class_wound_wait, 0);
+	pthread_condattr_t attr;
 	struct ttm_device *dev;
 	int d;
 
@@ -29,6 +31,10 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		return -ENOMEM;
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->idle, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&dev->changed, &attr);
+	pthread_condattr_destroy(&attr);
 	for (d = 0; d < TTM_DOMAIN_COUNT; d++)
 		bo_list_init(&dev->domain[d].lru);
 	bo_list_init(&dev->pinned);
@@ -64,6 +70,7 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 	pthread_mutex_unlock(&dev->lock);
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
+	pthread_cond_destroy(&dev->changed);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -117,6 +124,7 @@ TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,
 	stats->moves = dev->moves;
 	stats->bytes_moved = dev->bytes_moved;
 	stats->enospc = dev->enospc;
+	stats->room_waits = dev->room_waits;
 	pthread_mutex_unlock(&dev->lock);
 }
 

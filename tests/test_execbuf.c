@@ -581,6 +581,80 @@ static void test_eintr(void **state)
 	fixture_fini(&f);
 }
 
+struct room_job {
+	struct fixture *f;
+	struct ttm_execbuf_bo entry;
+};
+
+static int act_submit_one(struct actor *a, void *arg)
+{
+	struct room_job *job = arg;
+	struct ttm_execbuf_args args = {
+		.bos = &job->entry, .n_bos = 1, .op = TTM_GPU_OP_ADD,
+		.add_value = 1,
+	};
+	int ret;
+
+	(void)a;
+	ret = ttm_execbuf_submit(job->f->client, &args);
+	ttm_fence_put(args.out_fence);
+	return ret;
+}
+
+static bool wait_for_room_wait(struct ttm_device *dev)
+{
+	struct ttm_device_stats ds;
+	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
+
+	for (;;) {
+		ttm_device_get_stats(dev, &ds);
+		if (ds.room_waits)
+			return true;
+		if (now_ns() > limit)
+			return false;
+		sched_yield();
+	}
+}
+
+/*
+ * The room a job needs is held for a moment by a reservation without a
+ * ticket (as an eviction in progress holds its victim): the job fits, so
+ * the submission waits instead of failing with -ENOSPC, and gets in once
+ * the buffer is released.
+ */
+static void test_room_wait(void **state)
+{
+	struct room_job job;
+	struct ttm_bo *held;
+	struct fixture f;
+	struct actor a;
+	uint32_t v, h;
+
+	(void)state;
+	fixture_init_opts(&f, 16 * KiB, false, true);
+	v = new_handle(&f, 16 * KiB, &vram_only);
+	h = new_handle(&f, BO_SIZE, &gtt_only);
+	held = bo_of(&f, v);
+	job = (struct room_job){ &f, { h, TTM_EXECBUF_BO_WRITE, &vram_only } };
+
+	assert_int_equal(ttm_bo_reserve(held, false, false, NULL), 0);
+	actor_start(&a, NULL);
+	assert_true(actor_post(&a, act_submit_one, &job));
+	assert_true(wait_for_room_wait(f.dev));
+	ttm_bo_unreserve(held);
+	assert_true(actor_wait(&a));
+	assert_int_equal(actor_ret(&a), 0);
+	actor_stop(&a);
+
+	assert_int_equal(ttm_bo_domain(bo_of(&f, h)), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(held), TTM_DOMAIN_GTT);
+	assert_int_equal(stats(&f).rejected, 0);
+	advance(&f, 1000);
+	expect_words(&f, h, 1);
+	expect_words(&f, v, 0);
+	fixture_fini(&f);
+}
+
 /* A failed explicit in-fence fails the job unrun: memory untouched. */
 static void test_failed_in_fence(void **state)
 {
@@ -965,6 +1039,7 @@ int main(void)
 		TEST(test_enospc),
 		TEST_CLASS(test_eintr, wait_die_state),
 		TEST_CLASS(test_eintr, wound_wait_state),
+		TEST(test_room_wait),
 		TEST(test_failed_in_fence),
 		TEST(test_hang),
 		TEST(test_implicit_sync),

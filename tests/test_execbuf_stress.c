@@ -383,7 +383,7 @@ static bool one_job(struct worker *w)
 		/* Now and then, see the job run, and run well. */
 		if (rnd(w) % 64 == 0) {
 			ret = ttm_fence_wait(args.out_fence, false,
-					     WAIT_LIMIT_S * 1000000000LL);
+					     WATCHDOG_S * 1000000000LL);
 			w->waited++;
 			if (!CHECK_INT(ret, 0) ||
 			    !CHECK_INT(ttm_fence_get_status(args.out_fence),
@@ -605,7 +605,7 @@ static void run_case(void **state)
 		/* No assert_*() while the watchdog runs: CHECK, go on. */
 		CHECK_INT(ttm_resv_wait(ttm_bo_resv(bo),
 					TTM_RESV_USAGE_BOOKKEEP, false,
-					WAIT_LIMIT_S * 1000000000LL), 0);
+					WATCHDOG_S * 1000000000LL), 0);
 		CHECK_MSG(!ww_mutex_is_locked(&ttm_bo_resv(bo)->lock),
 			  "buffer %u is still locked", b);
 		if (!CHECK_INT(ttm_bo_reserve(bo, false, false, NULL), 0))

@@ -17,7 +17,8 @@
  *    Wait-Die transaction holding locks still dies when it meets an older
  *    holder, and a wounded Wound-Wait one when it next has to wait.
  * The clock runs from the start barrier until ttm_execbuf_wait_idle()
- * returns. Each figure is the best of --reps repetitions, a fresh device,
+ * returns. With --phases, each client's phase events (event sink) are
+ * summed per mode: where a submission's time goes, back-offs included. Each figure is the best of --reps repetitions, a fresh device,
  * GPU and clients per repetition. A run fails (exit 1) unless every job
  * was accepted and completed (submitted == completed after wait_idle) and
  * ttm_device_check() passes; with the default VRAM, which holds every

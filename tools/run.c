@@ -348,13 +348,18 @@ static int execute(struct run *run)
 	int ret;
 
 	ww_debug_set_handler(on_checker_report, run);
+	/*
+	 * Signals first: every thread started later (the GPU's engines, the
+	 * submitters) inherits their blocking, so that only the watcher's
+	 * signal thread ever receives SIGINT and SIGTERM.
+	 */
+	ret = run_watch_start(run);
+	if (ret)
+		goto out;
 	ret = run_setup(run);
 	if (ret == 0)
-		ret = run_watch_start(run);
-	if (ret == 0) {
 		ret = run_submit_all(run);
-		run_watch_stop(run);
-	}
+	run_watch_stop(run);
 	if (ret)
 		goto out;
 

@@ -32,6 +32,13 @@ struct run_config {
 	unsigned int hang_timeout_ms;
 };
 
+/*
+ * Jobs a thread may have in flight: it waits for its oldest before it
+ * submits more, as a driver throttles a client, so that the GPU's queue
+ * (and the wait at a stop) stays short however fast submission is.
+ */
+#define RUN_MAX_IN_FLIGHT 64
+
 /* One submitting thread. */
 struct run_thread {
 	struct run *run;
@@ -43,7 +50,11 @@ struct run_thread {
 	size_t *jobs;                /* its jobs, indexes in wl.jobs */
 	size_t n_jobs;
 	size_t next;                 /* atomic: jobs[next] is submitted now */
-	bool busy;                   /* atomic: inside ttm_execbuf_submit() */
+	bool busy;                   /* atomic: inside ttm_execbuf_submit(),
+					or waiting for room to submit */
+	/* Out-fences of its jobs still in flight, oldest at @ring_head. */
+	struct ttm_fence *ring[RUN_MAX_IN_FLIGHT];
+	unsigned int ring_head, ring_count;
 	struct run_trace_track *track; /* its phase events, with --trace */
 };
 

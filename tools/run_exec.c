@@ -234,6 +234,25 @@ static bool should_stop(struct run *run)
 	return false;
 }
 
+/*
+ * Wait until at most @max of @th's jobs are in flight. -EINTR if a
+ * signal interrupted the wait (the run stops).
+ */
+static int throttle(struct run_thread *th, unsigned int max)
+{
+	while (th->ring_count > max) {
+		struct ttm_fence *oldest = th->ring[th->ring_head];
+		int ret = ttm_fence_wait(oldest, true, -1);
+
+		if (ret)
+			return ret;
+		ttm_fence_put(oldest);
+		th->ring_head = (th->ring_head + 1) % RUN_MAX_IN_FLIGHT;
+		th->ring_count--;
+	}
+	return 0;
+}
+
 /* Submit job @j of the workload through @th's client. */
 static void submit_job(struct run_thread *th, size_t j,
 		       struct ttm_execbuf_bo *list)
@@ -252,7 +271,7 @@ static void submit_job(struct run_thread *th, size_t j,
 			 (job->op == WL_OP_HANG ? TTM_EXECBUF_HANG : 0) |
 			 (run->cfg->allow_duplicates ?
 			  TTM_EXECBUF_ALLOW_DUPLICATES : 0),
-		.tag = j + 1,
+		.tag = RUN_JOB_TAG(j),
 	};
 	unsigned int k;
 	int ret;
@@ -266,12 +285,25 @@ static void submit_job(struct run_thread *th, size_t j,
 			.placement = job_placement(run->wl.bos[b].placement),
 		};
 	}
+	/*
+	 * Busy, then look at the stop flag again: a signal that set it
+	 * before saw this thread idle and did not interrupt it.
+	 */
 	__atomic_store_n(&th->busy, true, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&run->stop, __ATOMIC_SEQ_CST) ||
+	    throttle(th, RUN_MAX_IN_FLIGHT - 1)) {
+		__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
+		return; /* stopped: not submitted */
+	}
 	ret = ttm_execbuf_submit(th->client, &args);
 	__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
 	r->state = ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED;
 	r->err = ret;
-	ttm_fence_put(args.out_fence);
+	if (args.out_fence) {
+		th->ring[(th->ring_head + th->ring_count) % RUN_MAX_IN_FLIGHT] =
+			args.out_fence;
+		th->ring_count++;
+	}
 	__atomic_add_fetch(&run->submitted_jobs, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&run->progress, 1, __ATOMIC_RELAXED);
 }
@@ -295,6 +327,12 @@ static void *submitter_main(void *arg)
 	}
 	__atomic_store_n(&th->next, th->n_jobs, __ATOMIC_RELAXED);
 	free(list);
+	/* The GPU signals them all: no need to wait, only to let go. */
+	while (th->ring_count) {
+		ttm_fence_put(th->ring[th->ring_head]);
+		th->ring_head = (th->ring_head + 1) % RUN_MAX_IN_FLIGHT;
+		th->ring_count--;
+	}
 	return NULL;
 }
 
@@ -303,7 +341,8 @@ int run_submit_all(struct run *run)
 	unsigned int t, started = 0;
 	int ret = 0;
 
-	run->start_ns = cli_now_ns();
+	/* Published last: the watcher starts looking at the run then. */
+	__atomic_store_n(&run->start_ns, cli_now_ns(), __ATOMIC_RELEASE);
 	for (t = 0; t < run->wl.n_threads; t++) {
 		ret = pthread_create(&run->threads[t].thread, NULL,
 				     submitter_main, &run->threads[t]);

@@ -316,6 +316,7 @@ int run_report_dump(struct run *run, const char *path)
 	uint32_t *chunk;
 	unsigned int i;
 	FILE *f;
+	bool bad;
 	int ret = CLI_EXIT_OK;
 
 	chunk = malloc(DUMP_CHUNK);
@@ -365,9 +366,13 @@ int run_report_dump(struct run *run, const char *path)
 	}
 	fputs(json_object_to_json_string_ext(root, RUN_JSON_FLAGS), f);
 	fputc('\n', f);
-	if (f == stdout ? fflush(f) != 0 || ferror(f) :
-	    ferror(f) | (fclose(f) != 0)) {
-		cli_error("run: %s: write error: %s", path, strerror(errno));
+	bad = ferror(f) != 0;
+	if (f == stdout)
+		bad |= fflush(f) != 0;
+	else
+		bad |= fclose(f) != 0;
+	if (bad) {
+		cli_error("run: %s: write error", path);
 		ret = CLI_EXIT_FAILURE;
 	}
 out:

@@ -18,9 +18,11 @@
  * each track sorted so that a parent slice comes before its children, one
  * event per json-c object (a tree of every event would be slow and big).
  *
- * Times are microseconds since run->start_ns, with three decimals (so,
- * exact nanoseconds): a child slice never sticks out of its parent by a
- * rounding.
+ * Events keep CLOCK_MONOTONIC times (GPU times converted with
+ * run->gpu_offset_ns). They are written as microseconds since the run's
+ * start (run->start_ns; or since the first event, if a move ran earlier,
+ * while the buffers were created), with three decimals, i.e. exact
+ * nanoseconds: a child slice never sticks out of its parent by a rounding.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,7 +46,7 @@
 
 /* One recorded slice, GPU job or submission phase. */
 struct trace_event {
-	int64_t begin_ns, end_ns; /* since run->start_ns */
+	uint64_t begin_ns, end_ns; /* CLOCK_MONOTONIC */
 	uint64_t id;              /* GPU: job id; phase: submission seqno */
 	uint64_t tag;             /* RUN_JOB_TAG(job index), or 0 */
 	int result;               /* GPU: status; phase: result */
@@ -151,12 +153,6 @@ static struct trace_event *track_append(struct run_trace_track *t)
 	return &t->ev[t->n++];
 }
 
-/* CLOCK_MONOTONIC ns to ns since the run's start (negative before). */
-static int64_t rel_ns(const struct run *run, uint64_t mono_ns)
-{
-	return (int64_t)(mono_ns - run->start_ns);
-}
-
 void run_trace_gpu_job(struct run *run, const struct ttm_gpu_job_info *info)
 {
 	struct run_trace *tr = run->trace;
@@ -173,8 +169,8 @@ void run_trace_gpu_job(struct run *run, const struct ttm_gpu_job_info *info)
 	pthread_mutex_lock(&t->lock);
 	ev = track_append(t);
 	if (ev) {
-		ev->begin_ns = rel_ns(run, begin);
-		ev->end_ns = rel_ns(run, end);
+		ev->begin_ns = begin;
+		ev->end_ns = end;
 		ev->id = info->id;
 		ev->tag = info->tag;
 		ev->result = info->status;
@@ -198,8 +194,8 @@ void run_trace_phase(const struct ttm_execbuf_event *event, void *data)
 	if (!ev)
 		return;
 	next = __atomic_load_n(&thread->next, __ATOMIC_RELAXED);
-	ev->begin_ns = rel_ns(run, event->begin_ns);
-	ev->end_ns = rel_ns(run, event->end_ns);
+	ev->begin_ns = event->begin_ns;
+	ev->end_ns = event->end_ns;
 	ev->id = event->seqno;
 	ev->tag = next < thread->n_jobs ? RUN_JOB_TAG(thread->jobs[next]) : 0;
 	ev->result = event->result;
@@ -240,9 +236,40 @@ static struct json_object *json_us(int64_t ns)
 	return json_object_new_double_s((double)ns / 1000.0, buf);
 }
 
+/*
+ * Sort every track (parents before children) and return the time origin:
+ * the run's start, or the first event if earlier (moves while the buffers
+ * were created), so that no timestamp is negative.
+ */
+static uint64_t trace_sort(struct run *run)
+{
+	struct run_trace *tr = run->trace;
+	uint64_t origin = run->start_ns ? run->start_ns : UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < tr->n_engines; i++) {
+		struct run_trace_track *t = &tr->engines[i];
+
+		pthread_mutex_lock(&t->lock);
+		qsort(t->ev, t->n, sizeof(*t->ev), cmp_gpu);
+		if (t->n && t->ev[0].begin_ns < origin)
+			origin = t->ev[0].begin_ns;
+		pthread_mutex_unlock(&t->lock);
+	}
+	for (i = 0; i < tr->n_threads; i++) {
+		struct run_trace_track *t = &tr->threads[i];
+
+		qsort(t->ev, t->n, sizeof(*t->ev), cmp_phase);
+		if (t->n && t->ev[0].begin_ns < origin)
+			origin = t->ev[0].begin_ns;
+	}
+	return origin == UINT64_MAX ? 0 : origin;
+}
+
 struct trace_writer {
 	FILE *f;
 	bool first;
+	uint64_t origin_ns;      /* CLOCK_MONOTONIC at ts 0 */
 };
 
 /* Write @o as the next element of traceEvents, and free it. */
@@ -287,15 +314,18 @@ static void emit_meta(struct trace_writer *w, const char *what, int pid,
 	emit(w, o);
 }
 
-static struct json_object *slice_new(const char *name, const char *cat,
+static struct json_object *slice_new(struct trace_writer *w,
+				     const char *name, const char *cat,
 				     int pid, int tid,
 				     const struct trace_event *ev)
 {
 	struct json_object *o = event_new(name, "X", pid, tid);
 
 	json_object_object_add(o, "cat", json_object_new_string(cat));
-	json_object_object_add(o, "ts", json_us(ev->begin_ns));
-	json_object_object_add(o, "dur", json_us(ev->end_ns - ev->begin_ns));
+	json_object_object_add(o, "ts",
+			       json_us((int64_t)(ev->begin_ns - w->origin_ns)));
+	json_object_object_add(o, "dur",
+			       json_us((int64_t)(ev->end_ns - ev->begin_ns)));
 	return o;
 }
 
@@ -326,7 +356,7 @@ static void emit_gpu(struct trace_writer *w, struct run *run,
 	}
 	json_object_object_add(args, "gpu_id", json_object_new_uint64(ev->id));
 	json_object_object_add(args, "status", json_object_new_int(ev->result));
-	o = slice_new(name, "gpu", TRACE_PID_GPU, TRACE_TID_ENGINE(engine),
+	o = slice_new(w, name, "gpu", TRACE_PID_GPU, TRACE_TID_ENGINE(engine),
 		      ev);
 	json_object_object_add(o, "args", args);
 	emit(w, o);
@@ -347,7 +377,7 @@ static void emit_phase(struct trace_writer *w, unsigned int thread,
 		json_object_object_add(args, "job", NULL);
 	json_object_object_add(args, "seqno", json_object_new_uint64(ev->id));
 	json_object_object_add(args, "result", json_object_new_int(ev->result));
-	o = slice_new(name, "execbuf", TRACE_PID_SUBMITTERS,
+	o = slice_new(w, name, "execbuf", TRACE_PID_SUBMITTERS,
 		      TRACE_TID_THREAD(thread), ev);
 	json_object_object_add(o, "args", args);
 	emit(w, o);
@@ -369,6 +399,7 @@ int run_trace_write(struct run *run, const char *path)
 
 	if (!tr)
 		return 0;
+	w.origin_ns = trace_sort(run);
 	w.f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	if (!w.f) {
 		cli_error("run: %s: %s", path, strerror(errno));
@@ -397,7 +428,6 @@ int run_trace_write(struct run *run, const char *path)
 		struct run_trace_track *t = &tr->engines[i];
 
 		pthread_mutex_lock(&t->lock);
-		qsort(t->ev, t->n, sizeof(*t->ev), cmp_gpu);
 		for (k = 0; k < t->n; k++)
 			emit_gpu(&w, run, i, &t->ev[k]);
 		dropped += t->dropped;
@@ -406,7 +436,6 @@ int run_trace_write(struct run *run, const char *path)
 	for (i = 0; i < tr->n_threads; i++) {
 		struct run_trace_track *t = &tr->threads[i];
 
-		qsort(t->ev, t->n, sizeof(*t->ev), cmp_phase);
 		for (k = 0; k < t->n; k++)
 			emit_phase(&w, i, &t->ev[k]);
 		dropped += t->dropped;

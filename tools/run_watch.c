@@ -62,7 +62,7 @@ static bool run_started(struct run *run)
 	return __atomic_load_n(&run->start_ns, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* ---- signals ------------------------------------------------------------ */
+/* ---- signals ------------------------------------------------------------- */
 
 /*
  * Interrupt every thread inside ttm_execbuf_submit(). A submitting thread
@@ -118,7 +118,7 @@ static void *signal_main(void *arg)
 	}
 }
 
-/* ---- the stall report --------------------------------------------------- */
+/* ---- the stall report ---------------------------------------------------- */
 
 static void print_holder(struct run *run, struct ww_mutex *lock,
 			 struct run_thread *self)
@@ -285,7 +285,7 @@ static void draw_bar(struct run_watch *w, uint64_t now)
 	w->bar_drawn = true;
 }
 
-/* ---- the watchdog thread -------------------------------------------------- */
+/* ---- the watchdog thread ------------------------------------------------- */
 
 /* Sleep until @deadline or run_watch_stop(); true if stopping. */
 static bool watch_sleep(struct run_watch *w, uint64_t deadline)

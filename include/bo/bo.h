@@ -79,13 +79,14 @@ struct bo_domain {
 struct ttm_device {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;      /* zombies reached 0 */
+	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
 	struct bo_list pinned;    /* pinned residents, any domain */
 	struct ww_class ww_class; /* of every reservation of the device */
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
 	uint64_t buffers, zombies;
-	uint64_t evictions, moves, bytes_moved, enospc;
+	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	struct bo_list ghosts;    /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	void *private;            /* the layer above's; atomic */
@@ -196,5 +197,24 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
  */
 int bo_evict_one(struct ttm_bo *bo, int domain,
 		 const struct ttm_operation_ctx *ctx);
+
+/*
+ * bo_evict_one() found nothing to evict in @domain for @bo. -ENOSPC if
+ * nothing ever could be: @bo does not fit beside the pinned buffers and
+ * those of @ctx->exec's job, or there is no ticket (then buffers held by
+ * anyone are as good as pinned, the caller itself may hold them).
+ * Otherwise what is left is held only for a moment, by an eviction or a
+ * move in progress or a reservation without a ticket: wait a little for
+ * the device's accounting to change, and return 0 to try again;
+ * -EBUSY for @ctx->no_wait_gpu, -EINTR if interruptible.
+ */
+int bo_room_wait(struct ttm_bo *bo, int domain,
+		 const struct ttm_operation_ctx *ctx);
+
+/* Wake bo_room_wait(): room came free; caller holds dev->lock. */
+static inline void bo_room_changed_locked(struct ttm_device *dev)
+{
+	pthread_cond_broadcast(&dev->changed);
+}
 
 #endif /* TTMSIM_BO_BO_H */

@@ -115,6 +115,10 @@ struct ttm_domain_stats {
  * @evictions: buffers moved out of a domain to make room.
  * @moves, @bytes_moved: moves done (evictions included), and their bytes.
  * @enospc: -ENOSPC returns.
+ * @room_waits: times validation found nothing to evict but room that
+ *	buffers held for a moment would free (a move or eviction in
+ *	progress, a reservation without a ticket), and waited for it rather
+ *	than fail a job that fits.
  */
 struct ttm_device_stats {
 	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];
@@ -124,6 +128,7 @@ struct ttm_device_stats {
 	uint64_t moves;
 	uint64_t bytes_moved;
 	uint64_t enospc;
+	uint64_t room_waits;
 };
 
 /**
@@ -409,7 +414,10 @@ struct ttm_operation_ctx {
  * never move; validating to where they are is fine), or for
  * @ctx->no_wait_gpu; -EINVAL for a bad @placement;
  * -ENOSPC if no domain of @placement can make room because everything
- * left there is pinned, busy or in use (counted); -EDEADLK if reserving a
+ * left there is pinned or in use by @ctx->exec's job, or, without
+ * @ctx->exec, busy (counted). With @ctx->exec, buffers held for a moment
+ * without a ticket (an eviction or move in progress) are waited for:
+ * such a job fits (counted in room_waits); -EDEADLK if reserving a
  * victim demands a back-off: the victim is marked contended in
  * @ctx->exec, whose ttm_exec_retry_on_contention() then restarts the
  * pass; -EINTR; -ENOMEM.

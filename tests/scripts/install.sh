@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install ttmsim into a scratch prefix and build an outside program against
 # it with nothing but pkg-config: every installed header must compile on its
-# own, and the program must link and run against the installed library.
+# own, and the program must link and run against the installed library;
+# the man page is installed when scdoc is available.
 set -euo pipefail
 src="$1"
 tmp=$(mktemp -d)
@@ -13,6 +14,16 @@ meson install -C "$tmp/build" >/dev/null
 
 pcdir=$(dirname "$(find "$tmp/prefix" -name ttmsim.pc)")
 export PKG_CONFIG_PATH="$pcdir"
+
+# The man page ttmsim(1), if scdoc was there to build it (docs/meson.build).
+if command -v scdoc >/dev/null; then
+	man1="$tmp/prefix/share/man/man1/ttmsim.1"
+	if [ ! -s "$man1" ] || ! grep -q '^\.TH "ttmsim" "1"' "$man1"; then
+		echo "ttmsim(1) not installed as share/man/man1/ttmsim.1"
+		exit 1
+	fi
+fi
+
 headers=("$tmp"/prefix/include/ttmsim/*.h)
 [ -e "${headers[0]}" ] || { echo "no headers installed"; exit 1; }
 
