@@ -435,11 +435,6 @@ static void *worker_main(void *arg)
 
 /* ---- the cases ---------------------------------------------------------- */
 
-struct stress_case {
-	bool wound_wait;
-	unsigned int inject;	/* ww_debug_inject()'s n; 0: none */
-};
-
 /*
  * Create the buffers through a setup client, keep a reference to each,
  * pin buffer 0 in VRAM, and export the PRIME ones. Creating the later
@@ -484,7 +479,7 @@ static void setup_buffers(struct stress *s, struct ttm_client **ret_setup)
 
 static void run_case(void **state)
 {
-	const struct stress_case *c = *state;
+	const struct stress_variant *c = *state;
 	struct ttm_device_options opts = { .wound_wait = c->wound_wait };
 	struct worker *workers;
 	struct stress *s;
@@ -669,9 +664,7 @@ static void run_case(void **state)
 	free(s);
 }
 
-#define CASE(nm, ww, inj)                                               \
-	{ .name = nm, .test_func = run_case, .setup_func = checks_reset, \
-	  .initial_state = &(struct stress_case){ ww, inj } }
+#define CASE(nm, ww, inj) STRESS_CASE(nm, run_case, ww, inj)
 
 int main(int argc, char **argv)
 {

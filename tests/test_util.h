@@ -620,6 +620,20 @@ static inline void checker_restore(bool was)
 }
 
 /*
+ * One case of a randomized stress suite (test_bo_stress.c,
+ * test_execbuf_stress.c): its class and injected back-offs, handed to
+ * @fn as its state.
+ */
+struct stress_variant {
+	bool wound_wait;
+	unsigned int inject;	/* ww_debug_inject()'s n; 0: none */
+};
+
+#define STRESS_CASE(nm, fn, ww, inj)                                    \
+	{ .name = nm, .test_func = fn, .setup_func = checks_reset,      \
+	  .initial_state = &(struct stress_variant){ ww, inj } }
+
+/*
  * The command line of the stress suites: [--short | --long], starting
  * from @long_run. False (usage printed) on anything else.
  */

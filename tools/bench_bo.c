@@ -80,25 +80,11 @@ static int check_device(struct ttm_device *dev)
 	return 0;
 }
 
-/* xorshift64*, seeded through splitmix64 so that a 0 seed works too. */
-static uint64_t rng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
+/* xorshift64*'s state from @seed, never 0 (splitmix64 of any seed). */
 static uint64_t rng_seed(uint64_t seed)
 {
-	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+	uint64_t z = cli_splitmix64(&seed);
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
 	return z ? z : 1;
 }
 
@@ -108,7 +94,7 @@ static void shuffle(struct ttm_bo **bos, uint64_t n, uint64_t *rng)
 	uint64_t i;
 
 	for (i = n - 1; i > 0; i--) {
-		uint64_t j = rng_next(rng) % (i + 1);
+		uint64_t j = cli_xorshift64(rng) % (i + 1);
 		struct ttm_bo *tmp = bos[i];
 
 		bos[i] = bos[j];

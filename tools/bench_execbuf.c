@@ -126,27 +126,6 @@ struct run {
 	int stop;              /* atomic: a worker failed */
 };
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* xorshift64*: never seeded with 0. */
-static uint64_t xorshift64(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 /* Choose per_job distinct buffers, in a random order: partial shuffle. */
 static void pick_bos(struct worker *w)
 {
@@ -154,7 +133,7 @@ static void pick_bos(struct worker *w)
 	unsigned int n = (unsigned int)cfg->bos, i;
 
 	for (i = 0; i < cfg->per_job; i++) {
-		unsigned int j = i + (unsigned int)(xorshift64(&w->rng) %
+		unsigned int j = i + (unsigned int)(cli_xorshift64(&w->rng) %
 						    (n - i));
 		unsigned int tmp = w->perm[i];
 
@@ -356,7 +335,7 @@ static void prepare_workers(const struct bench_config *cfg, struct run *run,
 		uint64_t seed = cfg->seed ^ (0x632be59bd9b4e019ull * (t + 1));
 
 		w->run = run;
-		w->rng = splitmix64(&seed) | 1;
+		w->rng = cli_splitmix64(&seed) | 1;
 		w->engine = (unsigned int)(t % cfg->engines);
 		w->done = 0;
 		w->error = 0;

@@ -269,27 +269,6 @@ static void __attribute__((noreturn)) worker_fail(struct worker *w,
 	exit(CLI_EXIT_FAILURE);
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* xorshift64*: never seeded with 0 (splitmix64 output is not 0 here). */
-static uint64_t xorshift64(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 /* Choose per_tx distinct locks: a partial Fisher-Yates shuffle. */
 static void pick_locks(struct worker *w, unsigned int *picks)
 {
@@ -297,7 +276,7 @@ static void pick_locks(struct worker *w, unsigned int *picks)
 	unsigned int n = (unsigned int)run->cfg->locks, i;
 
 	for (i = 0; i < run->per_tx; i++) {
-		unsigned int j = i + (unsigned int)(xorshift64(&w->rng) %
+		unsigned int j = i + (unsigned int)(cli_xorshift64(&w->rng) %
 						    (n - i));
 		unsigned int tmp = w->perm[i];
 
@@ -497,7 +476,7 @@ static void prepare_rep(struct contended_run *run, struct worker *workers)
 		uint64_t seed = cfg->seed ^ (0x632be59bd9b4e019ull * (i + 1));
 
 		w->run = run;
-		w->rng = splitmix64(&seed) | 1;
+		w->rng = cli_splitmix64(&seed) | 1;
 		for (j = 0; j < cfg->locks; j++)
 			w->perm[j] = (unsigned int)j;
 		w->tx = w->backoffs = w->increments = 0;

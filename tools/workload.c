@@ -925,16 +925,6 @@ int workload_load(const char *path, struct workload *wl)
 
 /* --- the generator ------------------------------------------------------ */
 
-/* splitmix64: small, fast, and the same on every platform. */
-static uint64_t rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /* Uniform in [@lo, @hi], without modulo bias. */
 static uint64_t rng_range(uint64_t *state, uint64_t lo, uint64_t hi)
 {
@@ -942,11 +932,11 @@ static uint64_t rng_range(uint64_t *state, uint64_t lo, uint64_t hi)
 	uint64_t limit, x;
 
 	if (span == 0) {
-		return rng_next(state); /* the whole 64-bit range */
+		return cli_splitmix64(state); /* the whole 64-bit range */
 	}
 	limit = -span % span; /* values below it would be biased */
 	do {
-		x = rng_next(state);
+		x = cli_splitmix64(state);
 	} while (x < limit);
 	return lo + x % span;
 }

@@ -7,19 +7,26 @@ Usage: test_run.py TTMSIM [SEED]   (or TTMSIM_TEST_SEED=N in the environment)
 - Random workload files, generated here with a seeded RNG (the seed is
   printed), whose final buffer contents and counters are computed here
   independently of ttmsim, then compared with `run --json --dump`: both
-  classes, duplicates allowed and not, a small VRAM that forces evictions,
-  hang jobs, buffers that never fit (-ENOSPC), 1 and 16 threads, fourcc and
-  pinned buffers.
+  classes, duplicates allowed and not, a small VRAM or GTT that forces
+  evictions, hang jobs, buffers that never fit (-ENOSPC), 1 to 16 threads,
+  fourcc and pinned buffers.
 - --save-workload of a generated run, then replay: same contents and
   counters (and both equal to what this script computes from the file).
-- Every malformed input exits 2 naming FILE:LINE:; bad command lines exit 2.
-- --trace: JSON with traceEvents, slices properly nested on every track.
-- SIGINT mid-run: exit 130 with a (partial) summary.
-- examples/*.txt, if any, run with exit status 0.
+- Every malformed input exits 2 naming FILE:LINE: (also on standard input,
+  named <stdin>), a missing file exits 2 naming it, --check runs nothing,
+  bad command lines exit 2; good files with CRLF, tabs and comments.
+- --trace: JSON with traceEvents, slices properly nested on every track,
+  one GPU slice per job that ran, submitter phases.
+- SIGINT and SIGTERM mid-run: exit 130 within 5 s with a partial summary.
+  (TTMSIM_TEST_BLOCK_SIGNALS=1 starts ttmsim with both blocked in every
+  thread: a diagnosis aid for a signal that kills it.)
+- examples/*.txt, if any, run as the `ttmsim run` lines of their header
+  comments show, with exit 0 and the contents and counters computed here.
 
 Python 3 standard library only. Prints every check; exits 1 if any failed.
 """
 import glob
+import shutil
 import json
 import os
 import random
@@ -1088,7 +1095,7 @@ def main():
             print("  " + f)
         print("temporary files kept in %s" % TMP)
         return 1
-    subprocess.run(["rm", "-rf", TMP])
+    shutil.rmtree(TMP, ignore_errors=True)
     return 0
 
 
