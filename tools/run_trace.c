@@ -251,7 +251,8 @@ static uint64_t trace_sort(struct run *run)
 		struct run_trace_track *t = &tr->engines[i];
 
 		pthread_mutex_lock(&t->lock);
-		qsort(t->ev, t->n, sizeof(*t->ev), cmp_gpu);
+		if (t->n) /* qsort() of NULL is undefined, even for 0 */
+			qsort(t->ev, t->n, sizeof(*t->ev), cmp_gpu);
 		if (t->n && t->ev[0].begin_ns < origin)
 			origin = t->ev[0].begin_ns;
 		pthread_mutex_unlock(&t->lock);
@@ -259,7 +260,8 @@ static uint64_t trace_sort(struct run *run)
 	for (i = 0; i < tr->n_threads; i++) {
 		struct run_trace_track *t = &tr->threads[i];
 
-		qsort(t->ev, t->n, sizeof(*t->ev), cmp_phase);
+		if (t->n)
+			qsort(t->ev, t->n, sizeof(*t->ev), cmp_phase);
 		if (t->n && t->ev[0].begin_ns < origin)
 			origin = t->ev[0].begin_ns;
 	}
