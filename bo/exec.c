@@ -16,8 +16,6 @@
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
 
-/* The list starts at this many slots and doubles. */
-
 TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
 			      uint32_t flags)
 {

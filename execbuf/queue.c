@@ -16,13 +16,8 @@
 #include "execbuf/submit.h"
 #include "ttmsim/resv.h"
 
-/* The job's dependencies: an array of fence references. */
-struct deps {
-	struct ttm_gpu_dep *v;
-	unsigned int n, cap;
-};
-
-static int deps_add(struct deps *d, struct ttm_fence *fence, bool explicit)
+static int deps_add(struct submit_deps *d, struct ttm_fence *fence,
+		    bool explicit)
 {
 	if (d->n == d->cap) {
 		unsigned int cap = d->cap ? 2 * d->cap : 16;
@@ -39,44 +34,54 @@ static int deps_add(struct deps *d, struct ttm_fence *fence, bool explicit)
 	return 0;
 }
 
-static void deps_fini(struct deps *d)
+void submit_deps_fini(struct submit *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < d->n; i++)
-		ttm_fence_put(d->v[i].fence);
-	free(d->v);
+	for (i = 0; i < s->deps.n; i++)
+		ttm_fence_put(s->deps.v[i].fence);
+	free(s->deps.v);
+	s->deps = (struct submit_deps){ 0 };
 }
 
-/* The explicit in-fences, given or as descriptors. */
-static int add_in_fences(struct submit *s, struct deps *d)
+int submit_in_fences(struct submit *s)
 {
-	const struct ttm_execbuf_args *args = s->args;
+	struct ttm_execbuf_args *args = s->args;
 	struct ttm_fence *fence;
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < args->n_in_fences && !ret; i++)
-		ret = deps_add(d, ttm_fence_get(args->in_fences[i]), true);
+	for (i = 0; i < args->n_in_fences && !ret; i++) {
+		if (!args->in_fences[i]) {
+			args->bad_index = (int)(args->n_bos + i);
+			return -EINVAL;
+		}
+		ret = deps_add(&s->deps, ttm_fence_get(args->in_fences[i]),
+			       true);
+	}
 	for (i = 0; i < args->n_in_fence_fds && !ret; i++) {
 		ret = ttm_fence_import_fd(args->in_fence_fds[i], &fence);
 		if (ret) {
-			s->args->bad_index = (int)i;
+			args->bad_index = (int)(args->n_bos +
+						args->n_in_fences + i);
 			return ret;
 		}
-		ret = deps_add(d, fence, true);
+		ret = deps_add(&s->deps, fence, true);
 	}
 	return ret;
 }
 
 /* What each buffer's reservation says the job must wait for. */
-static int add_implicit(struct submit *s, struct deps *d)
+static int add_implicit(struct submit *s, struct submit_deps *d)
 {
 	struct ttm_fence **fences;
 	unsigned int i, j, n;
 	int ret = 0;
 
 	for (i = 0; i < s->n && !ret; i++) {
+		/* Untouched by a failed call: nothing to put then. */
+		fences = NULL;
+		n = 0;
 		ret = ttm_resv_get_fences(ttm_bo_resv(s->objs[i].bo),
 					  ttm_resv_usage_rw(s->objs[i].write),
 					  &fences, &n);
@@ -96,7 +101,7 @@ static int add_implicit(struct submit *s, struct deps *d)
  * also waits for a gate of ours: opened once the fd exists, or failed so
  * that the job fails without running, its fence given to no buffer.
  */
-static int make_gate(struct deps *d, struct ttm_fence **gate)
+static int make_gate(struct submit_deps *d, struct ttm_fence **gate)
 {
 	int ret = ttm_fence_create(ttm_fence_context_alloc(1), 1, gate);
 
@@ -120,7 +125,7 @@ int submit_queue(struct submit *s)
 	struct ttm_gpu_range *ranges;
 	struct ttm_fence *fence = NULL, *gate = NULL;
 	struct execbuf_job *tracking;
-	struct deps d = { 0 };
+	struct submit_deps *d = &s->deps;
 	unsigned int i;
 	int ret, fd = -1;
 
@@ -132,15 +137,13 @@ int submit_queue(struct submit *s)
 		if (s->objs[i].write)
 			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
 	if (ret == 0)
-		ret = add_in_fences(s, &d);
-	if (ret == 0)
-		ret = add_implicit(s, &d);
+		ret = add_implicit(s, d);
 	if (ret == 0 && (args->flags & TTM_EXECBUF_FENCE_FD_OUT))
-		ret = make_gate(&d, &gate);
+		ret = make_gate(d, &gate);
 	if (ret == 0) {
 		job.ranges = ranges;
-		job.deps = d.v;
-		job.n_deps = d.n;
+		job.deps = d->v;
+		job.n_deps = d->n;
 		ret = ttm_gpu_submit(gpu, &job, &fence);
 	}
 	if (ret == 0 && gate) {
@@ -155,7 +158,6 @@ int submit_queue(struct submit *s)
 		}
 	}
 	ttm_fence_put(gate);
-	deps_fini(&d);
 	free(ranges);
 	if (ret) {
 		free(tracking);

@@ -36,7 +36,7 @@ void submit_event(struct submit *s, enum ttm_execbuf_phase phase,
 		.phase = phase,
 		.begin_ns = begin_ns,
 		.end_ns = submit_now_ns(),
-		.seqno = s->client->seqno,
+		.seqno = s->seqno,
 		.result = result,
 	};
 
@@ -69,9 +69,6 @@ static int check_args(struct ttm_execbuf_args *args,
 			return -EINVAL;
 		}
 	}
-	for (i = 0; i < args->n_in_fences; i++)
-		if (!args->in_fences[i])
-			return -EINVAL;
 	return 0;
 }
 
@@ -158,7 +155,9 @@ static int submit_steps(struct submit *s)
 	unsigned int i;
 	int ret;
 
-	ret = submit_lookup(s);
+	ret = submit_in_fences(s);
+	if (ret == 0)
+		ret = submit_lookup(s);
 	submit_event(s, TTM_EXECBUF_PHASE_LOOKUP, t, ret);
 	if (ret == 0) {
 		ttm_exec_init(&s->exec, s->client->dev,
@@ -177,6 +176,7 @@ static int submit_steps(struct submit *s)
 	for (i = 0; i < s->n; i++)
 		ttm_bo_put(s->objs[i].bo);
 	free(s->objs);
+	submit_deps_fini(s);
 	return ret;
 }
 
@@ -188,7 +188,8 @@ TTM_EXPORT int ttm_execbuf_submit(struct ttm_client *client,
 	int ret;
 
 	execbuf_count_submitted(client->edev);
-	client->seqno++;
+	/* Atomic: a client may be shared, if not usefully. */
+	s.seqno = __atomic_add_fetch(&client->seqno, 1, __ATOMIC_RELAXED);
 	begin = tracing(&s) ? submit_now_ns() : 0;
 	args->out_fence = NULL;
 	args->out_fence_fd = -1;

@@ -363,11 +363,22 @@ static void test_bad_args(void **state)
 	args.in_fence_fds = fds;
 	args.n_in_fence_fds = 1;
 	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
-	assert_int_equal(args.bad_index, 0);
+	assert_int_equal(args.bad_index, 2);
+	/* A NULL in-fence, after a good one: in_fences come first. */
+	struct ttm_fence *ok_fence = NULL, *in[2];
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &ok_fence), 0);
+	in[0] = ok_fence;
+	in[1] = NULL;
+	args.in_fences = in;
+	args.n_in_fences = 2;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, 3);
+	ttm_fence_put(ok_fence);
 	close(fds[0]);
 	close(fds[1]);
 	assert_unlocked(&f, (uint32_t[]){ a, b }, 2);
-	assert_int_equal(stats(&f).rejected_by_errno[EINVAL], 8);
+	assert_int_equal(stats(&f).rejected_by_errno[EINVAL], 9);
 
 	/* Still usable. */
 	args = good;

@@ -156,7 +156,7 @@ static int parse_range(const char *flag, const char *arg, uint64_t lo,
 /* A size in bytes, with an optional K, M or G (powers of 1024). */
 static int parse_bytes(const char *flag, const char *arg, uint64_t *ret)
 {
-	static const char suffixes[] = "KMG";
+	static const char suffixes[] = "KMGkmg";
 	size_t len = strlen(arg);
 	char digits[32];
 	const char *s;
@@ -164,7 +164,7 @@ static int parse_bytes(const char *flag, const char *arg, uint64_t *ret)
 	uint64_t v;
 
 	if (len && (s = strchr(suffixes, arg[len - 1])) && *s) {
-		shift = 10 * (unsigned int)(s - suffixes + 1);
+		shift = 10 * (unsigned int)((s - suffixes) % 3 + 1);
 		len--;
 	}
 	if (len == 0 || len >= sizeof(digits)) {
@@ -354,8 +354,11 @@ static int execute(struct run *run)
 	 * signal thread ever receives SIGINT and SIGTERM.
 	 */
 	ret = run_watch_start(run);
-	if (ret)
+	if (ret) {
+		cli_error("cannot start the watchdog: %s", strerror(-ret));
+		ret = CLI_EXIT_FAILURE;
 		goto out;
+	}
 	ret = run_setup(run);
 	if (ret == 0)
 		ret = run_submit_all(run);

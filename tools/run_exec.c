@@ -368,7 +368,7 @@ static uint32_t *expected_words(struct run *run)
 {
 	const struct workload *wl = &run->wl;
 	uint32_t *want = calloc(wl->n_bos ? wl->n_bos : 1, sizeof(*want));
-	unsigned char *seen = calloc(wl->n_bos ? wl->n_bos : 1, 1);
+	bool *seen = calloc(wl->n_bos ? wl->n_bos : 1, sizeof(*seen));
 	size_t j;
 	unsigned int k;
 
@@ -385,10 +385,12 @@ static uint32_t *expected_words(struct run *run)
 			continue;
 		/* A buffer listed twice (allowed) is added to once. */
 		for (k = 0; k < job->n_bos; k++)
-			if (!seen[job->bos[k]]++)
+			if (!seen[job->bos[k]]) {
+				seen[job->bos[k]] = true;
 				want[job->bos[k]] += job->add_value;
+			}
 		for (k = 0; k < job->n_bos; k++)
-			seen[job->bos[k]] = 0;
+			seen[job->bos[k]] = false;
 	}
 	free(seen);
 	return want;

@@ -21,6 +21,12 @@ struct submit_obj {
 	bool write;
 };
 
+/* A job's dependencies: fence references, growing. */
+struct submit_deps {
+	struct ttm_gpu_dep *v;
+	unsigned int n, cap;
+};
+
 struct submit {
 	struct ttm_client *client;
 	struct ttm_execbuf_args *args;
@@ -30,6 +36,8 @@ struct submit {
 	unsigned int backoffs;   /* -EDEADLK results seen */
 	unsigned int passes;
 	uint64_t backoff_begin;  /* backing off since then; 0: not */
+	uint64_t seqno;          /* the client's count of this call */
+	struct submit_deps deps; /* explicit in-fences first, then implicit */
 };
 
 /*
@@ -38,6 +46,16 @@ struct submit {
  * the first @s->n references).
  */
 int submit_lookup(struct submit *s);
+
+/*
+ * Before anything is locked: take the explicit in-fences (importing the
+ * descriptors) into @s->deps; -EINVAL with args->bad_index = n_bos + the
+ * index in in_fences, then in_fence_fds, for a bad one; -ENOMEM.
+ */
+int submit_in_fences(struct submit *s);
+
+/* Put every fence of @s->deps and free it. */
+void submit_deps_fini(struct submit *s);
 
 /*
  * Step 3, everything locked and validated: build the dependencies, submit

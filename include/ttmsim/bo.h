@@ -115,10 +115,10 @@ struct ttm_domain_stats {
  * @evictions: buffers moved out of a domain to make room.
  * @moves, @bytes_moved: moves done (evictions included), and their bytes.
  * @enospc: -ENOSPC returns.
- * @room_waits: times validation found nothing to evict but room that
- *	buffers held for a moment would free (a move or eviction in
- *	progress, a reservation without a ticket), and waited for it rather
- *	than fail a job that fits.
+ * @room_waits: short waits (at most 1 ms each) of validations that found
+ *	nothing to evict but room that buffers held for a moment would free
+ *	(a move or eviction in progress, a reservation without a ticket),
+ *	rather than fail a job that fits.
  */
 struct ttm_device_stats {
 	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];

@@ -176,9 +176,11 @@ struct ttm_execbuf_args {
 	/* Out. */
 	struct ttm_fence *out_fence;      /* a reference for the caller */
 	int out_fence_fd;                 /* with FENCE_FD_OUT; else -1 */
-	int bad_index;                    /* the entry of bos[] or
-					     in_fence_fds[] an error is
-					     about; -1 if none */
+	int bad_index;                    /* what an error is about: an
+					     entry of bos[] (0 to n_bos - 1),
+					     or of in_fences[] (from n_bos),
+					     then in_fence_fds[] (from n_bos
+					     + n_in_fences); -1: none */
 };
 
 /** At most this many buffers per job. */
