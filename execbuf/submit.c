@@ -116,11 +116,7 @@ static int lock_and_validate(struct submit *s)
 		}
 		validate_begin = tracing(s) ? submit_now_ns() : 0;
 		for (i = 0; i < s->n; i++) {
-			const struct ttm_placement *pl = s->objs[i].placement;
-
-			if (!pl)
-				pl = ttm_bo_placement(s->objs[i].bo);
-			ret = ttm_bo_validate(s->objs[i].bo, pl, &ctx);
+			ret = submit_validate_obj(s, i, &ctx);
 			if (ret == -EDEADLK) {
 				submit_event(s, TTM_EXECBUF_PHASE_VALIDATE,
 					     validate_begin, ret);

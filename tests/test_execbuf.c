@@ -537,6 +537,53 @@ static void test_enospc(void **state)
 	fixture_fini(&f);
 }
 
+/*
+ * The job's own buffers are never evicted for it, but one that may live
+ * elsewhere moves out of the way: a job that fits is not -ENOSPC, in
+ * either order of its list.
+ */
+static void test_own_buffers_move(void **state)
+{
+	struct fixture f;
+	uint32_t a, b;
+	unsigned int order;
+
+	(void)state;
+	fixture_init_opts(&f, 16 * KiB, false, true);
+	for (order = 0; order < 2; order++) {
+		b = new_handle(&f, 12 * KiB, &vram_gtt);
+		a = new_handle(&f, 8 * KiB, &gtt_only);
+		assert_int_equal(ttm_bo_domain(bo_of(&f, b)), TTM_DOMAIN_VRAM);
+
+		struct ttm_execbuf_bo list[2] = {
+			{ b, TTM_EXECBUF_BO_WRITE },
+			{ a, TTM_EXECBUF_BO_WRITE, &vram_only },
+		};
+		if (order) {
+			struct ttm_execbuf_bo t = list[0];
+
+			list[0] = list[1];
+			list[1] = t;
+		}
+		struct ttm_execbuf_args args = {
+			.bos = list, .n_bos = 2, .op = TTM_GPU_OP_ADD,
+			.add_value = 3,
+		};
+		assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+		ttm_fence_put(args.out_fence);
+		assert_int_equal(ttm_bo_domain(bo_of(&f, a)), TTM_DOMAIN_VRAM);
+		assert_int_equal(ttm_bo_domain(bo_of(&f, b)), TTM_DOMAIN_GTT);
+		advance(&f, 1000);
+		expect_words(&f, a, 3);
+		expect_words(&f, b, 3);
+		assert_int_equal(ttm_client_bo_close(f.client, a), 0);
+		assert_int_equal(ttm_client_bo_close(f.client, b), 0);
+		advance(&f, 1000);
+	}
+	assert_int_equal(stats(&f).rejected, 0);
+	fixture_fini(&f);
+}
+
 static int act_hold(struct actor *a, void *lock)
 {
 	ww_acquire_init(&a->ctx, a->cls);
@@ -1048,6 +1095,7 @@ int main(void)
 		TEST(test_duplicates),
 		TEST(test_duplicate_index),
 		TEST(test_enospc),
+		TEST(test_own_buffers_move),
 		TEST_CLASS(test_eintr, wait_die_state),
 		TEST_CLASS(test_eintr, wound_wait_state),
 		TEST(test_room_wait),

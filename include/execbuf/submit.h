@@ -48,6 +48,14 @@ struct submit {
 int submit_lookup(struct submit *s);
 
 /*
+ * Step 2's validation of @s->objs[@i] into its placement, moving the
+ * job's own buffers out of its way if they are the only obstacle
+ * (execbuf/validate.c). As ttm_bo_validate().
+ */
+int submit_validate_obj(struct submit *s, unsigned int i,
+			struct ttm_operation_ctx *ctx);
+
+/*
  * Before anything is locked: take the explicit in-fences (importing the
  * descriptors) into @s->deps; -EINVAL with args->bad_index = n_bos + the
  * index in in_fences, then in_fence_fds, for a bad one; -ENOMEM.
