@@ -166,6 +166,11 @@ TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)
 	return bo->size;
 }
 
+TTM_EXPORT struct ttm_device *ttm_bo_device(const struct ttm_bo *bo)
+{
+	return bo->dev;
+}
+
 TTM_EXPORT const struct ttm_placement *
 ttm_bo_placement(const struct ttm_bo *bo)
 {

@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "bo/bo.h"
 #include "execbuf/execbuf.h"
 #include "util/compiler.h"
 
@@ -271,7 +270,7 @@ TTM_EXPORT int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
 	int ret;
 
 	/* Its reservation is of another class, and its memory elsewhere. */
-	if (bo->dev != client->dev)
+	if (ttm_bo_device(bo) != client->dev)
 		return -EINVAL;
 	/*
 	 * The reference is taken before the lock and dropped if unused:

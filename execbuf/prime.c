@@ -40,7 +40,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bo/bo.h"
 #include "execbuf/execbuf.h"
 #include "util/compiler.h"
 
@@ -181,7 +180,7 @@ TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
 		if (entries[i].pipe_ino == st.st_ino &&
 		    entries[i].pipe_dev == st.st_dev) {
 			/* Handles of one device cannot name another's buffer. */
-			if (entries[i].bo->dev == client->dev)
+			if (ttm_bo_device(entries[i].bo) == client->dev)
 				bo = ttm_bo_get(entries[i].bo);
 			break;
 		}

@@ -269,6 +269,9 @@ struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
  */
 void ttm_bo_put(struct ttm_bo *bo);
 
+/** ttm_bo_device - the device @bo was created on. */
+struct ttm_device *ttm_bo_device(const struct ttm_bo *bo);
+
 /**
  * ttm_bo_placement - where @bo may live, as given at creation: eviction
  * may put it elsewhere, validation brings it back.
