@@ -925,21 +925,6 @@ static const struct option bench_execbuf_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_checker(const char *arg, struct bench_config *cfg)
-{
-	if (strcmp(arg, "on") && strcmp(arg, "off")) {
-		cli_error("--checker: '%s' is not one of on, off", arg);
-		return CLI_EXIT_USAGE;
-	}
-	cfg->checker_runs = !strcmp(arg, "on");
-	if (cfg->checker_runs && cfg->checker == CLI_CHECKER_ABSENT) {
-		cli_error("--checker: 'on' needs a libttmsim built with "
-			  "-Dww_debug=true; this one has no checker");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
-
 int cmd_bench_execbuf(int argc, char **argv, const char *path)
 {
 	/* 0: not given; the defaults depend on --quick or other options. */
@@ -994,7 +979,8 @@ int cmd_bench_execbuf(int argc, char **argv, const char *path)
 			cfg.quick = true;
 			break;
 		case OPT_CHECKER:
-			ret = parse_checker(optarg, &cfg);
+			ret = cli_parse_checker(optarg, cfg.checker,
+						&cfg.checker_runs);
 			break;
 		case OPT_PHASES:
 			cfg.phases = true;

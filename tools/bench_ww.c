@@ -1037,21 +1037,6 @@ static const struct option bench_ww_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_checker(const char *arg, struct bench_config *cfg)
-{
-	if (strcmp(arg, "on") && strcmp(arg, "off")) {
-		cli_error("--checker: '%s' is not one of on, off", arg);
-		return CLI_EXIT_USAGE;
-	}
-	cfg->checker_contended = !strcmp(arg, "on");
-	if (cfg->checker_contended && !checker_built_in(cfg)) {
-		cli_error("--checker: 'on' needs a libttmsim built with "
-			  "-Dww_debug=true; this one has no checker");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
-
 int cmd_bench_ww(int argc, char **argv, const char *path)
 {
 	/* 0: not given; the defaults depend on --quick. */
@@ -1111,7 +1096,8 @@ int cmd_bench_ww(int argc, char **argv, const char *path)
 			cfg.json = true;
 			break;
 		case OPT_CHECKER:
-			ret = parse_checker(optarg, &cfg);
+			ret = cli_parse_checker(optarg, cfg.checker,
+						&cfg.checker_contended);
 			break;
 		default:
 			return cli_getopt_error(path, c, argv);

@@ -387,3 +387,18 @@ void cli_json_number(FILE *f, double v, int decimals)
 	else
 		fputs("null", f);
 }
+
+int cli_parse_checker(const char *arg, enum cli_checker state, bool *on)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off")) {
+		cli_error("--checker: '%s' is not one of on, off", arg);
+		return CLI_EXIT_USAGE;
+	}
+	*on = !strcmp(arg, "on");
+	if (*on && state == CLI_CHECKER_ABSENT) {
+		cli_error("--checker: 'on' needs a libttmsim built with "
+			  "-Dww_debug=true; this one has no checker");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}

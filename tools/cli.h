@@ -129,6 +129,12 @@ enum cli_checker {
  */
 enum cli_checker cli_checker_state(void);
 
+/**
+ * cli_parse_checker - the value of a --checker flag, "on" or "off", into
+ * *@on; "on" is a usage error when @state says it is not built in.
+ */
+int cli_parse_checker(const char *arg, enum cli_checker state, bool *on);
+
 /** cli_checker_describe - @state in words, e.g. "not built in (...)". */
 const char *cli_checker_describe(enum cli_checker state);
 
