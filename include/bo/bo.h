@@ -3,10 +3,11 @@
  * The inside of devices and buffer objects (ttmsim/bo.h), shared by the
  * files of bo/.
  *
- * Locking:
- *  - struct ttm_device::lock (a plain mutex, never held while sleeping on
- *    anything else) protects the accounting, the LRU and pinned lists, the
- *    counters and each buffer's list node.
+ * Locking (the design is in docs/bo-design.md; the order in which these
+ * locks nest with every other lock of the library in docs/locking.md):
+ *  - struct ttm_device::lock protects the accounting, the LRU, pinned and
+ *    ghost lists, the counters and each buffer's list node. Under it,
+ *    reservations are only try-locked.
  *  - A buffer's reservation protects its pin count, its domain and its
  *    memory; the domain is also stored atomically so that
  *    ttm_bo_domain() may take a snapshot without it. A buffer changes
