@@ -381,6 +381,29 @@ static void test_prime_fd_outlives_client(void **state)
 	assert_int_equal(buffers(fx->dev), 0);
 }
 
+/*
+ * Many exports whose last descriptors closed at once: one PRIME call frees
+ * them all, though the registry puts them in batches outside its lock.
+ */
+static void test_prime_collect_many(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_client *a = open_client(fx->dev), *b;
+	enum { N = 40 };
+	int fds[N];
+	size_t i;
+
+	for (i = 0; i < N; i++)
+		fds[i] = export(a, create(a));
+	ttm_client_close(a);
+	assert_int_equal(buffers(fx->dev), N);
+	for (i = 0; i < N; i++)
+		close(fds[i]);
+	b = open_client(fx->dev);
+	ttm_client_close(b); /* collects */
+	assert_int_equal(buffers(fx->dev), 0);
+}
+
 static void test_prime_bogus_fd(void **state)
 {
 	struct fixture *fx = *state;
@@ -577,6 +600,7 @@ int main(void)
 		CLIENT_TEST(test_add_same_bo),
 		CLIENT_TEST(test_prime_share),
 		CLIENT_TEST(test_prime_fd_outlives_client),
+		CLIENT_TEST(test_prime_collect_many),
 		CLIENT_TEST(test_prime_bogus_fd),
 		CLIENT_TEST(test_threads),
 	};
