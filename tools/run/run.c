@@ -20,6 +20,7 @@
 
 #include "ttmsim/ww_debug.h"
 #include "cli.h"
+#include "parse.h"
 #include "run.h"
 
 #define RUN_EXIT_INTERRUPTED 130

@@ -18,6 +18,7 @@
 
 #include "ttmsim/exec.h"
 #include "cli.h"
+#include "clock.h"
 #include "run.h"
 
 #define READ_CHUNK (UINT64_C(1) << 20)

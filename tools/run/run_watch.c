@@ -37,6 +37,7 @@
 #include "ttmsim/resv.h"
 #include "ttmsim/ww_mutex.h"
 #include "cli.h"
+#include "clock.h"
 #include "run.h"
 
 #define WATCH_TICK_NS 100000000ull  /* 100 ms */

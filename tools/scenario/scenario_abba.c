@@ -19,6 +19,8 @@
 #include "ttmsim/ww_debug.h"
 #include "ttmsim/ww_mutex.h"
 #include "cli.h"
+#include "clock.h"
+#include "parse.h"
 
 enum { LOCK_A, LOCK_B, NR_LOCKS };
 

@@ -29,7 +29,11 @@
 #include <sys/wait.h>
 
 #include "ttmsim/ww_mutex.h"
+#include "checker.h"
+#include "child.h"
 #include "cli.h"
+#include "clock.h"
+#include "parse.h"
 
 /* The kernel's class of every dma_resv lock, so of every bo reservation. */
 static DEFINE_WD_CLASS(reservation_ww_class);
