@@ -5,7 +5,8 @@
  * eviction, the fake GPU) with many threads, and give a verdict.
  *
  * This file is the command line and the order of things; the parts are
- * in run_exec.c, run_watch.c, run_report.c and run_trace.c (see run.h).
+ * in run_setup.c, run_submit.c, run_verify.c, run_watch.c, run_report.c
+ * and run_trace.c (see run.h).
  *
  * Exit status: 0 the run completed and every invariant held (rejected or
  * failed jobs do not change that); 1 an invariant was violated; 2 usage or
