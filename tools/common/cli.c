@@ -156,6 +156,30 @@ int cli_no_operands(const char *path, int argc, char *const argv[])
 	return CLI_EXIT_USAGE;
 }
 
+bool cli_parse_options(const struct cli_options *opts, void *cfg, int argc,
+		       char **argv, const char *path, int *ret_status)
+{
+	int c;
+
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":h", opts->long_options,
+				NULL)) != -1) {
+		if (c == 'h' || c == CLI_OPT_HELP) {
+			opts->usage(path);
+			*ret_status = CLI_EXIT_OK;
+			return false;
+		}
+		if (c < CLI_OPT_LONG)
+			*ret_status = cli_getopt_error(path, c, argv);
+		else
+			*ret_status = opts->parse(cfg, c, optarg);
+		if (*ret_status)
+			return false;
+	}
+	*ret_status = cli_no_operands(path, argc, argv);
+	return *ret_status == 0;
+}
+
 void cli_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -12,6 +12,7 @@
 #ifndef TTMSIM_TOOLS_CLI_H
 #define TTMSIM_TOOLS_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -73,10 +74,42 @@ void cli_usage(FILE *f, const struct cli_command *cmd, const char *path);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Option parsing. A command calls cli_getopt_reset(), then getopt_long()
- * with an optstring starting with ':' (so that getopt prints nothing), hands
- * '?' and ':' to cli_getopt_error() and ends with cli_no_operands().
+ * Option parsing. A command calls cli_parse_options(), or does what it
+ * does: cli_getopt_reset(), then getopt_long() with an optstring starting
+ * with ':' (so that getopt prints nothing), '?' and ':' handed to
+ * cli_getopt_error(), and cli_no_operands() at the end.
  */
+
+struct option;
+
+/* The value of "help" in a command's long options; the others are above. */
+#define CLI_OPT_HELP CLI_OPT_LONG
+
+/**
+ * struct cli_options - what cli_parse_options() needs to know of a command.
+ * @long_options: for getopt_long(), with { "help", no_argument, NULL,
+ *	CLI_OPT_HELP }; the only short option is -h.
+ * @usage: print the command's help on stdout.
+ * @parse: take option @c (a value of @long_options above CLI_OPT_HELP)
+ *	and its argument @arg (NULL if it has none) into @cfg; 0, or
+ *	CLI_EXIT_USAGE after a message.
+ */
+struct cli_options {
+	const struct option *long_options;
+	void (*usage)(const char *path);
+	int (*parse)(void *cfg, int c, const char *arg);
+};
+
+/**
+ * cli_parse_options - parse a command's argv, getopt-style, into @cfg.
+ *
+ * Options are taken in order, so "--help" ends the parse where it stands.
+ * Return: true if the command is to run: every option was taken and no
+ * operand is left. False with *@ret_status the command's exit status:
+ * CLI_EXIT_OK after the help, CLI_EXIT_USAGE after an error message.
+ */
+bool cli_parse_options(const struct cli_options *opts, void *cfg, int argc,
+		       char **argv, const char *path, int *ret_status);
 
 /** cli_getopt_reset - make the next getopt_long() start from scratch. */
 void cli_getopt_reset(void);

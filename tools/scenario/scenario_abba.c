@@ -34,7 +34,8 @@ struct abba_config {
 	uint64_t rounds;
 	double watchdog_s;
 	bool naive;
-	bool wound_wait, wait_die;
+	const char *class_arg;   /* --class, the last one given */
+	bool wound_wait, wait_die; /* from @class_arg */
 };
 
 struct abba_run;
@@ -405,15 +406,14 @@ static void abba_usage(const char *path)
 }
 
 enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_ROUNDS,
+	OPT_ROUNDS = CLI_OPT_HELP + 1,
 	OPT_CLASS,
 	OPT_NAIVE,
 	OPT_WATCHDOG,
 };
 
 static const struct option abba_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
+	{ "help", no_argument, NULL, CLI_OPT_HELP },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "class", required_argument, NULL, OPT_CLASS },
 	{ "naive", no_argument, NULL, OPT_NAIVE },
@@ -433,40 +433,45 @@ static int parse_class(const char *arg, struct abba_config *cfg)
 	return CLI_EXIT_USAGE;
 }
 
+static int abba_option(void *data, int c, const char *arg)
+{
+	struct abba_config *cfg = data;
+
+	switch (c) {
+	case OPT_ROUNDS:
+		return cli_parse_uint("--rounds", arg, 1, 1000000000,
+				      &cfg->rounds);
+	case OPT_CLASS:
+		cfg->class_arg = arg;
+		return 0;
+	case OPT_NAIVE:
+		cfg->naive = true;
+		return 0;
+	case OPT_WATCHDOG:
+		return cli_parse_seconds("--watchdog", arg, 3600,
+					 &cfg->watchdog_s);
+	}
+	return CLI_EXIT_USAGE;
+}
+
+static const struct cli_options abba_cli = {
+	.long_options = abba_options,
+	.usage = abba_usage,
+	.parse = abba_option,
+};
+
 int cmd_scenario_abba(int argc, char **argv, const char *path)
 {
-	struct abba_config cfg = { .rounds = 1000, .watchdog_s = 2.0 };
-	const char *class_arg = "both";
-	int c, ret;
+	struct abba_config cfg = {
+		.rounds = 1000,
+		.watchdog_s = 2.0,
+		.class_arg = "both",
+	};
+	int ret;
 
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", abba_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			abba_usage(path);
-			return CLI_EXIT_OK;
-		case OPT_ROUNDS:
-			if (cli_parse_uint("--rounds", optarg, 1, 1000000000,
-					   &cfg.rounds))
-				return CLI_EXIT_USAGE;
-			break;
-		case OPT_CLASS:
-			class_arg = optarg;
-			break;
-		case OPT_NAIVE:
-			cfg.naive = true;
-			break;
-		case OPT_WATCHDOG:
-			if (cli_parse_seconds("--watchdog", optarg, 3600,
-					      &cfg.watchdog_s))
-				return CLI_EXIT_USAGE;
-			break;
-		default:
-			return cli_getopt_error(path, c, argv);
-		}
-	}
-	if (cli_no_operands(path, argc, argv) || parse_class(class_arg, &cfg))
+	if (!cli_parse_options(&abba_cli, &cfg, argc, argv, path, &ret))
+		return ret;
+	if (parse_class(cfg.class_arg, &cfg))
 		return CLI_EXIT_USAGE;
 
 	printf("scenario abba: T1 locks A then B, T2 locks B then A, "
