@@ -4,7 +4,8 @@
  * statuses, error messages, and the glue around getopt_long(). The rest
  * of the kit has a header per job: parse.h (option values), clock.h,
  * rng.h, checker.h (the ww_debug checker), child.h (a forked child with a
- * timeout), watchdog.h (the stall watchdog and its holder report).
+ * timeout), watchdog.h (the stall watchdog and its holder report),
+ * phase.h (the names of a submission's phases).
  *
  * Every error is one line on stderr that starts with "ttmsim: " and names
  * the offending word; usage errors exit with CLI_EXIT_USAGE.
