@@ -128,9 +128,10 @@ int run_submit_all(struct run *run);
 bool run_verify(struct run *run);
 
 /*
- * run_watch.c: a thread that ends the process with CLI_EXIT_DEADLOCK
- * after cfg->watchdog_s without progress, naming who waits on what and
- * who holds it; the progress bar; SIGINT/SIGTERM turned into run->stop.
+ * run_watch.c: the kit's watchdog (watchdog.h), which ends the process
+ * with CLI_EXIT_DEADLOCK after cfg->watchdog_s without progress, and its
+ * report naming who waits on what and who holds it; the progress bar;
+ * SIGINT/SIGTERM turned into run->stop.
  * run_watch_start() blocks the signals in the calling thread (call it
  * before starting others, which inherit the mask).
  */
