@@ -81,12 +81,12 @@ static void submit_job(struct run_thread *th, size_t j,
 	int ret;
 
 	for (k = 0; k < job->n_bos; k++) {
-		unsigned int b = job->bos[k];
+		const struct wl_bo *bo = &run->wl.bos[job->bos[k]];
 
 		list[k] = (struct ttm_execbuf_bo){
-			.handle = handle_of(th, b),
+			.handle = handle_of(th, job->bos[k]),
 			.flags = TTM_EXECBUF_BO_WRITE,
-			.placement = run_job_placement(run->wl.bos[b].placement),
+			.placement = run_job_placement(bo->placement),
 		};
 	}
 	/*
