@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The workload file format of `ttmsim run` (tools/workload.h), compiled in
- * from tools/: every malformed input is one "FILE:LINE: ..." line on stderr
- * and CLI_EXIT_USAGE with nothing kept; good files give the right data;
- * generate, save and load round-trip exactly; the generator is a function
- * of its seed.
+ * The workload file format of `ttmsim run` (tools/run/workload.h), linked
+ * from the tools' static library (ttmsim-tools): every malformed input is
+ * one "FILE:LINE: ..." line on stderr and CLI_EXIT_USAGE with nothing
+ * kept; good files give the right data; generate, save and load
+ * round-trip exactly; the generator is a function of its seed.
  */
 #include <errno.h>
 #include <setjmp.h>

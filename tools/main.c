@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checker.h"
 #include "cli.h"
 
 #ifndef TTMSIM_VERSION

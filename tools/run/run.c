@@ -5,7 +5,8 @@
  * eviction, the fake GPU) with many threads, and give a verdict.
  *
  * This file is the command line and the order of things; the parts are
- * in run_exec.c, run_watch.c, run_report.c and run_trace.c (see run.h).
+ * in run_setup.c, run_submit.c, run_verify.c, run_watch.c, run_report.c
+ * and run_trace.c (see run.h).
  *
  * Exit status: 0 the run completed and every invariant held (rejected or
  * failed jobs do not change that); 1 an invariant was violated; 2 usage or
@@ -20,6 +21,7 @@
 
 #include "ttmsim/ww_debug.h"
 #include "cli.h"
+#include "parse.h"
 #include "run.h"
 
 #define RUN_EXIT_INTERRUPTED 130
@@ -71,8 +73,7 @@ static void run_usage(const char *path)
 }
 
 enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_WORKLOAD,
+	OPT_WORKLOAD = CLI_OPT_HELP + 1,
 	OPT_CHECK,
 	OPT_SAVE,
 	OPT_THREADS,
@@ -100,7 +101,7 @@ enum {
 };
 
 static const struct option run_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
+	{ "help", no_argument, NULL, CLI_OPT_HELP },
 	{ "workload", required_argument, NULL, OPT_WORKLOAD },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "save-workload", required_argument, NULL, OPT_SAVE },
@@ -209,8 +210,9 @@ static int parse_class(const char *arg, bool *wound_wait)
 }
 
 /* One option; 0 or CLI_EXIT_USAGE. */
-static int parse_option(struct run_config *cfg, int c, const char *arg)
+static int parse_option(void *data, int c, const char *arg)
 {
+	struct run_config *cfg = data;
 	struct wl_gen_options *g = &cfg->gen;
 	uint64_t v, lo, hi;
 	int ret = 0;
@@ -303,6 +305,12 @@ static int parse_option(struct run_config *cfg, int c, const char *arg)
 	cfg->gen_flags_given = true;
 	return ret;
 }
+
+static const struct cli_options run_cli = {
+	.long_options = run_options,
+	.usage = run_usage,
+	.parse = parse_option,
+};
 
 /* Load or generate the workload, save it if asked. */
 static int prepare_workload(struct run *run)
@@ -404,21 +412,10 @@ int cmd_run(int argc, char **argv, const char *path)
 		.hang_timeout_ms = 100,
 	};
 	struct run run = { .cfg = &cfg };
-	int c, ret = 0;
+	int ret;
 
-	cli_getopt_reset();
-	while (!ret && (c = getopt_long(argc, argv, ":h", run_options,
-					NULL)) != -1) {
-		if (c == 'h' || c == OPT_HELP) {
-			run_usage(path);
-			return CLI_EXIT_OK;
-		}
-		if (c < CLI_OPT_LONG)
-			return cli_getopt_error(path, c, argv);
-		ret = parse_option(&cfg, c, optarg);
-	}
-	if (ret || cli_no_operands(path, argc, argv))
-		return CLI_EXIT_USAGE;
+	if (!cli_parse_options(&run_cli, &cfg, argc, argv, path, &ret))
+		return ret;
 	if (cfg.workload_path && cfg.gen_flags_given) {
 		cli_error("%s: the generator's flags (--threads, --bos, "
 			  "--bo-size, --bos-per-job, --jobs, --order, "

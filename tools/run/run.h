@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ttmsim run: what its parts share. run.c parses the command line and
- * drives the run; run_exec.c sets up the device and runs the submitting
- * threads; run_watch.c the watchdog, the progress bar and the signals;
- * run_report.c the summary and the dump; run_trace.c the trace.
+ * drives the run; run_setup.c makes the device, buffers and clients and
+ * lets go of them; run_submit.c runs the submitting threads; run_verify.c
+ * checks the invariants at the end; run_watch.c the watchdog, the
+ * progress bar and the signals; run_report.c the summary and the dump;
+ * run_trace.c the trace.
  */
 #ifndef TTMSIM_TOOLS_RUN_H
 #define TTMSIM_TOOLS_RUN_H
@@ -101,22 +103,35 @@ struct run {
  */
 #define RUN_JOB_TAG(index) ((uint64_t)(index) + 1)
 
-/* run_exec.c: device, buffers, clients; then the threads until done. */
+/*
+ * run_setup.c: the GPU, the device, every buffer, a client per thread.
+ * 0, or an exit status after a message. run_teardown() lets go of what
+ * there is, also after a failed run_setup().
+ */
 int run_setup(struct run *run);
-int run_submit_all(struct run *run);
 void run_teardown(struct run *run);
 
+/* run_setup.c: where jobs need a buffer of @p (SYSTEM ones: GTT). */
+const struct ttm_placement *run_job_placement(enum wl_placement p);
+
 /*
- * run_exec.c: the invariants after the run: accounting, each accepted job
- * retired once, contents equal to the adds of the jobs that completed.
- * Prints each violation on stderr; false if any.
+ * run_submit.c: start the submitting threads, wait for them and for the
+ * GPU to go idle. 0, or CLI_EXIT_FAILURE if a thread could not start.
+ */
+int run_submit_all(struct run *run);
+
+/*
+ * run_verify.c: the invariants after the run: accounting, each accepted
+ * job retired once, contents equal to the adds of the jobs that
+ * completed. Prints each violation on stderr; false if any.
  */
 bool run_verify(struct run *run);
 
 /*
- * run_watch.c: a thread that ends the process with CLI_EXIT_DEADLOCK
- * after cfg->watchdog_s without progress, naming who waits on what and
- * who holds it; the progress bar; SIGINT/SIGTERM turned into run->stop.
+ * run_watch.c: the kit's watchdog (watchdog.h), which ends the process
+ * with CLI_EXIT_DEADLOCK after cfg->watchdog_s without progress, and its
+ * report naming who waits on what and who holds it; the progress bar;
+ * SIGINT/SIGTERM turned into run->stop.
  * run_watch_start() blocks the signals in the calling thread (call it
  * before starting others, which inherit the mask).
  */

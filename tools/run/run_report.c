@@ -19,6 +19,7 @@
 #include "ttmsim/execbuf.h"
 #include "ttmsim/gpu.h"
 #include "cli.h"
+#include "clock.h"
 #include "run.h"
 
 #ifndef TTMSIM_VERSION

@@ -34,6 +34,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "phase.h"
 #include "run.h"
 
 #define TRACE_PID_GPU 1
@@ -65,15 +66,6 @@ struct run_trace {
 	unsigned int n_threads;
 	struct run_trace_track *engines;
 	struct run_trace_track *threads;
-};
-
-static const char *const phase_names[] = {
-	[TTM_EXECBUF_PHASE_SUBMIT] = "submit",
-	[TTM_EXECBUF_PHASE_LOOKUP] = "lookup",
-	[TTM_EXECBUF_PHASE_LOCK] = "lock",
-	[TTM_EXECBUF_PHASE_BACKOFF] = "backoff",
-	[TTM_EXECBUF_PHASE_VALIDATE] = "validate",
-	[TTM_EXECBUF_PHASE_QUEUE] = "queue",
 };
 
 /* How deep a phase nests: the tie-break of slices with equal times. */
@@ -368,9 +360,7 @@ static void emit_phase(struct trace_writer *w, unsigned int thread,
 		       const struct trace_event *ev)
 {
 	struct json_object *o, *args = json_object_new_object();
-	const char *name = ev->phase < sizeof(phase_names) /
-			   sizeof(phase_names[0]) ?
-			   phase_names[ev->phase] : "phase";
+	const char *name = cli_phase_name((enum ttm_execbuf_phase)ev->phase);
 
 	if (ev->tag)
 		json_object_object_add(args, "job",
@@ -379,6 +369,8 @@ static void emit_phase(struct trace_writer *w, unsigned int thread,
 		json_object_object_add(args, "job", NULL);
 	json_object_object_add(args, "seqno", json_object_new_uint64(ev->id));
 	json_object_object_add(args, "result", json_object_new_int(ev->result));
+	if (!name)
+		name = "phase";
 	o = slice_new(w, name, "execbuf", TRACE_PID_SUBMITTERS,
 		      TRACE_TID_THREAD(thread), ev);
 	json_object_object_add(o, "args", args);

@@ -13,11 +13,12 @@
  *   from outside before that is ignored. The signals stay blocked after
  *   run_watch_stop(): a late Ctrl-C cannot cut the summary short.
  *
- * - A watchdog thread, every 100 ms: if run->progress has not changed for
- *   cfg->watchdog_s while a thread still has jobs to submit or jobs are in
- *   flight, it prints which thread waits on which buffers and who holds
- *   them (thread, ticket stamp), and ends the process with
- *   CLI_EXIT_DEADLOCK. It also draws the progress bar on stderr.
+ * - The kit's watchdog (watchdog.h), every 100 ms: if run->progress has
+ *   not changed for cfg->watchdog_s while a thread still has jobs to
+ *   submit or jobs are in flight, the report here says which thread waits
+ *   on which buffers and who holds them (thread, ticket stamp), and the
+ *   process ends with CLI_EXIT_DEADLOCK. Its tick draws the progress bar
+ *   on stderr.
  *
  * Both look at the run only once run->start_ns is set (stored with
  * release order after run->threads, run->dev and the rest are ready).
@@ -29,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ttmsim/bo.h"
@@ -37,7 +37,9 @@
 #include "ttmsim/resv.h"
 #include "ttmsim/ww_mutex.h"
 #include "cli.h"
+#include "clock.h"
 #include "run.h"
+#include "watchdog.h"
 
 #define WATCH_TICK_NS 100000000ull  /* 100 ms */
 #define WATCH_BAR_CELLS 20
@@ -46,13 +48,12 @@
 struct run_watch {
 	struct run *run;
 	sigset_t signals;
-	pthread_t signal_thread, watchdog_thread;
-	bool signal_started, watchdog_started;
+	pthread_t signal_thread;
+	bool signal_started;
+	struct cli_watchdog *watchdog;
 	bool bar;                   /* draw the progress bar */
 	bool bar_drawn;             /* a bar is on the line now */
-	pthread_mutex_t lock;       /* @stopping and @cond */
-	pthread_cond_t cond;        /* CLOCK_MONOTONIC */
-	bool stopping;              /* under @lock */
+	uint64_t in_flight;         /* GPU jobs, as run_working() saw */
 	int signal_stopping;        /* atomic: SIGUSR1 means "end" */
 };
 
@@ -120,28 +121,35 @@ static void *signal_main(void *arg)
 
 /* ---- the stall report ---------------------------------------------------- */
 
+/* "thread I" if @tid is submitting thread I (a cli_thread_name_fn). */
+static const char *thread_name(void *data, pid_t tid, char *buf,
+			       size_t size)
+{
+	struct run *run = data;
+	unsigned int i;
+
+	for (i = 0; i < run->wl.n_threads; i++) {
+		struct run_thread *t = &run->threads[i];
+
+		if (__atomic_load_n(&t->tid, __ATOMIC_RELAXED) == tid) {
+			snprintf(buf, size, "thread %u", i);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 static void print_holder(struct run *run, struct ww_mutex *lock,
 			 struct run_thread *self)
 {
 	pid_t tid = ww_mutex_owner_tid(lock);
 	struct ww_acquire_ctx *ctx = ww_mutex_owner_ctx(lock);
-	unsigned int i;
 
-	if (!tid) {
-		fputs("free (just released)", stderr);
+	cli_print_holder(tid, "free (just released)", thread_name, run);
+	if (!tid)
 		return;
-	}
-	for (i = 0; i < run->wl.n_threads; i++) {
-		struct run_thread *t = &run->threads[i];
-
-		if (__atomic_load_n(&t->tid, __ATOMIC_RELAXED) == tid)
-			break;
-	}
-	if (i < run->wl.n_threads)
-		fprintf(stderr, "held by thread %u%s", i,
-			&run->threads[i] == self ? " (itself)" : "");
-	else
-		fprintf(stderr, "held by tid %d", (int)tid);
+	if (tid == __atomic_load_n(&self->tid, __ATOMIC_RELAXED))
+		fputs(" (itself)", stderr);
 	/*
 	 * The holder's context is alive: nothing has moved for seconds, and
 	 * a context lives until its submission returns. Only its stamp is
@@ -208,14 +216,13 @@ static void report_thread(struct run *run, struct run_thread *t)
 		fputs("  none of its buffers is reserved\n", stderr);
 }
 
-static void __attribute__((noreturn)) report_stall(struct run_watch *w,
-						   uint64_t stalled_ns,
-						   uint64_t in_flight)
+/* The watchdog's report (struct cli_watchdog_ops). */
+static void report_stall(void *data, uint64_t stalled_ns)
 {
+	struct run_watch *w = data;
 	struct run *run = w->run;
 	unsigned int i;
 
-	fflush(stdout);
 	if (w->bar_drawn)
 		fputs("\r\033[K", stderr);
 	cli_error("run: no progress for %.1f s (--watchdog %g): %s",
@@ -223,11 +230,9 @@ static void __attribute__((noreturn)) report_stall(struct run_watch *w,
 		  "who waits for what:");
 	for (i = 0; i < run->wl.n_threads; i++)
 		report_thread(run, &run->threads[i]);
-	if (in_flight)
+	if (w->in_flight)
 		fprintf(stderr, "%" PRIu64 " job%s in flight on the GPU\n",
-			in_flight, in_flight == 1 ? "" : "s");
-	fflush(stderr);
-	_exit(CLI_EXIT_DEADLOCK);
+			w->in_flight, w->in_flight == 1 ? "" : "s");
 }
 
 /* Some thread has jobs left (and may submit them), or jobs run. */
@@ -285,62 +290,39 @@ static void draw_bar(struct run_watch *w, uint64_t now)
 	w->bar_drawn = true;
 }
 
-/* ---- the watchdog thread ------------------------------------------------- */
+/* ---- what the watchdog asks ---------------------------------------------- */
 
-/* Sleep until @deadline or run_watch_stop(); true if stopping. */
-static bool watch_sleep(struct run_watch *w, uint64_t deadline)
+static bool watch_progress(void *data, uint64_t *ret_count)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline / 1000000000ull),
-		.tv_nsec = (long)(deadline % 1000000000ull),
-	};
-	bool stopping;
+	struct run_watch *w = data;
 
-	pthread_mutex_lock(&w->lock);
-	while (!w->stopping &&
-	       pthread_cond_timedwait(&w->cond, &w->lock, &ts) != ETIMEDOUT)
-		;
-	stopping = w->stopping;
-	pthread_mutex_unlock(&w->lock);
-	return stopping;
+	if (!run_started(w->run))
+		return false;
+	*ret_count = __atomic_load_n(&w->run->progress, __ATOMIC_RELAXED);
+	return true;
 }
 
-static void *watchdog_main(void *arg)
+static bool watch_working(void *data)
 {
-	struct run_watch *w = arg;
-	struct run *run = w->run;
-	uint64_t limit = run->cfg->watchdog_s > 0 ?
-		(uint64_t)(run->cfg->watchdog_s * 1e9) : 0;
-	uint64_t seen = 0, last_change = 0, deadline = cli_now_ns();
-	bool started = false;
+	struct run_watch *w = data;
 
-	for (;;) {
-		uint64_t now, progress, in_flight;
-
-		deadline += WATCH_TICK_NS;
-		if (watch_sleep(w, deadline))
-			break;
-		now = cli_now_ns();
-		if (deadline < now)
-			deadline = now;   /* late: do not catch up in a burst */
-		if (!run_started(run))
-			continue;
-		progress = __atomic_load_n(&run->progress, __ATOMIC_RELAXED);
-		if (!started || progress != seen) {
-			started = true;
-			seen = progress;
-			last_change = now;
-		} else if (limit && now - last_change >= limit &&
-			   run_working(run, &in_flight)) {
-			report_stall(w, now - last_change, in_flight);
-		}
-		if (w->bar)
-			draw_bar(w, now);
-	}
-	if (w->bar_drawn)
-		fputs("\r\033[K", stderr);
-	return NULL;
+	return run_working(w->run, &w->in_flight);
 }
+
+static void watch_tick(void *data, uint64_t now)
+{
+	struct run_watch *w = data;
+
+	if (w->bar)
+		draw_bar(w, now);
+}
+
+static const struct cli_watchdog_ops watch_ops = {
+	.progress = watch_progress,
+	.working = watch_working,
+	.report = report_stall,
+	.tick = watch_tick,
+};
 
 /* ---- start and stop ------------------------------------------------------ */
 
@@ -348,7 +330,6 @@ int run_watch_start(struct run *run)
 {
 	const struct run_config *cfg = run->cfg;
 	struct run_watch *w;
-	pthread_condattr_t attr;
 	int ret;
 
 	w = calloc(1, sizeof(*w));
@@ -357,11 +338,6 @@ int run_watch_start(struct run *run)
 	w->run = run;
 	w->bar = cfg->progress > 0 ||
 		 (cfg->progress < 0 && isatty(STDERR_FILENO));
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cond, &attr);
-	pthread_condattr_destroy(&attr);
 
 	sigemptyset(&w->signals);
 	sigaddset(&w->signals, SIGINT);
@@ -376,10 +352,11 @@ int run_watch_start(struct run *run)
 	if (ret)
 		goto fail;
 	w->signal_started = true;
-	ret = pthread_create(&w->watchdog_thread, NULL, watchdog_main, w);
+	ret = -cli_watchdog_start(&watch_ops, w, cfg->watchdog_s > 0 ?
+				  (uint64_t)(cfg->watchdog_s * 1e9) : 0,
+				  WATCH_TICK_NS, &w->watchdog);
 	if (ret)
 		goto fail;
-	w->watchdog_started = true;
 	return 0;
 
 fail:
@@ -394,20 +371,14 @@ void run_watch_stop(struct run *run)
 
 	if (!w)
 		return;
-	if (w->watchdog_started) {
-		pthread_mutex_lock(&w->lock);
-		w->stopping = true;
-		pthread_cond_signal(&w->cond);
-		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->watchdog_thread, NULL);
-	}
+	cli_watchdog_stop(w->watchdog);
+	if (w->bar_drawn)
+		fputs("\r\033[K", stderr);
 	if (w->signal_started) {
 		__atomic_store_n(&w->signal_stopping, 1, __ATOMIC_RELEASE);
 		pthread_kill(w->signal_thread, SIGUSR1);
 		pthread_join(w->signal_thread, NULL);
 	}
-	pthread_cond_destroy(&w->cond);
-	pthread_mutex_destroy(&w->lock);
 	free(w);
 	run->watch = NULL;
 }

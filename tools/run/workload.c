@@ -29,6 +29,7 @@
 
 #include "ttmsim/bo.h"
 #include "cli.h"
+#include "rng.h"
 #include "workload.h"
 
 #define CHUNK (64u * 1024)

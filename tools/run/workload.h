@@ -8,9 +8,11 @@
  *	bo NAME WIDTHxHEIGHT:FOURCC [vram|gtt|system] [pinned]
  *	job THREAD ENGINE DURATION_US OP NAME [NAME...]
  *
- * The CLI knows nothing of the library here: a workload is plain data.
+ * A workload is plain data: nothing here creates a buffer or submits a
+ * job. The library is asked only what a fourcc's pixels take
+ * (ttm_fourcc_cpp()), to size a WIDTHxHEIGHT:FOURCC buffer.
  *
- * The rules of the file, beyond the grammar (tools/workload.c):
+ * The rules of the file, beyond the grammar (tools/run/workload.c):
  *  - '#' starts a comment anywhere on a line, even inside a word (no word
  *    may contain it); blank lines are ignored; words are separated by
  *    spaces and tabs; a CR at the very end of a line is dropped (CRLF);

@@ -19,6 +19,9 @@
 #include "ttmsim/ww_debug.h"
 #include "ttmsim/ww_mutex.h"
 #include "cli.h"
+#include "clock.h"
+#include "parse.h"
+#include "watchdog.h"
 
 enum { LOCK_A, LOCK_B, NR_LOCKS };
 
@@ -31,7 +34,8 @@ struct abba_config {
 	uint64_t rounds;
 	double watchdog_s;
 	bool naive;
-	bool wound_wait, wait_die;
+	const char *class_arg;   /* --class, the last one given */
+	bool wound_wait, wait_die; /* from @class_arg */
 };
 
 struct abba_run;
@@ -57,7 +61,6 @@ struct abba_run {
 	pthread_barrier_t barrier;
 	unsigned long progress;  /* atomic: bumped on every lock taken */
 	unsigned long both_held; /* plain: bumped with both locks held */
-	int finished;            /* atomic: tells the watchdog to stop */
 	struct abba_thread threads[2];
 };
 
@@ -174,36 +177,36 @@ static void *abba_thread_main(void *arg)
 	return NULL;
 }
 
-static const char *thread_name(struct abba_run *run, pid_t tid)
+/* "T1" or "T2" if @tid is one of them (a cli_thread_name_fn). */
+static const char *thread_name(void *data, pid_t tid, char *buf,
+			       size_t size)
 {
+	struct abba_run *run = data;
 	unsigned int i;
 
+	(void)buf;
+	(void)size;
 	for (i = 0; i < 2; i++)
-		if (tid && tid == __atomic_load_n(&run->threads[i].tid,
-						  __ATOMIC_RELAXED))
+		if (tid == __atomic_load_n(&run->threads[i].tid,
+					   __ATOMIC_RELAXED))
 			return run->threads[i].name;
 	return NULL;
 }
 
 static void print_holder(struct abba_run *run, pid_t tid)
 {
-	const char *name = thread_name(run, tid);
-
-	if (!tid)
-		fputs("free", stderr);
-	else if (name)
-		fprintf(stderr, "held by %s", name);
-	else
-		fprintf(stderr, "held by tid %d", (int)tid);
+	cli_print_holder(tid, "free", thread_name, run);
 }
 
 /*
- * Say who holds and who waits for what. The threads' own account of what
- * they wait for is checked against the library: the owner of each lock by
- * thread id, and that each wait is real, i.e. the waiter is queued.
+ * The watchdog's report: who holds and who waits for what. The threads'
+ * own account of what they wait for is checked against the library: the
+ * owner of each lock by thread id, and that each wait is real, i.e. the
+ * waiter is queued.
  */
-static void abba_report(struct abba_run *run, uint64_t stalled_ns)
+static void abba_report(void *data, uint64_t stalled_ns)
 {
+	struct abba_run *run = data;
 	pid_t owner[NR_LOCKS];
 	unsigned int waiters[NR_LOCKS], i, l;
 	bool cycle = true;
@@ -225,7 +228,6 @@ static void abba_report(struct abba_run *run, uint64_t stalled_ns)
 	}
 	what = cycle ? "deadlock" : "stall";
 
-	fflush(stdout);
 	cli_error("scenario abba: %s: no progress for %.1f s in round %lu, "
 		  "%s", run->label, (double)stalled_ns / 1e9,
 		  __atomic_load_n(&run->threads[0].round, __ATOMIC_RELAXED),
@@ -266,46 +268,39 @@ static void abba_report(struct abba_run *run, uint64_t stalled_ns)
 	fputc('\n', stderr);
 }
 
-/* Ends the process with CLI_EXIT_DEADLOCK if the threads stop moving. */
-static void *abba_watchdog(void *arg)
+static bool abba_progress(void *data, uint64_t *ret_count)
 {
-	struct abba_run *run = arg;
-	uint64_t limit = (uint64_t)(run->cfg->watchdog_s * 1e9);
-	uint64_t step = limit / 10, last_change = cli_now_ns();
-	unsigned long seen = __atomic_load_n(&run->progress, __ATOMIC_RELAXED);
+	struct abba_run *run = data;
+
+	*ret_count = __atomic_load_n(&run->progress, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The threads stop moving: abba_report(), exit CLI_EXIT_DEADLOCK. */
+static const struct cli_watchdog_ops abba_watchdog_ops = {
+	.progress = abba_progress,
+	.report = abba_report,
+};
+
+/* A thread that cannot start ends the scenario. */
+static void must_start(int err)
+{
+	if (!err)
+		return;
+	cli_error("scenario abba: cannot create a thread: %s", strerror(err));
+	exit(CLI_EXIT_FAILURE);
+}
+
+/* Look ten times per limit, every 0.1 to 10 ms. */
+static uint64_t watchdog_tick(uint64_t limit)
+{
+	uint64_t step = limit / 10;
 
 	if (step > 10000000)
 		step = 10000000;
 	if (step < 100000)
 		step = 100000;
-	for (;;) {
-		unsigned long now_progress;
-		uint64_t now;
-
-		cli_sleep_until_ns(cli_now_ns() + step);
-		if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE))
-			return NULL;
-		now = cli_now_ns();
-		now_progress = __atomic_load_n(&run->progress,
-					       __ATOMIC_RELAXED);
-		if (now_progress != seen) {
-			seen = now_progress;
-			last_change = now;
-		} else if (now - last_change >= limit) {
-			abba_report(run, now - last_change);
-			exit(CLI_EXIT_DEADLOCK);
-		}
-	}
-}
-
-static int start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-	int ret = pthread_create(thread, NULL, fn, arg);
-
-	if (ret)
-		cli_error("scenario abba: cannot create a thread: %s",
-			  strerror(ret));
-	return ret;
+	return step;
 }
 
 static int abba_run_class(const struct abba_config *cfg,
@@ -321,7 +316,8 @@ static int abba_run_class(const struct abba_config *cfg,
 		},
 	};
 	struct abba_thread *t1 = &run.threads[0], *t2 = &run.threads[1];
-	pthread_t watchdog;
+	uint64_t limit = (uint64_t)(cfg->watchdog_s * 1e9);
+	struct cli_watchdog *watchdog;
 	uint64_t start, elapsed;
 	unsigned int i;
 	int ret = CLI_EXIT_OK;
@@ -342,15 +338,14 @@ static int abba_run_class(const struct abba_config *cfg,
 	fflush(stdout);
 
 	start = cli_now_ns();
-	if (start_thread(&watchdog, abba_watchdog, &run) ||
-	    start_thread(&t1->thread, abba_thread_main, t1) ||
-	    start_thread(&t2->thread, abba_thread_main, t2))
-		exit(CLI_EXIT_FAILURE);
+	must_start(-cli_watchdog_start(&abba_watchdog_ops, &run, limit,
+				       watchdog_tick(limit), &watchdog));
+	must_start(pthread_create(&t1->thread, NULL, abba_thread_main, t1));
+	must_start(pthread_create(&t2->thread, NULL, abba_thread_main, t2));
 	pthread_join(t1->thread, NULL);
 	pthread_join(t2->thread, NULL);
 	elapsed = cli_now_ns() - start;
-	__atomic_store_n(&run.finished, 1, __ATOMIC_RELEASE);
-	pthread_join(watchdog, NULL);
+	cli_watchdog_stop(watchdog);
 
 	printf("  rounds done: %lu and %lu of %llu", t1->rounds_done,
 	       t2->rounds_done, (unsigned long long)cfg->rounds);
@@ -411,15 +406,14 @@ static void abba_usage(const char *path)
 }
 
 enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_ROUNDS,
+	OPT_ROUNDS = CLI_OPT_HELP + 1,
 	OPT_CLASS,
 	OPT_NAIVE,
 	OPT_WATCHDOG,
 };
 
 static const struct option abba_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
+	{ "help", no_argument, NULL, CLI_OPT_HELP },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "class", required_argument, NULL, OPT_CLASS },
 	{ "naive", no_argument, NULL, OPT_NAIVE },
@@ -439,40 +433,45 @@ static int parse_class(const char *arg, struct abba_config *cfg)
 	return CLI_EXIT_USAGE;
 }
 
+static int abba_option(void *data, int c, const char *arg)
+{
+	struct abba_config *cfg = data;
+
+	switch (c) {
+	case OPT_ROUNDS:
+		return cli_parse_uint("--rounds", arg, 1, 1000000000,
+				      &cfg->rounds);
+	case OPT_CLASS:
+		cfg->class_arg = arg;
+		return 0;
+	case OPT_NAIVE:
+		cfg->naive = true;
+		return 0;
+	case OPT_WATCHDOG:
+		return cli_parse_seconds("--watchdog", arg, 3600,
+					 &cfg->watchdog_s);
+	}
+	return CLI_EXIT_USAGE;
+}
+
+static const struct cli_options abba_cli = {
+	.long_options = abba_options,
+	.usage = abba_usage,
+	.parse = abba_option,
+};
+
 int cmd_scenario_abba(int argc, char **argv, const char *path)
 {
-	struct abba_config cfg = { .rounds = 1000, .watchdog_s = 2.0 };
-	const char *class_arg = "both";
-	int c, ret;
+	struct abba_config cfg = {
+		.rounds = 1000,
+		.watchdog_s = 2.0,
+		.class_arg = "both",
+	};
+	int ret;
 
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", abba_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			abba_usage(path);
-			return CLI_EXIT_OK;
-		case OPT_ROUNDS:
-			if (cli_parse_uint("--rounds", optarg, 1, 1000000000,
-					   &cfg.rounds))
-				return CLI_EXIT_USAGE;
-			break;
-		case OPT_CLASS:
-			class_arg = optarg;
-			break;
-		case OPT_NAIVE:
-			cfg.naive = true;
-			break;
-		case OPT_WATCHDOG:
-			if (cli_parse_seconds("--watchdog", optarg, 3600,
-					      &cfg.watchdog_s))
-				return CLI_EXIT_USAGE;
-			break;
-		default:
-			return cli_getopt_error(path, c, argv);
-		}
-	}
-	if (cli_no_operands(path, argc, argv) || parse_class(class_arg, &cfg))
+	if (!cli_parse_options(&abba_cli, &cfg, argc, argv, path, &ret))
+		return ret;
+	if (parse_class(cfg.class_arg, &cfg))
 		return CLI_EXIT_USAGE;
 
 	printf("scenario abba: T1 locks A then B, T2 locks B then A, "

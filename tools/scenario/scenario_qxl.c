@@ -29,7 +29,11 @@
 #include <sys/wait.h>
 
 #include "ttmsim/ww_mutex.h"
+#include "checker.h"
+#include "child.h"
 #include "cli.h"
+#include "clock.h"
+#include "parse.h"
 
 /* The kernel's class of every dma_resv lock, so of every bo reservation. */
 static DEFINE_WD_CLASS(reservation_ww_class);
@@ -358,13 +362,12 @@ static void qxl_usage(const char *path)
 }
 
 enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_FIXED,
+	OPT_FIXED = CLI_OPT_HELP + 1,
 	OPT_WATCHDOG,
 };
 
 static const struct option qxl_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
+	{ "help", no_argument, NULL, CLI_OPT_HELP },
 	{ "fixed", no_argument, NULL, OPT_FIXED },
 	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
 	{ NULL, 0, NULL, 0 },
@@ -390,33 +393,35 @@ static int qxl_need_checker(enum cli_checker checker, const char *path)
 	return 0;
 }
 
+static int qxl_option(void *data, int c, const char *arg)
+{
+	struct qxl_config *cfg = data;
+
+	switch (c) {
+	case OPT_FIXED:
+		cfg->fixed_only = true;
+		return 0;
+	case OPT_WATCHDOG:
+		return cli_parse_seconds("--watchdog", arg, 3600,
+					 &cfg->watchdog_s);
+	}
+	return CLI_EXIT_USAGE;
+}
+
+static const struct cli_options qxl_cli = {
+	.long_options = qxl_options,
+	.usage = qxl_usage,
+	.parse = qxl_option,
+};
+
 int cmd_scenario_qxl(int argc, char **argv, const char *path)
 {
 	struct qxl_config cfg = { .watchdog_s = 10.0 };
 	enum cli_checker checker;
-	int c, ret;
+	int ret;
 
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":h", qxl_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			qxl_usage(path);
-			return CLI_EXIT_OK;
-		case OPT_FIXED:
-			cfg.fixed_only = true;
-			break;
-		case OPT_WATCHDOG:
-			if (cli_parse_seconds("--watchdog", optarg, 3600,
-					      &cfg.watchdog_s))
-				return CLI_EXIT_USAGE;
-			break;
-		default:
-			return cli_getopt_error(path, c, argv);
-		}
-	}
-	if (cli_no_operands(path, argc, argv))
-		return CLI_EXIT_USAGE;
+	if (!cli_parse_options(&qxl_cli, &cfg, argc, argv, path, &ret))
+		return ret;
 	checker = cli_checker_state();
 	if (!cfg.fixed_only && qxl_need_checker(checker, path))
 		return CLI_EXIT_USAGE;

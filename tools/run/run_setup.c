@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttmsim run: what a run is made of, and letting go of it. One client
+ * creates every buffer; each submitting thread gets a client of its own
+ * (run_submit.c gives it handles as its jobs need them). The GPU's retire
+ * hook records what happened to each job (by its tag, the job's index + 1)
+ * for run_verify.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ttmsim/bo.h"
+#include "ttmsim/gpu.h"
+#include "cli.h"
+#include "clock.h"
+#include "run.h"
+
+static const struct ttm_placement place_vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
+static const struct ttm_placement place_vram = TTM_PLACEMENT_VRAM_INIT;
+static const struct ttm_placement place_gtt = TTM_PLACEMENT_GTT_INIT;
+static const struct ttm_placement place_system = TTM_PLACEMENT_SYSTEM_INIT;
+
+const struct ttm_placement *run_job_placement(enum wl_placement p)
+{
+	switch (p) {
+	case WL_PLACE_VRAM:
+		return &place_vram;
+	case WL_PLACE_GTT:
+	case WL_PLACE_SYSTEM:
+		return &place_gtt;
+	default:
+		return &place_vram_gtt;
+	}
+}
+
+static void on_retire(const struct ttm_gpu_job_info *info, void *data)
+{
+	struct run *run = data;
+
+	if (info->tag && info->tag <= run->wl.n_jobs) {
+		struct run_job_result *r = &run->results[info->tag - 1];
+
+		r->status = info->status;
+		__atomic_add_fetch(&r->retired, 1, __ATOMIC_RELEASE);
+	}
+	if (run->trace)
+		run_trace_gpu_job(run, info);
+	__atomic_add_fetch(&run->progress, 1, __ATOMIC_RELAXED);
+}
+
+static int create_gpu_and_device(struct run *run)
+{
+	const struct run_config *cfg = run->cfg;
+	struct ttm_gpu_options gopts = {
+		.hang_timeout_ms = cfg->hang_timeout_ms,
+		.on_retire = on_retire,
+		.retire_data = run,
+	};
+	struct ttm_device_options dopts = {
+		.vram_size = cfg->vram,
+		.gtt_size = cfg->gtt,
+		.wound_wait = cfg->wound_wait,
+		/*
+		 * Moves get an engine of their own, after the jobs', unless
+		 * the jobs use every engine the GPU can have.
+		 */
+		.copy_engine = run->engines < WL_MAX_ENGINES ? run->engines :
+							       run->engines - 1,
+	};
+	int ret;
+
+	ret = ttm_gpu_create(dopts.copy_engine + 1, &gopts, &run->gpu);
+	if (ret) {
+		cli_error("cannot start the GPU: %s", strerror(-ret));
+		return CLI_EXIT_FAILURE;
+	}
+	run->gpu_offset_ns = cli_now_ns() - ttm_gpu_now_us(run->gpu) * 1000;
+	dopts.gpu = run->gpu;
+	ret = ttm_device_create(&dopts, &run->dev);
+	if (ret == 0)
+		ret = ttm_client_open(run->dev, &run->owner);
+	if (ret) {
+		cli_error("cannot create the device: %s", strerror(-ret));
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int create_one(struct run *run, const struct wl_bo *b,
+		      const struct ttm_placement *place, uint32_t *handle)
+{
+	if (b->fourcc)
+		return ttm_client_bo_create_fourcc(run->owner, b->width,
+						   b->height, b->fourcc, place,
+						   0, handle);
+	return ttm_client_bo_create(run->owner, b->size, place, 0, handle);
+}
+
+/*
+ * Create buffer @i where the workload says, pinned in its first domain
+ * if asked. One that cannot get in there now is created in SYSTEM
+ * unpinned: the jobs that use it then get -ENOSPC from the submitter if
+ * it can never fit, which the run counts, as a real driver would.
+ */
+static int create_bo(struct run *run, unsigned int i)
+{
+	const struct wl_bo *b = &run->wl.bos[i];
+	const struct ttm_placement *place = run_job_placement(b->placement);
+	struct ttm_placement first = { 1, { place->domains[0] } };
+	struct ttm_bo *bo;
+	bool pinned = b->pinned;
+	uint32_t handle;
+	int ret;
+
+	if (b->placement == WL_PLACE_SYSTEM)
+		place = &place_system;
+	ret = create_one(run, b, pinned ? &first : place, &handle);
+	if (ret == -ENOSPC) {
+		pinned = false;
+		ret = create_one(run, b, &place_system, &handle);
+	}
+	if (ret)
+		return ret;
+	bo = ttm_client_lookup(run->owner, handle);
+	/* The owner's handle keeps it alive until the teardown. */
+	ttm_bo_put(bo);
+	run->bos[i] = bo;
+	if (pinned) {
+		ret = ttm_bo_reserve(bo, false, false, NULL);
+		if (ret == 0) {
+			ret = ttm_bo_pin(bo);
+			ttm_bo_unreserve(bo);
+		}
+	}
+	return ret;
+}
+
+static int create_threads(struct run *run)
+{
+	const struct workload *wl = &run->wl;
+	unsigned int n = wl->n_threads, t;
+	size_t j, *fill;
+
+	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
+	run->results = calloc(wl->n_jobs ? wl->n_jobs : 1,
+			      sizeof(*run->results));
+	fill = calloc(n ? n : 1, sizeof(*fill));
+	if (!run->threads || !run->results || !fill)
+		goto nomem;
+	for (j = 0; j < wl->n_jobs; j++)
+		run->threads[wl->jobs[j].thread].n_jobs++;
+	for (t = 0; t < n; t++) {
+		struct run_thread *th = &run->threads[t];
+
+		th->run = run;
+		th->index = t;
+		th->jobs = malloc((th->n_jobs ? th->n_jobs : 1) *
+				  sizeof(*th->jobs));
+		th->handles = calloc(wl->n_bos ? wl->n_bos : 1,
+				     sizeof(*th->handles));
+		if (!th->jobs || !th->handles ||
+		    ttm_client_open(run->dev, &th->client))
+			goto nomem;
+		if (run->trace)
+			ttm_client_set_event_sink(th->client, run_trace_phase,
+						  th);
+	}
+	for (j = 0; j < wl->n_jobs; j++) {
+		t = wl->jobs[j].thread;
+		run->threads[t].jobs[fill[t]++] = j;
+	}
+	free(fill);
+	return 0;
+nomem:
+	free(fill);
+	cli_error("out of memory setting up %u threads", n);
+	return CLI_EXIT_FAILURE;
+}
+
+int run_setup(struct run *run)
+{
+	unsigned int i;
+	int ret;
+
+	ret = create_gpu_and_device(run);
+	if (ret)
+		return ret;
+	if (run->cfg->trace_path && run_trace_init(run))
+		return CLI_EXIT_FAILURE;
+	run->bos = calloc(run->wl.n_bos ? run->wl.n_bos : 1,
+			  sizeof(*run->bos));
+	if (!run->bos)
+		return CLI_EXIT_FAILURE;
+	for (i = 0; i < run->wl.n_bos; i++) {
+		ret = create_bo(run, i);
+		if (ret) {
+			cli_error("buffer '%s': cannot create it: %s",
+				  run->wl.bos[i].name, strerror(-ret));
+			return CLI_EXIT_FAILURE;
+		}
+	}
+	return create_threads(run);
+}
+
+void run_teardown(struct run *run)
+{
+	unsigned int t;
+
+	if (run->threads) {
+		for (t = 0; t < run->wl.n_threads; t++) {
+			ttm_client_close(run->threads[t].client);
+			free(run->threads[t].handles);
+			free(run->threads[t].jobs);
+		}
+	}
+	if (run->dev) {
+		ttm_execbuf_wait_idle(run->dev);
+		/* Pinned buffers are unpinned before their last put. */
+		for (unsigned int i = 0; run->bos && i < run->wl.n_bos; i++) {
+			struct ttm_bo *bo = run->bos[i];
+
+			if (bo && ttm_bo_pin_count(bo) &&
+			    ttm_bo_reserve(bo, false, false, NULL) == 0) {
+				while (ttm_bo_pin_count(bo))
+					ttm_bo_unpin(bo);
+				ttm_bo_unreserve(bo);
+			}
+		}
+	}
+	ttm_client_close(run->owner);
+	ttm_device_destroy(run->dev);
+	ttm_gpu_destroy(run->gpu);
+	run_trace_free(run);
+	free(run->threads);
+	free(run->results);
+	free(run->bos);
+}

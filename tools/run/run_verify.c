@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttmsim run: the invariants after a run. The device's accounting adds up,
+ * every accepted job retired exactly once, and every buffer holds exactly
+ * the adds of the jobs that completed on it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ttmsim/bo.h"
+#include "run.h"
+
+#define READ_CHUNK (UINT64_C(1) << 20)
+
+/* What every word of buffer @i must hold: the adds that completed. */
+static uint32_t *expected_words(struct run *run)
+{
+	const struct workload *wl = &run->wl;
+	uint32_t *want = calloc(wl->n_bos ? wl->n_bos : 1, sizeof(*want));
+	bool *seen = calloc(wl->n_bos ? wl->n_bos : 1, sizeof(*seen));
+	size_t j;
+	unsigned int k;
+
+	if (!want || !seen) {
+		free(seen);
+		free(want);
+		return NULL;
+	}
+	for (j = 0; j < wl->n_jobs; j++) {
+		const struct wl_job *job = &wl->jobs[j];
+
+		if (run->results[j].state != RUN_JOB_ACCEPTED ||
+		    run->results[j].status != 0 || job->op != WL_OP_ADD)
+			continue;
+		/* A buffer listed twice (allowed) is added to once. */
+		for (k = 0; k < job->n_bos; k++)
+			if (!seen[job->bos[k]]) {
+				seen[job->bos[k]] = true;
+				want[job->bos[k]] += job->add_value;
+			}
+		for (k = 0; k < job->n_bos; k++)
+			seen[job->bos[k]] = false;
+	}
+	free(seen);
+	return want;
+}
+
+/* Whether every word of @bo equals @want; a message if not. */
+static bool check_contents(struct ttm_bo *bo, const char *name,
+			   uint32_t want)
+{
+	uint64_t size = ttm_bo_size(bo), off, i, n;
+	uint32_t *buf = malloc(READ_CHUNK);
+	bool ok = buf && ttm_bo_reserve(bo, false, false, NULL) == 0;
+	bool reserved = ok;
+
+	for (off = 0; ok && off < size; off += n * 4) {
+		n = (size - off < READ_CHUNK ? size - off : READ_CHUNK) / 4;
+		if (ttm_bo_read(bo, off, buf, n * 4)) {
+			ok = false;
+			break;
+		}
+		for (i = 0; i < n && ok; i++)
+			if (buf[i] != want) {
+				fprintf(stderr, "ttmsim: invariant: buffer "
+					"'%s' word %" PRIu64 " is %" PRIu32
+					", the completed adds make %" PRIu32
+					"\n", name, off / 4 + i, buf[i], want);
+				ok = false;
+			}
+	}
+	if (reserved)
+		ttm_bo_unreserve(bo);
+	free(buf);
+	return ok;
+}
+
+bool run_verify(struct run *run)
+{
+	const struct workload *wl = &run->wl;
+	struct ttm_execbuf_stats st;
+	char msg[256];
+	uint32_t *want;
+	bool ok = true;
+	size_t j;
+	unsigned int i;
+
+	if (ttm_device_check(run->dev, msg, sizeof(msg))) {
+		fprintf(stderr, "ttmsim: invariant: accounting: %s\n", msg);
+		ok = false;
+	}
+	ttm_execbuf_get_stats(run->dev, &st);
+	if (st.submitted != st.rejected + st.completed + st.failed ||
+	    st.in_flight) {
+		fprintf(stderr, "ttmsim: invariant: %" PRIu64 " submitted != "
+			"%" PRIu64 " rejected + %" PRIu64 " completed + %"
+			PRIu64 " failed\n", st.submitted, st.rejected,
+			st.completed, st.failed);
+		ok = false;
+	}
+	for (j = 0; j < wl->n_jobs; j++) {
+		uint32_t runs = __atomic_load_n(&run->results[j].retired,
+						__ATOMIC_ACQUIRE);
+		uint32_t once = run->results[j].state == RUN_JOB_ACCEPTED;
+
+		if (runs != once) {
+			fprintf(stderr, "ttmsim: invariant: the job of line "
+				"%u retired %u times, not %u\n",
+				wl->jobs[j].line, runs, once);
+			ok = false;
+		}
+	}
+	want = expected_words(run);
+	if (!want)
+		return false;
+	for (i = 0; i < wl->n_bos; i++)
+		if (run->bos[i] &&
+		    !check_contents(run->bos[i], wl->bos[i].name, want[i]))
+			ok = false;
+	free(want);
+	return ok;
+}
