@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A randomized multi-threaded run of the whole buffer layer (issue 6):
+ * A randomized multi-threaded run of the whole buffer layer:
  * threads lock random sets of buffers with the locking helper (random
  * order, duplicates with and without TTM_EXEC_IGNORE_DUPLICATES), validate
  * them into a small VRAM inside the helper's loop (evicting under its

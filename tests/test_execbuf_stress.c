@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The end-to-end property of the execbuf submitter (issue 7): many
+ * The end-to-end property of the execbuf submitter: many
  * threads, each with a client of its own, submit add jobs through
  * ttm_execbuf_submit() over random, overlapping buffer lists in random
  * order, on the engines of a real-time fake GPU, with a VRAM small enough
