@@ -26,7 +26,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/execbuf.h"

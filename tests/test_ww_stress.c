@@ -24,7 +24,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 
 static DEFINE_WW_CLASS(wound_wait);
 static DEFINE_WD_CLASS(wait_die);

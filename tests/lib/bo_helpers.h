@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* What the buffer-object suites share, on top of helpers.h. */
+#ifndef TTMSIM_TEST_BO_HELPERS_H
+#define TTMSIM_TEST_BO_HELPERS_H
+
+#include "helpers.h"
+
+#include "ttmsim/bo.h"
+
+#define KiB 1024u
+
+extern const struct ttm_placement vram_gtt;
+extern const struct ttm_placement vram_only;
+extern const struct ttm_placement gtt_only;
+extern const struct ttm_placement system_only;
+
+/* Fail the test with the description if the invariant is broken. */
+#define assert_dev_ok(dev)                                              \
+	do {                                                            \
+		char msg_[256];                                         \
+		if (ttm_device_check(dev, msg_, sizeof(msg_)))          \
+			fail_msg("ttm_device_check: %s", msg_);         \
+	} while (0)
+
+#endif /* TTMSIM_TEST_BO_HELPERS_H */
