@@ -76,11 +76,7 @@ struct worker {
 
 static uint32_t rnd(struct worker *w)
 {
-	/* xorshift32 */
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 17;
-	w->rng ^= w->rng << 5;
-	return w->rng;
+	return xorshift32(&w->rng);
 }
 
 static bool time_left(struct worker *w)

@@ -22,4 +22,7 @@ extern const struct ttm_placement system_only;
 			fail_msg("ttm_device_check: %s", msg_);         \
 	} while (0)
 
+/* The same as a soft check, from any thread; @when goes in the message. */
+bool check_dev_ok(struct ttm_device *dev, const char *when);
+
 #endif /* TTMSIM_TEST_BO_HELPERS_H */

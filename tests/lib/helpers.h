@@ -133,6 +133,25 @@ void watchdog_start(struct watchdog *w, pthread_t target);
 /* Stop the watchdog; return true if it fired (its interrupt is dropped). */
 bool watchdog_stop(struct watchdog *w);
 
+/*
+ * For runs whose threads cannot be interrupted: calls @stalled(@arg) to
+ * report what it knows and aborts if *@progress (which the workers bump
+ * atomically) stands still for @limit_s seconds; calls @tick(@arg), unless
+ * NULL, once a second meanwhile. The caller sets the first five members.
+ */
+struct progress_watchdog {
+	const unsigned long *progress;
+	int limit_s;
+	void (*tick)(void *arg);
+	void (*stalled)(void *arg);
+	void *arg;
+	pthread_t thread;
+	struct event stop;
+};
+
+void progress_watchdog_start(struct progress_watchdog *wd);
+void progress_watchdog_stop(struct progress_watchdog *wd);
+
 /* ---- actors (actor.c) ------------------------------------------------- */
 
 /*
@@ -222,5 +241,7 @@ bool stress_args(int argc, char **argv, bool *long_run,
 		 const char *long_doc);
 /* TTMSIM_SEED if set, so that a run can be replayed; else the clock. */
 unsigned int stress_seed(void);
+/* The next number of a xorshift32 sequence; *@state must not be 0. */
+uint32_t xorshift32(uint32_t *state);
 
 #endif /* TTMSIM_TEST_HELPERS_H */

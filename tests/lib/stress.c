@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the randomized stress suites share: [--short | --long] and a seed
- * that replays a run.
+ * What the randomized stress suites share: [--short | --long], a seed
+ * that replays a run, and a cheap random sequence per thread.
  */
 #include "helpers.h"
 
@@ -36,4 +36,15 @@ unsigned int stress_seed(void)
 
 	return env && *env ? (unsigned int)strtoul(env, NULL, 0)
 			   : (unsigned int)now_ns();
+}
+
+uint32_t xorshift32(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
 }
