@@ -5,12 +5,12 @@
  * with and without tickets, pinning, LRU order, delayed destroy.
  *
  * Every test checks the device's accounting invariant after each
- * operation. Threads meet through actors (test_util.h): a step that must
+ * operation. Threads meet through actors (lib/helpers.h): a step that must
  * block is shown to block by the lock's waiter count, never by sleeping.
  */
 #include <drm_fourcc.h>
 
-#include "test_bo_util.h"
+#include "lib/bo_helpers.h"
 
 #include "bo/bo.h"  /* to break the invariant on purpose */
 #include "ttmsim/bo.h"

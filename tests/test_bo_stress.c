@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A randomized multi-threaded run of the whole buffer layer (issue 6):
+ * A randomized multi-threaded run of the whole buffer layer:
  * threads lock random sets of buffers with the locking helper (random
  * order, duplicates with and without TTM_EXEC_IGNORE_DUPLICATES), validate
  * them into a small VRAM inside the helper's loop (evicting under its
@@ -26,14 +26,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
 #include "ttmsim/gpu.h"
 #include "ttmsim/resv.h"
 
-#define KiB 1024u
 #define NUM_BOS 36
 #define NUM_THREADS 4
 #define MAX_SET 6
@@ -44,10 +43,6 @@
 static long run_ns = 500 * 1000000L;
 static unsigned long max_iterations = 20000;
 static unsigned int seed;
-
-static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
-static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
-static const struct ttm_placement gtt_only = TTM_PLACEMENT_GTT_INIT;
 
 struct stress {
 	struct ttm_gpu *gpu;
@@ -67,25 +62,7 @@ struct worker {
 
 static uint32_t rnd(struct worker *w)
 {
-	/* xorshift32 */
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 17;
-	w->rng ^= w->rng << 5;
-	return w->rng;
-}
-
-static bool dev_ok(struct ttm_device *dev, const char *after)
-{
-	char msg[256];
-
-	return CHECK_MSG(ttm_device_check(dev, msg, sizeof(msg)) == 0,
-			 "ttm_device_check after %s: %s", after, msg);
-}
-
-/* The same from a worker, while the others run. */
-static bool dev_ok_busy(struct ttm_device *dev, const char *after)
-{
-	return dev_ok(dev, after);
+	return xorshift32(&w->rng);
 }
 
 /*
@@ -141,7 +118,7 @@ static bool submit_add(struct worker *w, struct ttm_bo **bos, unsigned int n,
 		ttm_resv_add_fence(ttm_bo_resv(bos[i]), fence,
 				   TTM_RESV_USAGE_WRITE);
 	ttm_fence_put(fence);
-	ok = dev_ok_busy(w->s->dev, "submit");
+	ok = check_dev_ok(w->s->dev, "after submit");
 out:
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < counts[i]; j++)
@@ -219,7 +196,7 @@ static bool one_job(struct worker *w)
 			b = index_of(s, uniq[i]);
 			ret = ttm_bo_validate(uniq[i], s->place[b], &ctx);
 			ttm_exec_retry_on_contention(&exec);
-			ok = dev_ok_busy(s->dev, "validate");
+			ok = check_dev_ok(s->dev, "after validate");
 			if (ret == -ENOSPC) {
 				w->enospc++;
 				goto out;
@@ -256,7 +233,7 @@ static bool one_job(struct worker *w)
 	w->jobs++;
 out:
 	ttm_exec_fini(&exec);
-	return dev_ok_busy(s->dev, "fini") && ok;
+	return check_dev_ok(s->dev, "after fini") && ok;
 }
 
 static void *worker_main(void *arg)
@@ -319,7 +296,7 @@ static void run_case(void **state)
 			create.domains[create.count++] = TTM_DOMAIN_SYSTEM;
 		assert_int_equal(ttm_bo_create(s->dev, sizes[b], &create, 0,
 					       &s->bos[b]), 0);
-		assert_true(dev_ok(s->dev, "create"));
+		assert_true(check_dev_ok(s->dev, "after create"));
 	}
 	assert_int_equal(ttm_bo_domain(s->bos[0]), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_reserve(s->bos[0], false, false, NULL), 0);
@@ -330,9 +307,7 @@ static void run_case(void **state)
 		ww_debug_inject(seed, c->inject);
 	s->end_ns = now_ns() + run_ns;
 	for (t = 0; t < NUM_THREADS; t++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 17;
-		rng ^= rng << 5;
+		xorshift32(&rng);
 		workers[t] = (struct worker){ .s = s, .id = t,
 					      .rng = rng | 1 };
 		threads[t] = start_thread(worker_main, &workers[t]);
@@ -365,7 +340,7 @@ static void run_case(void **state)
 			if (words[i] != expect)
 				fail_msg("buffer %u word %u: %#x, not %#x", b,
 					 i, words[i], expect);
-		assert_true(dev_ok(s->dev, "read"));
+		assert_true(check_dev_ok(s->dev, "after read"));
 	}
 
 	for (t = 0; t < NUM_THREADS; t++) {

@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "test_bo_util.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"

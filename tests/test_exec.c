@@ -8,9 +8,9 @@
  *
  * The ww debug checker is on and aborts on any misuse of the ww API, so a
  * passing run also shows that the helper follows the back-off rules.
- * Threads meet through actors (test_util.h), never by sleeping.
+ * Threads meet through actors (lib/helpers.h), never by sleeping.
  */
-#include "test_util.h"
+#include "lib/helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"

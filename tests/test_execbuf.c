@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "test_bo_util.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/execbuf.h"
 #include "ttmsim/interrupt.h"

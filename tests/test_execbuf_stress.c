@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The end-to-end property of the execbuf submitter (issue 7): many
+ * The end-to-end property of the execbuf submitter: many
  * threads, each with a client of its own, submit add jobs through
  * ttm_execbuf_submit() over random, overlapping buffer lists in random
  * order, on the engines of a real-time fake GPU, with a VRAM small enough
@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/execbuf.h"
@@ -48,7 +48,6 @@
 #include "ttmsim/gpu.h"
 #include "ttmsim/resv.h"
 
-#define KiB 1024u
 #define NUM_BOS 48
 #define MAX_SET 6		/* distinct buffers a job */
 #define MAX_ENTRIES (MAX_SET + 3) /* with repeated entries */
@@ -64,10 +63,6 @@
 static unsigned int num_threads = 8;
 static unsigned long jobs_per_thread = 2000;
 static unsigned int seed;
-
-static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
-static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
-static const struct ttm_placement gtt_only = TTM_PLACEMENT_GTT_INIT;
 
 /* Shared through PRIME rather than ttm_client_bo_add(). */
 static bool is_prime(unsigned int b)
@@ -102,11 +97,7 @@ struct worker {
 
 static uint32_t rnd(struct worker *w)
 {
-	/* xorshift32 */
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 17;
-	w->rng ^= w->rng << 5;
-	return w->rng;
+	return xorshift32(&w->rng);
 }
 
 static void progress(struct stress *s)
@@ -120,75 +111,31 @@ static void set_phase(struct stress *s, const char *phase)
 	progress(s);
 }
 
-static bool dev_ok(struct ttm_device *dev, const char *when)
-{
-	char msg[256];
-
-	return CHECK_MSG(ttm_device_check(dev, msg, sizeof(msg)) == 0,
-			 "ttm_device_check %s: %s", when, msg);
-}
-
 /* ---- the watchdog ------------------------------------------------------ */
 
-/*
- * Aborts the test, with what it knows, if the progress counter stands
- * still for WATCHDOG_S seconds: a deadlock fails the run instead of
- * hanging it. Checks the device's accounting once a second meanwhile.
- */
-struct stress_watchdog {
-	struct stress *s;
-	pthread_t thread;
-	struct event stop;
-};
-
-static void *stress_watchdog_main(void *arg)
+/* The accounting is checked once a second while the run goes on. */
+static void watchdog_tick(void *arg)
 {
-	struct stress_watchdog *wd = arg;
-	struct stress *s = wd->s;
-	unsigned long last = __atomic_load_n(&s->progress, __ATOMIC_RELAXED);
-	unsigned long now;
-	long last_change = now_ns();
+	struct stress *s = arg;
+
+	check_dev_ok(s->dev, "during the run");
+}
+
+/* No progress for WATCHDOG_S seconds: what the run got to, then abort. */
+static void watchdog_stalled(void *arg)
+{
+	struct stress *s = arg;
 	struct ttm_execbuf_stats es;
 
-	while (!event_wait_for(&wd->stop, 1)) {
-		dev_ok(s->dev, "during the run");
-		now = __atomic_load_n(&s->progress, __ATOMIC_RELAXED);
-		if (now != last) {
-			last = now;
-			last_change = now_ns();
-			continue;
-		}
-		if (now_ns() - last_change < WATCHDOG_S * 1000000000L)
-			continue;
-		ttm_execbuf_get_stats(s->dev, &es);
-		fprintf(stderr,
-			"execbuf_stress: no progress for %d s (phase: %s; "
-			"submitted %" PRIu64 ", rejected %" PRIu64
-			", completed %" PRIu64 ", failed %" PRIu64
-			", in flight %" PRIu64 ", back-offs %" PRIu64
-			", restarts %" PRIu64 "; TTMSIM_SEED=%u): deadlock? "
-			"aborting\n", WATCHDOG_S,
-			__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE),
-			es.submitted, es.rejected, es.completed, es.failed,
-			es.in_flight, es.backoffs, es.restarts, seed);
-		abort();
-	}
-	return NULL;
-}
-
-static void stress_watchdog_start(struct stress_watchdog *wd,
-				  struct stress *s)
-{
-	wd->s = s;
-	event_init(&wd->stop);
-	wd->thread = start_thread(stress_watchdog_main, wd);
-}
-
-static void stress_watchdog_stop(struct stress_watchdog *wd)
-{
-	event_set(&wd->stop);
-	join_thread(wd->thread);
-	event_destroy(&wd->stop);
+	ttm_execbuf_get_stats(s->dev, &es);
+	fprintf(stderr,
+		"execbuf_stress: phase %s; submitted %" PRIu64 ", rejected %"
+		PRIu64 ", completed %" PRIu64 ", failed %" PRIu64
+		", in flight %" PRIu64 ", back-offs %" PRIu64 ", restarts %"
+		PRIu64 "; TTMSIM_SEED=%u\n",
+		__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE), es.submitted,
+		es.rejected, es.completed, es.failed, es.in_flight,
+		es.backoffs, es.restarts, seed);
 }
 
 /* ---- a worker ----------------------------------------------------------- */
@@ -416,7 +363,7 @@ static bool one_job(struct worker *w)
 		break;
 	}
 	if (w->calls % CHECK_EVERY == 0)
-		return dev_ok(s->dev, "during the run");
+		return check_dev_ok(s->dev, "during the run");
 	return true;
 }
 
@@ -472,7 +419,7 @@ static void setup_buffers(struct stress *s, struct ttm_client **ret_setup)
 			assert_int_equal(ttm_bo_pin(s->bos[0]), 0);
 			ttm_bo_unreserve(s->bos[0]);
 		}
-		assert_true(dev_ok(s->dev, "after create"));
+		assert_true(check_dev_ok(s->dev, "after create"));
 	}
 	*ret_setup = setup;
 }
@@ -483,7 +430,11 @@ static void run_case(void **state)
 	struct ttm_device_options opts = { .wound_wait = c->wound_wait };
 	struct worker *workers;
 	struct stress *s;
-	struct stress_watchdog wd;
+	struct progress_watchdog wd = {
+		.limit_s = WATCHDOG_S,
+		.tick = watchdog_tick,
+		.stalled = watchdog_stalled,
+	};
 	struct ttm_client *setup;
 	struct ttm_device_stats st0, st;
 	struct ttm_execbuf_stats es;
@@ -523,12 +474,12 @@ static void run_case(void **state)
 	assert_int_equal(pthread_barrier_init(&s->start, NULL,
 					      num_threads + 1), 0);
 
-	stress_watchdog_start(&wd, s);
+	wd.progress = &s->progress;
+	wd.arg = s;
+	progress_watchdog_start(&wd);
 	set_phase(s, "worker setup");
 	for (t = 0; t < num_threads; t++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 17;
-		rng ^= rng << 5;
+		xorshift32(&rng);
 		workers[t] = (struct worker){ .s = s, .id = t,
 					      .rng = rng | 1 };
 		workers[t].thread = start_thread(worker_main, &workers[t]);
@@ -624,8 +575,8 @@ static void run_case(void **state)
 			  (unsigned int)(s->sizes[b] / 4));
 		progress(s);
 	}
-	dev_ok(s->dev, "at the end");
-	stress_watchdog_stop(&wd);
+	check_dev_ok(s->dev, "at the end");
+	progress_watchdog_stop(&wd);
 
 	ttm_device_get_stats(s->dev, &st);
 	ttm_gpu_get_stats(s->gpu, &gs);

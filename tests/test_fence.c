@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 #include "gpu_sim/fence.h" /* the struct and ttm_fence_tryget(): white-box */
 #include "util/compiler.h"
 
@@ -56,17 +56,24 @@ static unsigned int fence_waiters(struct ttm_fence *f)
 	return n;
 }
 
+struct fence_waiters_arg {
+	struct ttm_fence *f;
+	unsigned int n;
+};
+
+static bool has_fence_waiters(void *arg)
+{
+	const struct fence_waiters_arg *w = arg;
+
+	return fence_waiters(w->f) >= w->n;
+}
+
 /* Wait, bounded, until @n threads wait on @f. */
 static bool wait_for_fence_waiters(struct ttm_fence *f, unsigned int n)
 {
-	long limit = now_ns() + WAIT_LIMIT_S * NS_PER_S;
+	struct fence_waiters_arg w = { f, n };
 
-	while (fence_waiters(f) < n) {
-		if (now_ns() > limit)
-			return false;
-		sched_yield();
-	}
-	return true;
+	return wait_until(has_fence_waiters, &w);
 }
 
 /* ---- a callback that counts ---------------------------------------------- */

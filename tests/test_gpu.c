@@ -5,7 +5,7 @@
  * moves only in ttm_gpu_advance(). Real time gets smoke tests that wait on
  * fences.
  */
-#include "test_util.h"
+#include "lib/helpers.h"
 
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"

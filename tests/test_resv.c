@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 
 #include "bo/resv.h"
 #include "gpu_sim/fence.h"

@@ -13,7 +13,7 @@
  * ttm_gpu_advance(), so a test sees the state before and after it. Every
  * step is followed by the device's accounting check.
  */
-#include "test_bo_util.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"

@@ -15,11 +15,11 @@
  *
  * Threads are sequenced with barriers, events and ww_mutex_waiter_count();
  * nothing sleeps to wait for a race. Worker threads report through CHECK();
- * see test_util.h.
+ * see lib/helpers.h.
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 #include "ww/lockword.h" /* WW_HANDOFF, for one white-box test */
 
 static DEFINE_WW_CLASS(wound_wait);
@@ -35,6 +35,32 @@ static void init_locks(struct ww_class *cls, struct ww_mutex *locks,
 {
 	while (n--)
 		ww_mutex_init(&locks[n], cls);
+}
+
+/* A test with a class and flags, passed as struct variant. */
+struct variant {
+	struct ww_class *cls;
+	unsigned int flags;
+};
+
+#define VARIANT_TEST_(fn, cls, fl, flname)                              \
+	{ .name = #fn "(" #cls ", " flname ")", .test_func = fn,        \
+	  .setup_func = checks_reset,                                   \
+	  .initial_state = &(struct variant){ &cls, (fl) } }
+#define VARIANT_BOTH(fn, fl)                                            \
+	VARIANT_TEST_(fn, wound_wait, fl, #fl),                         \
+	VARIANT_TEST_(fn, wait_die, fl, #fl)
+
+/* Actor steps beside those of lib/helpers.h; @lock is the lock. */
+static int act_lock_intr(struct actor *a, void *lock)
+{
+	return ww_mutex_lock_interruptible(lock, &a->ctx);
+}
+
+static int act_lock_intr_noctx(struct actor *a, void *lock)
+{
+	(void)a;
+	return ww_mutex_lock_interruptible(lock, NULL);
 }
 
 /* ---- basics ------------------------------------------------------------ */
@@ -757,16 +783,9 @@ static void test_woken_to_die(void **state)
  * the lock word). Y's wait is interruptible so that the test can break the
  * deadlock and fail instead of hanging.
  */
-static bool wait_for_handoff_flag(struct ww_mutex *lock)
+static bool handoff_flag_set(void *lock)
 {
-	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
-
-	while (!(ww_word_load(lock) & WW_HANDOFF)) {
-		if (now_ns() > limit)
-			return false;
-		sched_yield();
-	}
-	return true;
+	return ww_word_load(lock) & WW_HANDOFF;
 }
 
 static void test_wd_handoff_deadlock(void **state)
@@ -793,7 +812,7 @@ static void test_wd_handoff_deadlock(void **state)
 
 	/* A spurious wake-up: O's wait is not interruptible. */
 	ttm_interrupt_thread(o.thread);
-	if (!wait_for_handoff_flag(&l))
+	if (!wait_until(handoff_flag_set, &l))
 		print_message("note: no hand-over flag seen; the deadlock path is not exercised\n");
 	ww_mutex_unlock(&l);
 	if (CHECK(actor_wait(&o)))

@@ -26,7 +26,7 @@
  * Every test is skipped when libttmsim is built without the checker
  * (-Dww_debug=false). Processes are forked only while the test process has
  * a single thread; cases sequence their threads with joins and actors
- * (test_util.h), never with sleeps.
+ * (lib/helpers.h), never with sleeps.
  */
 #include <poll.h>
 #include <signal.h>
@@ -35,7 +35,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 
 /* Wait-Die, the kernel's reservation class: most cases use it. */
 static DEFINE_WD_CLASS(debug_test_class);
@@ -1022,7 +1022,7 @@ static __attribute__((noreturn)) void child_main(int fd, const struct job *j)
 	checks_reset(NULL);
 	job_run(j);
 	/* Never return to cmocka: the parent runs the other tests. */
-	_exit(checks_failed ? 2 : 0);
+	_exit(checks_failed_count() ? 2 : 0);
 }
 
 /* Read the child's stderr until it closes, for at most CHILD_LIMIT_S. */
@@ -1093,9 +1093,7 @@ static void assert_child_checks(const struct child *c)
 {
 	unsigned int failed;
 
-	pthread_mutex_lock(&checks_mutex);
-	failed = checks_failed;
-	pthread_mutex_unlock(&checks_mutex);
+	failed = checks_failed_count();
 	if (failed)
 		fprintf(stderr, "---- the child's stderr ----\n%s"
 			"---- end of the child's stderr ----\n", c->out);

@@ -24,7 +24,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "lib/helpers.h"
 
 static DEFINE_WW_CLASS(wound_wait);
 static DEFINE_WD_CLASS(wait_die);
@@ -76,11 +76,7 @@ struct worker {
 
 static uint32_t rnd(struct worker *w)
 {
-	/* xorshift32 */
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 17;
-	w->rng ^= w->rng << 5;
-	return w->rng;
+	return xorshift32(&w->rng);
 }
 
 static bool time_left(struct worker *w)

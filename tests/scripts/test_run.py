@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""End-to-end tests of `ttmsim run` (issue 8, suite cli).
+"""End-to-end tests of `ttmsim run` (suite cli).
 
 Usage: test_run.py TTMSIM [SEED]   (or TTMSIM_TEST_SEED=N in the environment)
 

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* What the buffer-object suites share, on top of helpers.h. */
+#ifndef TTMSIM_TEST_BO_HELPERS_H
+#define TTMSIM_TEST_BO_HELPERS_H
+
+#include "helpers.h"
+
+#include "ttmsim/bo.h"
+
+#define KiB 1024u
+
+extern const struct ttm_placement vram_gtt;
+extern const struct ttm_placement vram_only;
+extern const struct ttm_placement gtt_only;
+extern const struct ttm_placement system_only;
+
+/* Fail the test with the description if the invariant is broken. */
+#define assert_dev_ok(dev)                                              \
+	do {                                                            \
+		char msg_[256];                                         \
+		if (ttm_device_check(dev, msg_, sizeof(msg_)))          \
+			fail_msg("ttm_device_check: %s", msg_);         \
+	} while (0)
+
+/* The same as a soft check, from any thread; @when goes in the message. */
+bool check_dev_ok(struct ttm_device *dev, const char *when);
+
+#endif /* TTMSIM_TEST_BO_HELPERS_H */

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Waits for a state that no event announces (a thread queued on a lock,
+ * a counter another thread bumps): polled, yielding the CPU in between,
+ * for at most WAIT_LIMIT_S.
+ */
+#include "helpers.h"
+
+bool wait_until(bool (*cond)(void *arg), void *arg)
+{
+	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
+
+	while (!cond(arg)) {
+		if (now_ns() > limit)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+struct waiters {
+	struct ww_mutex *lock;
+	unsigned int n;
+};
+
+static bool has_waiters(void *arg)
+{
+	const struct waiters *w = arg;
+
+	return ww_mutex_waiter_count(w->lock) >= w->n;
+}
+
+bool wait_for_waiters(struct ww_mutex *lock, unsigned int n)
+{
+	struct waiters w = { lock, n };
+
+	return wait_until(has_waiters, &w);
+}
+
+struct int_at_least {
+	int *value;
+	int n;
+};
+
+static bool int_reached(void *arg)
+{
+	const struct int_at_least *w = arg;
+
+	return __atomic_load_n(w->value, __ATOMIC_ACQUIRE) >= w->n;
+}
+
+bool wait_for_int(int *value, int n)
+{
+	struct int_at_least w = { value, n };
+
+	return wait_until(int_reached, &w);
+}
