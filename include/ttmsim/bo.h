@@ -42,15 +42,21 @@ struct ttm_device;
 struct ttm_bo;
 struct ttm_exec;
 
-/** A memory domain. */
+/**
+ * enum ttm_domain - a memory domain.
+ * @TTM_DOMAIN_VRAM: device memory: limited.
+ * @TTM_DOMAIN_GTT: GPU-mapped system memory: limited.
+ * @TTM_DOMAIN_SYSTEM: plain system memory: unlimited.
+ * @TTM_DOMAIN_COUNT: the number of domains.
+ */
 enum ttm_domain {
-	TTM_DOMAIN_VRAM,   /* device memory: limited */
-	TTM_DOMAIN_GTT,    /* GPU-mapped system memory: limited */
-	TTM_DOMAIN_SYSTEM, /* plain system memory: unlimited */
+	TTM_DOMAIN_VRAM,
+	TTM_DOMAIN_GTT,
+	TTM_DOMAIN_SYSTEM,
 	TTM_DOMAIN_COUNT,
 };
 
-/** The most domains a placement can list. */
+/* The most domains a placement can list. */
 #define TTM_PLACEMENT_MAX 3
 
 /**
@@ -63,18 +69,21 @@ struct ttm_placement {
 	enum ttm_domain domains[TTM_PLACEMENT_MAX];
 };
 
-/* Initialisers of the usual placements. */
+/*
+ * Initialisers of the usual placements, for struct ttm_placement variables
+ * (the example of ttmsim/execbuf.h uses one).
+ */
 #define TTM_PLACEMENT_VRAM_GTT_INIT \
 	{ 2, { TTM_DOMAIN_VRAM, TTM_DOMAIN_GTT } }
 #define TTM_PLACEMENT_VRAM_INIT   { 1, { TTM_DOMAIN_VRAM } }
 #define TTM_PLACEMENT_GTT_INIT    { 1, { TTM_DOMAIN_GTT } }
 #define TTM_PLACEMENT_SYSTEM_INIT { 1, { TTM_DOMAIN_SYSTEM } }
 
-/** Default capacities. */
+/* Default capacities. */
 #define TTM_DEFAULT_VRAM_SIZE (256ull << 20)
 #define TTM_DEFAULT_GTT_SIZE  (1ull << 30)
 
-/** The largest buffer: 1 GiB. */
+/* The largest buffer: 1 GiB. */
 #define TTM_BO_MAX_SIZE (1ull << 30)
 
 /* ttm_bo_create() flag: never wait for the GPU (as no_wait_gpu). */
@@ -99,21 +108,28 @@ struct ttm_device_options {
 	unsigned int copy_engine;
 };
 
-/** struct ttm_domain_stats - one domain, in bytes. */
+/**
+ * struct ttm_domain_stats - one domain, in bytes.
+ * @capacity: UINT64_MAX for SYSTEM.
+ * @used: bytes allocated in the domain, move sources in flight included.
+ * @buffers: resident buffers, pinned or not.
+ */
 struct ttm_domain_stats {
-	uint64_t capacity;  /* UINT64_MAX for SYSTEM */
+	uint64_t capacity;
 	uint64_t used;
-	uint64_t buffers;   /* resident buffers, pinned or not */
+	uint64_t buffers;
 };
 
 /**
  * struct ttm_device_stats - a snapshot of a device.
+ * @domain: each domain, indexed by enum ttm_domain.
  * @buffers: buffers whose memory is still allocated, including those
  *	waiting for their delayed destroy.
  * @zombies: buffers whose last reference is gone but whose fences have
  *	not all signalled (delayed destroy).
  * @evictions: buffers moved out of a domain to make room.
- * @moves, @bytes_moved: moves done (evictions included), and their bytes.
+ * @moves: moves done (evictions included).
+ * @bytes_moved: the bytes of those moves.
  * @enospc: -ENOSPC returns.
  * @room_waits: short waits (at most 1 ms each) of validations that found
  *	nothing to evict but room that buffers held for a moment would free
@@ -132,9 +148,11 @@ struct ttm_device_stats {
 };
 
 /**
- * ttm_device_create - a new device with empty domains.
+ * ttm_device_create() - a new device with empty domains.
  * @opts: NULL for the defaults.
+ * @ret_dev: the new device.
  *
+ * Context: Does not sleep.
  * Return: 0 and *@ret_dev; -EINVAL if @opts->copy_engine is not an engine
  * of @opts->gpu; -ENOMEM.
  */
@@ -142,45 +160,77 @@ int ttm_device_create(const struct ttm_device_options *opts,
 		      struct ttm_device **ret_dev);
 
 /**
- * ttm_device_destroy - free @dev. NULL is allowed.
+ * ttm_device_destroy() - free @dev.
+ * @dev: the device, or NULL.
  *
  * Every buffer must have been put. Buffers still waiting for their delayed
  * destroy are waited for: their fences must signal eventually.
- * Context: may sleep.
+ *
+ * Context: May sleep. Takes and releases the device lock. Not from a fence
+ * callback (the delayed destroys it waits for run in them).
  */
 void ttm_device_destroy(struct ttm_device *dev);
 
 /**
- * ttm_device_ww_class - the class of @dev's reservation locks: initialise
- * the acquire contexts (tickets) that reserve its buffers with it.
+ * ttm_device_ww_class() - the class of @dev's reservation locks.
+ * @dev: the device.
+ *
+ * Initialise the acquire contexts (tickets) that reserve its buffers with
+ * it.
+ *
+ * Context: Does not sleep.
+ * Return: the class, which lives as long as @dev.
  */
 struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
 
-/** ttm_device_gpu - the GPU @dev moves buffers with; NULL if none. */
+/**
+ * ttm_device_gpu() - the GPU @dev moves buffers with.
+ * @dev: the device.
+ *
+ * Context: Does not sleep.
+ * Return: struct ttm_device_options::gpu; NULL if none.
+ */
 struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev);
 
 /**
- * ttm_device_set_private - attach the per-device state of the layer above
+ * ttm_device_set_private() - attach the per-device state of the layer above
  * (the execbuf layer's counters), once, like a driver's private data.
+ * @dev: the device.
+ * @data: the state to attach.
  * @release: called with the attached data by ttm_device_destroy(), after
  *	every delayed destroy and move; may be NULL.
  *
- * Thread-safe: of two racing callers, the first wins.
+ * Context: Does not sleep. Takes and releases the device lock. Any thread:
+ * of two racing callers, the first wins.
  * Return: the attached data: @data, or the data attached before (then
  * @data was not taken and @release will not see it).
  */
 void *ttm_device_set_private(struct ttm_device *dev, void *data,
 			     void (*release)(void *data));
 
-/** ttm_device_private - the data attached by ttm_device_set_private(). */
+/**
+ * ttm_device_private() - the data attached by ttm_device_set_private().
+ * @dev: the device.
+ *
+ * Context: Does not sleep. Takes no lock.
+ * Return: the data, or NULL if none is attached.
+ */
 void *ttm_device_private(struct ttm_device *dev);
 
-/** ttm_device_get_stats - a snapshot of @dev's accounting and counters. */
+/**
+ * ttm_device_get_stats() - a snapshot of @dev's accounting and counters.
+ * @dev: the device.
+ * @stats: filled in.
+ *
+ * Context: Does not sleep. Takes and releases the device lock: the
+ * snapshot is consistent.
+ */
 void ttm_device_get_stats(struct ttm_device *dev,
 			  struct ttm_device_stats *stats);
 
 /**
- * ttm_device_check - verify @dev's accounting invariant.
+ * ttm_device_check() - verify @dev's accounting invariant.
+ * @dev: the device.
  * @buf: where to describe the first violation found (may be NULL).
  * @len: size of @buf.
  *
@@ -189,20 +239,27 @@ void ttm_device_get_stats(struct ttm_device *dev,
  * the sources of moves in flight, that every buffer on a
  * domain's lists says it lives there, and that the lists are well linked.
  * Walks every buffer: for tests and the CLI, not for hot paths.
- * Locking: takes the device lock; callable any time.
+ *
+ * Context: Does not sleep. Takes and releases the device lock; callable
+ * any time.
  * Return: 0, or -EUCLEAN if the invariant does not hold.
  */
 int ttm_device_check(struct ttm_device *dev, char *buf, size_t len);
 
 /**
- * ttm_device_lru - the LRU list of @domain, head (evicted first) to tail.
+ * ttm_device_lru() - the LRU list of @domain, head (evicted first) to tail.
+ * @dev: the device.
+ * @domain: the domain.
  * @ret_bos: filled with up to @max buffers (may be NULL if @max is 0).
+ * @max: the size of @ret_bos.
  *
  * Pinned buffers are on no LRU list. Buffers waiting for their delayed
  * destroy stay on it until freed. No references are taken: compare the
  * pointers, or use them only while holding references of your own.
  * A debugging aid, O(length of the list).
- * Locking: takes the device lock; the list may change once it returns.
+ *
+ * Context: Does not sleep. Takes and releases the device lock; the list
+ * may change once it returns.
  * Return: the number of buffers on the list (possibly more than @max), or
  * -EINVAL for a bad @domain.
  */
@@ -210,17 +267,22 @@ long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
 		    struct ttm_bo **ret_bos, size_t max);
 
 /**
- * ttm_bo_create - a new zero-filled buffer holding one reference.
+ * ttm_bo_create() - a new zero-filled buffer holding one reference.
+ * @dev: the device.
  * @size: in bytes: a multiple of 4, more than 0, at most TTM_BO_MAX_SIZE.
  * @placement: where it may live; copied.
  * @flags: 0, or TTM_BO_CREATE_NO_WAIT_GPU: fail with -EBUSY rather than
  *	wait for copies in flight to free room.
+ * @ret_bo: the new buffer.
  *
  * Places the buffer in the first domain of @placement with room for it;
  * if none has room, makes room as ttm_bo_validate() does, domain by
  * domain, but without a ticket: victims are only try-locked, so buffers
  * reserved by anyone are skipped, and there is no back-off.
- * Context: may sleep (allocation, waiting for copies in flight).
+ *
+ * Context: May sleep (allocation, waiting for copies in flight). Takes and
+ * releases the device lock, and try-locks and releases the reservations
+ * of eviction victims.
  * Return: 0 and *@ret_bo; -EINVAL for a bad size, placement or flags;
  * -ENOSPC if no allowed domain can make room (counted in the stats);
  * -EBUSY (see @flags); -ENOMEM.
@@ -230,13 +292,22 @@ int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 		  struct ttm_bo **ret_bo);
 
 /**
- * ttm_bo_create_fourcc - ttm_bo_create() for a @width x @height image of
+ * ttm_bo_create_fourcc() - ttm_bo_create() for a @width x @height image of
  * the DRM format @fourcc (libdrm's drm_fourcc.h), tightly packed.
+ * @dev: the device.
+ * @width: in pixels.
+ * @height: in pixels.
+ * @fourcc: the format.
+ * @placement: as for ttm_bo_create().
+ * @flags: as for ttm_bo_create().
+ * @ret_bo: the new buffer.
  *
  * Single-plane formats of 1, 2 or 4 bytes per pixel are known (XRGB8888,
  * ARGB8888, XBGR8888, ABGR8888, RGBX8888, RGBA8888, BGRX8888, BGRA8888,
  * XRGB2101010, ARGB2101010, XBGR2101010, ABGR2101010, RG1616, GR1616,
  * RGB565, BGR565, XRGB1555, ARGB1555, RG88, GR88, R16, R8).
+ *
+ * Context: May sleep; locks as ttm_bo_create().
  * Return: as ttm_bo_create(); -EINVAL also for an unknown or multi-planar
  * format (NV12, ...), a zero dimension, or a size that is not a multiple
  * of 4 or exceeds TTM_BO_MAX_SIZE.
@@ -247,16 +318,27 @@ int ttm_bo_create_fourcc(struct ttm_device *dev, uint32_t width,
 			 uint32_t flags, struct ttm_bo **ret_bo);
 
 /**
- * ttm_fourcc_cpp - bytes per pixel of the DRM format @fourcc among those
- * ttm_bo_create_fourcc() knows; 0 for any other (unknown, multi-planar).
+ * ttm_fourcc_cpp() - bytes per pixel of the DRM format @fourcc.
+ * @fourcc: the format.
+ *
+ * Context: Does not sleep.
+ * Return: the bytes per pixel of the formats ttm_bo_create_fourcc() knows;
+ * 0 for any other (unknown, multi-planar).
  */
 unsigned int ttm_fourcc_cpp(uint32_t fourcc);
 
-/** ttm_bo_get - take a reference; returns @bo. NULL is allowed. */
+/**
+ * ttm_bo_get() - take a reference.
+ * @bo: a buffer the caller holds a reference to, or NULL.
+ *
+ * Context: Does not sleep.
+ * Return: @bo.
+ */
 struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
 
 /**
- * ttm_bo_put - drop a reference. NULL is allowed.
+ * ttm_bo_put() - drop a reference.
+ * @bo: the buffer, or NULL.
  *
  * The last one destroys the buffer: at once if its reservation holds no
  * unsignalled fence; otherwise (delayed destroy) when the last of those
@@ -264,39 +346,73 @@ struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
  * its memory, which stays accounted, and its fences: a fence that never
  * signals keeps it forever, as in the kernel. A pin left on the buffer is
  * dropped with it.
- * Locking: @bo must not be reserved by anyone when the last reference
- * goes.
+ *
+ * Context: Does not sleep, except that a last put that finds no memory for
+ * its destroy callbacks waits for @bo's fences. The last put takes and
+ * releases the device lock. @bo must not be reserved by anyone when the
+ * last reference goes.
  */
 void ttm_bo_put(struct ttm_bo *bo);
 
-/** ttm_bo_device - the device @bo was created on. */
+/**
+ * ttm_bo_device() - the device @bo was created on.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep.
+ * Return: the device.
+ */
 struct ttm_device *ttm_bo_device(const struct ttm_bo *bo);
 
 /**
- * ttm_bo_placement - where @bo may live, as given at creation: eviction
- * may put it elsewhere, validation brings it back.
+ * ttm_bo_placement() - where @bo may live, as given at creation.
+ * @bo: the buffer.
+ *
+ * Eviction may put it elsewhere, validation brings it back.
+ *
+ * Context: Does not sleep.
+ * Return: the placement, which lives as long as @bo.
  */
 const struct ttm_placement *ttm_bo_placement(const struct ttm_bo *bo);
 
-/** ttm_bo_size - @bo's size in bytes. */
+/**
+ * ttm_bo_size() - @bo's size.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep.
+ * Return: the size in bytes.
+ */
 uint64_t ttm_bo_size(const struct ttm_bo *bo);
 
 /**
- * ttm_bo_domain - where @bo lives now. Stable while @bo is reserved;
+ * ttm_bo_domain() - where @bo lives now.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep. Takes no lock: stable while @bo is reserved,
  * otherwise a snapshot.
+ * Return: the domain.
  */
 enum ttm_domain ttm_bo_domain(const struct ttm_bo *bo);
 
-/** ttm_bo_resv - @bo's reservation object; @bo's lock is its lock. */
+/**
+ * ttm_bo_resv() - @bo's reservation object.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep.
+ * Return: the reservation object; @bo's lock is its lock.
+ */
 struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
 
 /**
- * ttm_bo_reserve - lock @bo's reservation.
+ * ttm_bo_reserve() - lock @bo's reservation.
+ * @bo: the buffer.
  * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
  * @no_wait: only try: -EBUSY if anyone (this thread included) holds it.
  * @ticket: the acquire context of a multi-buffer transaction, of the
  *	device's class; NULL for a single buffer.
  *
+ * Context: May sleep unless @no_wait; interruptibly with @interruptible.
+ * Takes @bo's reservation on success (release it with ttm_bo_unreserve());
+ * takes nothing on error.
  * Return: 0; -EBUSY (@no_wait only); -EALREADY if @ticket already holds
  * @bo; -EDEADLK if @ticket must back off: release every reservation it
  * holds, wait for this one with ttm_bo_reserve_slowpath(), then retry;
@@ -307,64 +423,105 @@ int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
 		   struct ww_acquire_ctx *ticket);
 
 /**
- * ttm_bo_reserve_slowpath - after -EDEADLK, with nothing else held by
- * @ticket, sleep until @bo can be reserved, then reserve it.
+ * ttm_bo_reserve_slowpath() - after -EDEADLK, sleep until @bo can be
+ * reserved, then reserve it.
+ * @bo: the buffer whose reservation returned -EDEADLK to @ticket.
+ * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
+ * @ticket: the acquire context that backed off.
  *
+ * Context: May sleep; interruptibly with @interruptible. @ticket holds no
+ * reservation. Takes @bo's reservation on success.
  * Return: 0, or -EINTR (@interruptible only).
  */
 int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
 			    struct ww_acquire_ctx *ticket);
 
 /**
- * ttm_bo_unreserve - unlock @bo's reservation, held by this thread, moving
- * @bo to the tail of its domain's LRU list (unless pinned).
+ * ttm_bo_unreserve() - unlock @bo's reservation.
+ * @bo: the buffer.
+ *
+ * Moves @bo to the tail of its domain's LRU list (unless pinned).
+ *
+ * Context: Does not sleep. @bo reserved by the calling thread. Takes and
+ * releases the device lock; releases @bo's reservation.
  */
 void ttm_bo_unreserve(struct ttm_bo *bo);
 
 /**
- * ttm_bo_pin - pin @bo where it is: a pinned buffer is never evicted or
- * moved. Counted: each pin needs an unpin. Takes @bo off the LRU list.
- * Locking: @bo reserved.
+ * ttm_bo_pin() - pin @bo where it is.
+ * @bo: the buffer.
+ *
+ * A pinned buffer is never evicted or moved. Counted: each pin needs an
+ * unpin. Takes @bo off the LRU list.
+ *
+ * Context: Does not sleep. @bo reserved by the caller. Takes and releases
+ * the device lock.
  * Return: 0, or -EOVERFLOW if the count would wrap.
  */
 int ttm_bo_pin(struct ttm_bo *bo);
 
 /**
- * ttm_bo_unpin - drop one pin; the last puts @bo back at its LRU's tail.
- * Locking: @bo reserved.
+ * ttm_bo_unpin() - drop one pin; the last puts @bo back at its LRU's tail.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep. @bo reserved by the caller. Takes and releases
+ * the device lock.
  * Return: 0, or -EINVAL if @bo is not pinned.
  */
 int ttm_bo_unpin(struct ttm_bo *bo);
 
-/** ttm_bo_pin_count - how many pins @bo holds. Locking: @bo reserved. */
+/**
+ * ttm_bo_pin_count() - how many pins @bo holds.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep. @bo reserved by the caller.
+ * Return: the pin count.
+ */
 unsigned int ttm_bo_pin_count(const struct ttm_bo *bo);
 
 /**
- * ttm_bo_read - copy @len bytes at @offset of @bo to @buf, once the work
- * that writes @bo is done (fences up to WRITE usage, moves included).
+ * ttm_bo_read() - copy @len bytes at @offset of @bo to @buf.
+ * @bo: the buffer.
+ * @offset: where to start, in bytes.
+ * @buf: where to copy to.
+ * @len: how many bytes.
  *
- * Locking: @bo reserved by the caller (a move would change its memory).
- * Context: may sleep, not interruptibly.
+ * Copies once the work that writes @bo is done (fences up to WRITE usage,
+ * moves included).
+ *
+ * Context: May sleep, not interruptibly. @bo reserved by the caller (a
+ * move would change its memory).
  * Return: 0; -EINVAL if the range is not inside @bo; -EPERM if @bo is not
  * reserved at all (the obvious misuse; not a full check).
  */
 int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf, size_t len);
 
 /**
- * ttm_bo_write - copy @len bytes from @buf to @offset of @bo, once all the
- * work that reads or writes @bo is done (fences up to READ usage).
+ * ttm_bo_write() - copy @len bytes from @buf to @offset of @bo.
+ * @bo: the buffer.
+ * @offset: where to start, in bytes.
+ * @buf: where to copy from.
+ * @len: how many bytes.
  *
- * Locking, context and return values: as ttm_bo_read().
+ * Copies once all the work that reads or writes @bo is done (fences up to
+ * READ usage).
+ *
+ * Context: May sleep, not interruptibly. @bo reserved by the caller.
+ * Return: as ttm_bo_read().
  */
 int ttm_bo_write(struct ttm_bo *bo, uint64_t offset, const void *buf,
 		 size_t len);
 
 /**
- * ttm_bo_gpu_range - the memory backing @bo now, for a GPU job.
+ * ttm_bo_gpu_range() - the memory backing @bo now, for a GPU job.
+ * @bo: the buffer.
+ * @range: filled in.
  *
- * Locking: @bo reserved; the range stays valid until it is unreserved (a
- * move may replace it afterwards). Jobs using it must add their fences to
- * @bo's reservation before unreserving, so that a move waits for them.
+ * The range stays valid until @bo is unreserved (a move may replace it
+ * afterwards). Jobs using it must add their fences to @bo's reservation
+ * before unreserving, so that a move waits for them.
+ *
+ * Context: Does not sleep. @bo reserved by the caller.
  */
 void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
 
@@ -389,7 +546,8 @@ struct ttm_operation_ctx {
 };
 
 /**
- * ttm_bo_validate - make @bo resident in a domain of @placement.
+ * ttm_bo_validate() - make @bo resident in a domain of @placement.
+ * @bo: the buffer.
  * @placement: where @bo may live, most preferred first (@bo's own
  *	placement is not changed: a victim of eviction goes back to its own).
  * @ctx: see struct ttm_operation_ctx.
@@ -411,8 +569,10 @@ struct ttm_operation_ctx {
  * the copy signals. Without a GPU the copy runs on the CPU once @bo's
  * fences signalled, and the old memory goes at once.
  *
- * Locking: @bo reserved by the caller (by @ctx->exec if given).
- * Context: may sleep.
+ * Context: May sleep; interruptibly with @ctx->interruptible. @bo reserved
+ * by the caller (by @ctx->exec if given). Takes and releases the device
+ * lock and the reservations of eviction victims. On -EDEADLK, releases
+ * every reservation @ctx->exec holds, @bo's included.
  * Return: 0; -EBUSY if @bo is pinned outside @placement (pinned buffers
  * never move; validating to where they are is fine), or for
  * @ctx->no_wait_gpu; -EINVAL for a bad @placement;

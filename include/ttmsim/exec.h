@@ -4,23 +4,42 @@
  * ticket, backing off and retrying on contention. Modelled on the kernel's
  * drm_exec.
  *
- *	struct ttm_exec exec;
+ *	static int lock_and_validate(struct ttm_device *dev,
+ *				     struct ttm_bo **bos, unsigned int n)
+ *	{
+ *		struct ttm_exec exec;
+ *		struct ttm_operation_ctx ctx = {
+ *			.interruptible = true,
+ *			.exec = &exec,
+ *		};
+ *		unsigned int i;
+ *		int ret = 0;
  *
- *	ttm_exec_init(&exec, dev, TTM_EXEC_INTERRUPTIBLE);
- *	ttm_exec_until_all_locked(&exec) {
- *		for (i = 0; i < n; i++) {
- *			ret = ttm_exec_prepare_bo(&exec, bos[i], 1);
- *			ttm_exec_retry_on_contention(&exec);
- *			if (ret)
- *				goto out;
+ *		ttm_exec_init(&exec, dev, TTM_EXEC_INTERRUPTIBLE);
+ *		ttm_exec_until_all_locked(&exec) {
+ *			for (i = 0; i < n; i++) {
+ *				ret = ttm_exec_prepare_bo(&exec, bos[i], 1);
+ *				ttm_exec_retry_on_contention(&exec);
+ *				if (ret)
+ *					goto out;
+ *			}
+ *			// An eviction that needs a back-off calls
+ *			// ttm_exec_set_contended(): retry the same way.
+ *			for (i = 0; i < n; i++) {
+ *				ret = ttm_bo_validate(bos[i],
+ *						      ttm_bo_placement(bos[i]),
+ *						      &ctx);
+ *				ttm_exec_retry_on_contention(&exec);
+ *				if (ret)
+ *					goto out;
+ *			}
  *		}
- *		(validate the buffers here: an eviction that needs a back-off
- *		 calls ttm_exec_set_contended() and retries the same way)
+ *		ttm_exec_done(&exec);
+ *		// Use the buffers: submit a job, add its fence to each.
+ *	out:
+ *		ttm_exec_fini(&exec);
+ *		return ret;
  *	}
- *	ttm_exec_done(&exec);
- *	(use the buffers)
- * out:
- *	ttm_exec_fini(&exec);
  *
  * The ticket, and so its stamp, is the same for every pass: that is what
  * makes a transaction that keeps backing off eventually the oldest, which
@@ -49,10 +68,13 @@
 extern "C" {
 #endif
 
-/** Waits may be interrupted: ttm_interrupt_thread() makes them -EINTR. */
+/* Waits may be interrupted: ttm_interrupt_thread() makes them -EINTR. */
 #define TTM_EXEC_INTERRUPTIBLE     (1u << 0)
-/** Locking a buffer twice is not an error: the second lock returns 0. */
+/* Locking a buffer twice is not an error: the second lock returns 0. */
 #define TTM_EXEC_IGNORE_DUPLICATES (1u << 1)
+
+/* Buffers a transaction holds without allocating. */
+#define TTM_EXEC_INLINE_BOS 8
 
 /**
  * struct ttm_exec - one multi-buffer locking transaction.
@@ -61,10 +83,8 @@ extern "C" {
  * and ttm_exec_fini(). The fields are private to ttmsim; they are visible
  * only so that the caller can allocate the struct.
  */
-/* Buffers a transaction holds without allocating. */
-#define TTM_EXEC_INLINE_BOS 8
-
 struct ttm_exec {
+	/* private: */
 	struct ww_acquire_ctx ticket;
 	uint32_t flags;
 	unsigned int num_bos, max_bos;
@@ -80,43 +100,64 @@ struct ttm_exec {
 };
 
 /**
- * ttm_exec_init - start a transaction on the buffers of @dev.
+ * ttm_exec_init() - start a transaction on the buffers of @dev.
+ * @exec: the helper to initialise.
+ * @dev: the device.
  * @flags: TTM_EXEC_INTERRUPTIBLE, TTM_EXEC_IGNORE_DUPLICATES, or 0.
  *
  * Initialises the ticket with @dev's class (ttm_device_ww_class()) at
  * once: it takes its stamp now, and keeps it until ttm_exec_fini(). Every
  * buffer locked through @exec must belong to a device of that class.
- * Like any acquire context, a thread may have only one open per class.
  * Allocates nothing: up to TTM_EXEC_INLINE_BOS buffers are listed in
  * @exec itself (so it must not be copied or moved while in use); the list
  * moves to the heap only beyond that.
+ *
+ * Context: Does not sleep. @exec then belongs to the calling thread until
+ * ttm_exec_fini(); like any acquire context, a thread may have only one
+ * open per class.
  */
 void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
 		   uint32_t flags);
 
 /**
- * ttm_exec_fini - end the transaction: unreserve every buffer @exec holds
- * (in reverse order of locking), drop the references it took, free its
- * list and finish the ticket. Allowed at any point after ttm_exec_init(),
- * inside the loop or after it, with or without ttm_exec_done().
+ * ttm_exec_fini() - end the transaction.
+ * @exec: the helper.
+ *
+ * Unreserves every buffer @exec holds (in reverse order of locking), drops
+ * the references it took, frees its list and finishes the ticket. Allowed
+ * at any point after ttm_exec_init(), inside the loop or after it, with or
+ * without ttm_exec_done().
+ *
+ * Context: Does not sleep. The thread of ttm_exec_init() only. Releases
+ * every reservation @exec holds; takes and releases the device lock.
  */
 void ttm_exec_fini(struct ttm_exec *exec);
 
 /**
- * ttm_exec_done - end the locking phase: every buffer is locked and
- * validated. Calls ww_acquire_done() on the ticket; taking another lock
- * with it afterwards is a bug that the ww debug checker reports.
+ * ttm_exec_done() - end the locking phase: every buffer is locked and
+ * validated.
+ * @exec: the helper.
+ *
+ * Calls ww_acquire_done() on the ticket; taking another lock with it
+ * afterwards is a bug that the ww debug checker reports.
+ *
+ * Context: Does not sleep. The thread of ttm_exec_init() only.
  */
 void ttm_exec_done(struct ttm_exec *exec);
 
 /**
- * ttm_exec_lock_bo - reserve @bo within the transaction.
+ * ttm_exec_lock_bo() - reserve @bo within the transaction.
+ * @exec: the helper.
+ * @bo: the buffer, of a device of @exec's class.
  *
  * On success @bo is on @exec's list with a reference, until
  * ttm_exec_fini() or a back-off. A buffer slow-locked at the start of the
  * pass (the one contended on last) is already held: the first lock of it
  * returns 0 without locking again.
- * Context: may sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE.
+ *
+ * Context: May sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE. The thread
+ * of ttm_exec_init() only. Takes @bo's reservation on success; on -EDEADLK
+ * releases every reservation @exec holds.
  * Return: 0; -EDEADLK: contention, everything @exec held is unlocked
  * already and @bo is remembered: call ttm_exec_retry_on_contention() next;
  * -EALREADY if @exec already holds @bo (0 with TTM_EXEC_IGNORE_DUPLICATES);
@@ -128,9 +169,15 @@ void ttm_exec_done(struct ttm_exec *exec);
 int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo);
 
 /**
- * ttm_exec_prepare_bo - ttm_exec_lock_bo(), then reserve @num_fences fence
- * slots in @bo's reservation (ttm_resv_reserve_fences()).
+ * ttm_exec_prepare_bo() - ttm_exec_lock_bo(), then reserve fence slots.
+ * @exec: the helper.
+ * @bo: the buffer, of a device of @exec's class.
+ * @num_fences: how many slots to reserve in @bo's reservation
+ *	(ttm_resv_reserve_fences()).
  *
+ * Context: May sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE. The thread
+ * of ttm_exec_init() only. Takes @bo's reservation on success; on -EDEADLK
+ * releases every reservation @exec holds.
  * Return: as ttm_exec_lock_bo(), or -ENOMEM from the slot reservation, in
  * which case @bo stays locked and listed until ttm_exec_fini(). No slot is
  * reserved when -EALREADY is returned.
@@ -139,9 +186,13 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
 			unsigned int num_fences);
 
 /**
- * ttm_exec_set_contended - back off for @bo after an -EDEADLK that came
- * from elsewhere than ttm_exec_lock_bo(): from a reservation taken with
- * ttm_exec_ticket(), typically by an eviction during validation.
+ * ttm_exec_set_contended() - back off for @bo after an -EDEADLK that came
+ * from elsewhere than ttm_exec_lock_bo().
+ * @exec: the helper.
+ * @bo: the buffer whose reservation returned -EDEADLK to the ticket.
+ *
+ * For an -EDEADLK from a reservation taken with ttm_exec_ticket(),
+ * typically by an eviction during validation.
  *
  * Unlocks everything @exec holds, as for a contention in
  * ttm_exec_lock_bo(), and takes a reference on @bo; the caller must then
@@ -151,43 +202,72 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
  * ttm_exec_is_evictable() says so, until the body locks @bo itself.
  * @bo must be the buffer whose reservation returned -EDEADLK to the ticket,
  * as the ww_mutex rules require for the slow path.
+ *
+ * Context: Does not sleep. The thread of ttm_exec_init() only. Releases
+ * every reservation @exec holds.
  */
 void ttm_exec_set_contended(struct ttm_exec *exec, struct ttm_bo *bo);
 
 /**
- * ttm_exec_is_evictable - true if @exec holds @bo only because an
- * eviction contended on it (ttm_exec_set_contended()): eviction may take
- * it although the ticket holds it. At most one buffer is such at a time.
- * False for the buffers the body locked, and for buffers @exec does not
- * hold. O(1).
+ * ttm_exec_is_evictable() - whether eviction may take @bo although @exec
+ * holds it.
+ * @exec: the helper.
+ * @bo: the buffer.
+ *
+ * At most one buffer is such at a time. O(1).
+ *
+ * Context: Does not sleep.
+ * Return: true if @exec holds @bo only because an eviction contended on it
+ * (ttm_exec_set_contended()); false for the buffers the body locked, and
+ * for buffers @exec does not hold.
  */
 bool ttm_exec_is_evictable(const struct ttm_exec *exec,
 			   const struct ttm_bo *bo);
 
 /**
- * ttm_exec_ticket - @exec's acquire context, for reservations taken outside
- * the helper (eviction). Valid until ttm_exec_fini().
+ * ttm_exec_ticket() - @exec's acquire context.
+ * @exec: the helper.
+ *
+ * For reservations taken outside the helper (eviction).
+ *
+ * Context: Does not sleep. The ticket belongs to the thread of
+ * ttm_exec_init().
+ * Return: the ticket, valid until ttm_exec_fini().
  */
 struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec);
 
-/** ttm_exec_count - how many buffers @exec holds, evictable one included. */
+/**
+ * ttm_exec_count() - how many buffers @exec holds.
+ * @exec: the helper.
+ *
+ * Context: Does not sleep.
+ * Return: the number of buffers, the evictable one included.
+ */
 unsigned int ttm_exec_count(const struct ttm_exec *exec);
 
 /**
- * ttm_exec_locked_bo - the @index-th buffer @exec holds, in locking order,
- * or NULL if @index >= ttm_exec_count(). No reference is taken: @exec holds
- * one until it unlocks the buffer.
+ * ttm_exec_locked_bo() - the @index-th buffer @exec holds, in locking order.
+ * @exec: the helper.
+ * @index: from 0.
+ *
+ * No reference is taken: @exec holds one until it unlocks the buffer.
+ *
+ * Context: Does not sleep.
+ * Return: the buffer, or NULL if @index >= ttm_exec_count().
  */
 struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
 				  unsigned int index);
 
 /**
- * ttm_exec_for_each_locked_bo - iterate over the buffers @exec holds, in
+ * ttm_exec_for_each_locked_bo() - iterate over the buffers @exec holds, in
  * locking order (the evictable one included: see ttm_exec_is_evictable()).
- * @index: an unsigned int
- * @bo: a struct ttm_bo *
+ * @exec: the helper.
+ * @index: an unsigned int.
+ * @bo: a struct ttm_bo *.
  *
  * Do not lock or back off inside the iteration: the list would change.
+ *
+ * Context: Does not sleep.
  */
 #define ttm_exec_for_each_locked_bo(exec, index, bo)                    \
 	for ((index) = 0;                                               \
@@ -195,8 +275,12 @@ struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
 	     (index)++)
 
 /**
- * ttm_exec_is_contended - true between an -EDEADLK (or
- * ttm_exec_set_contended()) and the start of the next pass.
+ * ttm_exec_is_contended() - whether @exec must back off.
+ * @exec: the helper.
+ *
+ * Context: Does not sleep.
+ * Return: true between an -EDEADLK (or ttm_exec_set_contended()) and the
+ * start of the next pass.
  */
 static inline bool ttm_exec_is_contended(const struct ttm_exec *exec)
 {
@@ -204,12 +288,17 @@ static inline bool ttm_exec_is_contended(const struct ttm_exec *exec)
 }
 
 /**
- * ttm_exec_next_pass - the loop condition of ttm_exec_until_all_locked();
+ * ttm_exec_next_pass() - the loop condition of ttm_exec_until_all_locked();
  * not for direct use.
+ * @exec: the helper.
  *
- * Starts the first pass; after a contention, slow-locks the contended
- * buffer and starts another; after a pass that ran to its end, returns
- * false.
+ * Context: May sleep, on the contended buffer's reservation; interruptibly
+ * with TTM_EXEC_INTERRUPTIBLE. The thread of ttm_exec_init() only. Takes
+ * that reservation (an interrupted slow lock is reported by the body's
+ * next lock call).
+ * Return: true to run a pass: the first one, or another after a contention
+ * (once the contended buffer is slow-locked); false after a pass that ran
+ * to its end.
  */
 bool ttm_exec_next_pass(struct ttm_exec *exec);
 
@@ -227,14 +316,19 @@ static inline void *ttm_exec_loop_start_(struct ttm_exec *exec, void *restart)
 #define TTM_EXEC_LABEL_(line) TTM_EXEC_PASTE_(ttm_exec_restart_, line)
 
 /**
- * ttm_exec_until_all_locked - run the following block until it completes
+ * ttm_exec_until_all_locked() - run the following block until it completes
  * one pass without contention.
+ * @exec: the helper.
  *
  * A GNU C loop (labels as values, as drm_exec): the block restarts from
  * the top when ttm_exec_retry_on_contention() sees a contention, even from
  * inside a nested loop. `break` leaves it; so does a goto out of it.
  * It may be used again on the same @exec, after a first loop, to lock more
- * buffers: what is held stays held.
+ * buffers: what is held stays held. GCC and Clang accept it in any -std
+ * mode; -pedantic warns about it, -pedantic-errors rejects it.
+ *
+ * Context: May sleep (ttm_exec_next_pass()). The thread of ttm_exec_init()
+ * only.
  */
 #define ttm_exec_until_all_locked(exec)                                 \
 	TTM_EXEC_LABEL_(__LINE__):                                      \
@@ -243,10 +337,14 @@ static inline void *ttm_exec_loop_start_(struct ttm_exec *exec, void *restart)
 	     (void)ttm_exec_restart_ptr_, ttm_exec_next_pass(exec);)
 
 /**
- * ttm_exec_retry_on_contention - restart the block of
+ * ttm_exec_retry_on_contention() - restart the block of
  * ttm_exec_until_all_locked() if the last lock (or
- * ttm_exec_set_contended()) asked for a back-off. Call it right after each
- * lock, before looking at the return value.
+ * ttm_exec_set_contended()) asked for a back-off.
+ * @exec: the helper.
+ *
+ * Call it right after each lock, before looking at the return value.
+ *
+ * Context: Does not sleep.
  */
 #define ttm_exec_retry_on_contention(exec)                              \
 	do {                                                            \

@@ -5,22 +5,41 @@
  * list of buffers with the wound/wait protocol, validates them, builds the
  * job's implicit-sync dependencies and hands it to the fake GPU.
  *
- *	struct ttm_client *client;
- *	uint32_t a, b;
+ *	static int submit_one(struct ttm_device *dev,
+ *			      struct ttm_fence **ret_fence)
+ *	{
+ *		static const struct ttm_placement vram_gtt =
+ *			TTM_PLACEMENT_VRAM_GTT_INIT;
+ *		struct ttm_client *client;
+ *		uint32_t a, b;
+ *		int ret;
  *
- *	ttm_client_open(dev, &client);
- *	ttm_client_bo_create(client, 4096, &TTM_PLACEMENT_VRAM_GTT, 0, &a);
- *	ttm_client_bo_create(client, 4096, &TTM_PLACEMENT_VRAM_GTT, 0, &b);
+ *		ret = ttm_client_open(dev, &client);
+ *		if (ret)
+ *			return ret;
+ *		ret = ttm_client_bo_create(client, 4096, &vram_gtt, 0, &a);
+ *		if (ret == 0)
+ *			ret = ttm_client_bo_create(client, 4096, &vram_gtt,
+ *						   0, &b);
+ *		if (ret == 0) {
+ *			struct ttm_execbuf_bo list[] = {
+ *				{ .handle = b, .flags = TTM_EXECBUF_BO_WRITE },
+ *				{ .handle = a, .flags = TTM_EXECBUF_BO_READ },
+ *			};
+ *			struct ttm_execbuf_args args = {
+ *				.bos = list, .n_bos = 2,
+ *				.op = TTM_GPU_OP_ADD, .add_value = 1,
+ *			};
  *
- *	struct ttm_execbuf_bo list[] = {
- *		{ .handle = b, .flags = TTM_EXECBUF_BO_WRITE },
- *		{ .handle = a, .flags = TTM_EXECBUF_BO_READ },
- *	};
- *	struct ttm_execbuf_args args = {
- *		.bos = list, .n_bos = 2, .op = TTM_GPU_OP_ADD, .add_value = 1,
- *	};
- *	ret = ttm_execbuf_submit(client, &args);
- *	(args.out_fence: signals when the job has run)
+ *			ret = ttm_execbuf_submit(client, &args);
+ *			// args.out_fence signals when the job has run.
+ *			if (ret == 0)
+ *				*ret_fence = args.out_fence;
+ *		}
+ *		// Jobs in flight keep their buffers alive.
+ *		ttm_client_close(client);
+ *		return ret;
+ *	}
  *
  * A client is the analog of a DRM file: its handles mean nothing to
  * another client. Every call on a client is thread-safe, but a client is
@@ -45,29 +64,51 @@ struct ttm_client;
 /* ---- clients and handles --------------------------------------------- */
 
 /**
- * ttm_client_open - a new client of @dev, with an empty handle table.
+ * ttm_client_open() - a new client of @dev, with an empty handle table.
+ * @dev: the device; it must have a GPU (struct ttm_device_options::gpu):
+ *	jobs run there.
+ * @ret_client: the new client.
  *
- * @dev must have a GPU (struct ttm_device_options::gpu): jobs run there.
+ * Context: Does not sleep. The first client of @dev takes and releases
+ * the device lock (ttm_device_set_private()).
  * Return: 0 and *@ret_client; -EINVAL if @dev has no GPU; -ENOMEM.
  */
 int ttm_client_open(struct ttm_device *dev, struct ttm_client **ret_client);
 
 /**
- * ttm_client_close - release every handle of @client and free it.
+ * ttm_client_close() - release every handle of @client and free it.
+ * @client: the client, or NULL.
  *
  * Buffers stay alive while other clients, PRIME fds or jobs in flight use
- * them. NULL is allowed. No call on @client may be running.
+ * them.
+ *
+ * Context: Does not sleep (but puts buffers, as ttm_bo_put()). Takes and
+ * releases the PRIME registry lock. No call on @client may be running.
  */
 void ttm_client_close(struct ttm_client *client);
 
-/** ttm_client_device - the device @client was opened on. */
+/**
+ * ttm_client_device() - the device @client was opened on.
+ * @client: the client.
+ *
+ * Context: Does not sleep.
+ * Return: the device.
+ */
 struct ttm_device *ttm_client_device(const struct ttm_client *client);
 
 /**
- * ttm_client_bo_create - ttm_bo_create() and a handle for the new buffer.
+ * ttm_client_bo_create() - ttm_bo_create() and a handle for the new buffer.
+ * @client: the client.
+ * @size: as for ttm_bo_create().
+ * @placement: as for ttm_bo_create().
+ * @flags: as for ttm_bo_create().
+ * @handle: the new handle.
  *
  * Handles are small integers, never 0, the lowest free one first, and
  * reused only after ttm_client_bo_close(), as GEM's.
+ *
+ * Context: May sleep, as ttm_bo_create(). Takes and releases @client's
+ * lock.
  * Return: 0 and *@handle; as ttm_bo_create(); -ENOMEM.
  */
 int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
@@ -75,8 +116,19 @@ int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
 			 uint32_t *handle);
 
 /**
- * ttm_client_bo_create_fourcc - the same from a DRM fourcc, as
- * ttm_bo_create_fourcc().
+ * ttm_client_bo_create_fourcc() - ttm_bo_create_fourcc() and a handle for
+ * the new buffer.
+ * @client: the client.
+ * @width: as for ttm_bo_create_fourcc().
+ * @height: as for ttm_bo_create_fourcc().
+ * @fourcc: as for ttm_bo_create_fourcc().
+ * @placement: as for ttm_bo_create_fourcc().
+ * @flags: as for ttm_bo_create_fourcc().
+ * @handle: the new handle.
+ *
+ * Context: May sleep, as ttm_bo_create(). Takes and releases @client's
+ * lock.
+ * Return: as ttm_client_bo_create() and ttm_bo_create_fourcc().
  */
 int ttm_client_bo_create_fourcc(struct ttm_client *client, uint32_t width,
 				uint32_t height, uint32_t fourcc,
@@ -84,30 +136,48 @@ int ttm_client_bo_create_fourcc(struct ttm_client *client, uint32_t width,
 				uint32_t flags, uint32_t *handle);
 
 /**
- * ttm_client_bo_add - a handle of @client for @bo (a new reference).
+ * ttm_client_bo_add() - a handle of @client for @bo (a new reference).
+ * @client: the client.
+ * @bo: the buffer.
+ * @handle: the handle.
  *
  * If @client already has a handle for @bo, that one, and no new
  * reference (as GEM does).
+ *
+ * Context: Does not sleep. Takes and releases @client's lock.
  * Return: 0 and *@handle; -EINVAL if @bo is of another device; -ENOMEM.
  */
 int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
 		      uint32_t *handle);
 
 /**
- * ttm_client_bo_close - drop @handle (and its reference to the buffer).
+ * ttm_client_bo_close() - drop @handle (and its reference to the buffer).
+ * @client: the client.
+ * @handle: the handle.
+ *
+ * Context: Does not sleep (but puts the buffer, as ttm_bo_put()). Takes
+ * and releases @client's lock.
  * Return: 0, or -ENOENT if @client has no such handle.
  */
 int ttm_client_bo_close(struct ttm_client *client, uint32_t handle);
 
 /**
- * ttm_client_lookup - the buffer of @handle, with a new reference the
- * caller puts with ttm_bo_put(); NULL if @client has no such handle.
+ * ttm_client_lookup() - the buffer of @handle.
+ * @client: the client.
+ * @handle: the handle.
+ *
+ * Context: Does not sleep. Takes and releases @client's lock.
+ * Return: the buffer, with a new reference the caller puts with
+ * ttm_bo_put(); NULL if @client has no such handle.
  */
 struct ttm_bo *ttm_client_lookup(struct ttm_client *client, uint32_t handle);
 
 /**
- * ttm_client_export_fd - a file descriptor naming the buffer of @handle,
+ * ttm_client_export_fd() - a file descriptor naming the buffer of @handle,
  * which any client may import (PRIME's handle-to-fd).
+ * @client: the client.
+ * @handle: the handle.
+ * @fd: the new descriptor.
  *
  * The descriptor holds a reference to the buffer until it, and every dup
  * of it (in any process), is closed. ttmsim notices that lazily, at the
@@ -116,15 +186,24 @@ struct ttm_bo *ttm_client_lookup(struct ttm_client *client, uint32_t handle);
  * the descriptors before the device's last client, if the device is to be
  * destroyed (ttm_device_destroy() wants every buffer put). Each call makes
  * a new descriptor, even for a buffer exported before. Close-on-exec.
+ *
+ * Context: Does not sleep. Takes and releases @client's lock and the
+ * PRIME registry lock.
  * Return: 0 and *@fd; -ENOENT for a bad handle; -EMFILE, -ENFILE, -ENOMEM.
  */
 int ttm_client_export_fd(struct ttm_client *client, uint32_t handle,
 			 int *fd);
 
 /**
- * ttm_client_import_fd - a handle of @client for the buffer @fd names
- * (PRIME's fd-to-handle); the handle it already has for that buffer if
- * any. @fd stays the caller's.
+ * ttm_client_import_fd() - a handle of @client for the buffer @fd names
+ * (PRIME's fd-to-handle).
+ * @client: the client.
+ * @fd: from ttm_client_export_fd(); it stays the caller's.
+ * @handle: the handle: the one @client already has for that buffer if
+ *	any.
+ *
+ * Context: Does not sleep. Takes and releases the PRIME registry lock and
+ * @client's lock.
  * Return: 0 and *@handle; -EBADF if @fd is not a descriptor from
  * ttm_client_export_fd() (or names a buffer of another device); -ENOMEM.
  */
@@ -133,61 +212,83 @@ int ttm_client_import_fd(struct ttm_client *client, int fd,
 
 /* ---- submission ------------------------------------------------------- */
 
-/** struct ttm_execbuf_bo::flags: the job reads the buffer. */
+/* struct ttm_execbuf_bo::flags: the job reads the buffer. */
 #define TTM_EXECBUF_BO_READ  (1u << 0)
-/** struct ttm_execbuf_bo::flags: the job writes the buffer. */
+/* struct ttm_execbuf_bo::flags: the job writes the buffer. */
 #define TTM_EXECBUF_BO_WRITE (1u << 1)
 
-/** One entry of a job's buffer list. */
+/**
+ * struct ttm_execbuf_bo - one entry of a job's buffer list.
+ * @handle: the buffer's handle.
+ * @flags: TTM_EXECBUF_BO_READ and/or _WRITE (at least one).
+ * @placement: where the job needs it; NULL: the buffer's own placement.
+ */
 struct ttm_execbuf_bo {
 	uint32_t handle;
-	uint32_t flags;   /* TTM_EXECBUF_BO_READ and/or _WRITE (at least one) */
-	/* Where the job needs it; NULL: the buffer's own placement. */
+	uint32_t flags;
 	const struct ttm_placement *placement;
 };
 
-/** struct ttm_execbuf_args::flags: a buffer listed twice is used once. */
+/* struct ttm_execbuf_args::flags: a buffer listed twice is used once. */
 #define TTM_EXECBUF_ALLOW_DUPLICATES (1u << 0)
-/** ... waits may be interrupted (ttm_interrupt_thread(): -EINTR). */
+/* ... waits may be interrupted (ttm_interrupt_thread(): -EINTR). */
 #define TTM_EXECBUF_INTERRUPTIBLE    (1u << 1)
-/** ... also export the out-fence as a descriptor (out_fence_fd). */
+/* ... also export the out-fence as a descriptor (out_fence_fd). */
 #define TTM_EXECBUF_FENCE_FD_OUT     (1u << 2)
-/** ... the job hangs: the GPU's watchdog fails it with -ETIMEDOUT. */
+/* ... the job hangs: the GPU's watchdog fails it with -ETIMEDOUT. */
 #define TTM_EXECBUF_HANG             (1u << 3)
 
-/** The arguments and results of ttm_execbuf_submit(). */
+/**
+ * struct ttm_execbuf_args - the arguments and results of
+ * ttm_execbuf_submit().
+ * @engine: in: the GPU engine to run the job on.
+ * @bos: in: the buffers, in the user's order, any order.
+ * @n_bos: in: 1 to TTM_EXECBUF_MAX_BOS.
+ * @op: in: NOP or ADD (COPY is internal).
+ * @add_value: in: for TTM_GPU_OP_ADD.
+ * @duration_us: in: how long the job runs.
+ * @in_fences: in: explicit in-fences: the job fails with their error
+ *	without running if one of them failed.
+ * @n_in_fences: in: the number of @in_fences.
+ * @in_fence_fds: in: explicit in-fences from ttm_fence_export_fd(), as
+ *	@in_fences.
+ * @n_in_fence_fds: in: the number of @in_fence_fds.
+ * @flags: in: TTM_EXECBUF_*.
+ * @tag: in: passed to the GPU's retire hook.
+ * @out_fence: out: a reference for the caller.
+ * @out_fence_fd: out: with FENCE_FD_OUT; else -1.
+ * @bad_index: out: what an error is about: an entry of bos[] (0 to
+ *	n_bos - 1), or of in_fences[] (from n_bos), then in_fence_fds[]
+ *	(from n_bos + n_in_fences); -1: none.
+ */
 struct ttm_execbuf_args {
 	/* In. */
 	unsigned int engine;
-	const struct ttm_execbuf_bo *bos; /* the user's order, any order */
-	unsigned int n_bos;               /* 1 to TTM_EXECBUF_MAX_BOS */
-	enum ttm_gpu_op op;               /* NOP or ADD (COPY is internal) */
+	const struct ttm_execbuf_bo *bos;
+	unsigned int n_bos;
+	enum ttm_gpu_op op;
 	uint32_t add_value;
 	uint64_t duration_us;
-	/* Explicit in-fences: the job fails with their error without running
-	 * if one of them failed. */
 	struct ttm_fence *const *in_fences;
 	unsigned int n_in_fences;
-	const int *in_fence_fds;          /* from ttm_fence_export_fd() */
+	const int *in_fence_fds;
 	unsigned int n_in_fence_fds;
-	uint32_t flags;                   /* TTM_EXECBUF_* */
-	uint64_t tag;                     /* passed to the GPU's retire hook */
+	uint32_t flags;
+	uint64_t tag;
 
 	/* Out. */
-	struct ttm_fence *out_fence;      /* a reference for the caller */
-	int out_fence_fd;                 /* with FENCE_FD_OUT; else -1 */
-	int bad_index;                    /* what an error is about: an
-					     entry of bos[] (0 to n_bos - 1),
-					     or of in_fences[] (from n_bos),
-					     then in_fence_fds[] (from n_bos
-					     + n_in_fences); -1: none */
+	struct ttm_fence *out_fence;
+	int out_fence_fd;
+	int bad_index;
 };
 
-/** At most this many buffers per job. */
+/* At most this many buffers per job. */
 #define TTM_EXECBUF_MAX_BOS 4096u
 
 /**
- * ttm_execbuf_submit - lock, validate, fence and submit one job.
+ * ttm_execbuf_submit() - lock, validate, fence and submit one job.
+ * @client: the client whose handles @args names.
+ * @args: in and out.
  *
  * 1. Looks up every handle; a buffer listed twice (by any handles) is
  *    -EINVAL unless TTM_EXECBUF_ALLOW_DUPLICATES, which uses it once,
@@ -204,9 +305,10 @@ struct ttm_execbuf_args {
  *    adds its fence to every buffer (WRITE or READ usage), unlocks.
  * On any error nothing is left locked, referenced or half-submitted.
  *
- * Locking: takes and drops reservations of @client's device; the caller
- * must hold none of them (the debug checker reports that).
- * Context: may sleep.
+ * Context: May sleep; interruptibly with TTM_EXECBUF_INTERRUPTIBLE. No
+ * reservation of @client's device held by the caller (the debug checker
+ * reports that). Takes and releases reservations of that device, the
+ * device lock and @client's lock.
  * Return: 0 with @args->out_fence (and out_fence_fd); -ENOENT for a bad
  * handle and -EINVAL for a duplicate, bad flags or in-fence, with
  * @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
@@ -219,68 +321,119 @@ int ttm_execbuf_submit(struct ttm_client *client,
 
 /* ---- counters and events ---------------------------------------------- */
 
-/** Errno values counted one by one in struct ttm_execbuf_stats. */
+/* Errno values counted one by one in struct ttm_execbuf_stats. */
 #define TTM_EXECBUF_ERRNO_MAX 134
 
-/** Counters of every submission on a device, over all its clients. */
+/**
+ * struct ttm_execbuf_stats - counters of every submission on a device, over
+ * all its clients.
+ * @submitted: every ttm_execbuf_submit() call.
+ * @rejected: returned an error.
+ * @completed: out-fence signalled without error.
+ * @failed: out-fence signalled with an error.
+ * @in_flight: submitted = rejected + completed + failed + in_flight,
+ *	always.
+ * @backoffs: -EDEADLK results seen, locks and evictions.
+ * @restarts: lock passes restarted.
+ * @rejected_by_errno: rejections by errno: rejected_by_errno[EINVAL], ...
+ *	(the last entry counts errno values beyond the table).
+ */
 struct ttm_execbuf_stats {
-	uint64_t submitted; /* every ttm_execbuf_submit() call */
-	uint64_t rejected;  /* returned an error */
-	uint64_t completed; /* out-fence signalled without error */
-	uint64_t failed;    /* out-fence signalled with an error */
-	uint64_t in_flight; /* submitted = rejected + completed + failed +
-			       in_flight, always */
-	uint64_t backoffs;  /* -EDEADLK results seen, locks and evictions */
-	uint64_t restarts;  /* lock passes restarted */
-	/* Rejections by errno: rejected_by_errno[EINVAL], ... (the last
-	 * entry counts errno values beyond the table). */
+	uint64_t submitted;
+	uint64_t rejected;
+	uint64_t completed;
+	uint64_t failed;
+	uint64_t in_flight;
+	uint64_t backoffs;
+	uint64_t restarts;
 	uint64_t rejected_by_errno[TTM_EXECBUF_ERRNO_MAX + 1];
 };
 
 /**
- * ttm_execbuf_get_stats - a consistent snapshot of @dev's counters
- * (all zero before its first client). Evictions and bytes moved are in
- * ttm_device_get_stats(), out-of-order retirements in ttm_gpu_get_stats().
+ * ttm_execbuf_get_stats() - a consistent snapshot of @dev's counters.
+ * @dev: the device.
+ * @stats: filled in: all zero before @dev's first client.
+ *
+ * Evictions and bytes moved are in ttm_device_get_stats(), out-of-order
+ * retirements in ttm_gpu_get_stats().
+ *
+ * Context: Does not sleep. Takes and releases the lock of @dev's execbuf
+ * counters.
  */
 void ttm_execbuf_get_stats(struct ttm_device *dev,
 			   struct ttm_execbuf_stats *stats);
 
 /**
- * ttm_execbuf_wait_idle - wait until no job submitted through @dev's
+ * ttm_execbuf_wait_idle() - wait until no job submitted through @dev's
  * clients is in flight (every out-fence signalled and counted).
+ * @dev: the device.
+ *
+ * Context: May sleep, until the jobs retire: with a virtual-clock GPU,
+ * another thread must advance it. Takes and releases the lock of @dev's
+ * execbuf counters. Not from a fence callback or the retire hook.
  */
 void ttm_execbuf_wait_idle(struct ttm_device *dev);
 
-/** The phases of a submission, for struct ttm_execbuf_event. */
+/**
+ * enum ttm_execbuf_phase - the phases of a submission, for struct
+ * ttm_execbuf_event.
+ * @TTM_EXECBUF_PHASE_SUBMIT: the whole call; encloses the others.
+ * @TTM_EXECBUF_PHASE_LOOKUP: handles to buffers.
+ * @TTM_EXECBUF_PHASE_LOCK: the locking loop, validation in it.
+ * @TTM_EXECBUF_PHASE_BACKOFF: from -EDEADLK to the slow lock.
+ * @TTM_EXECBUF_PHASE_VALIDATE: one pass' validation.
+ * @TTM_EXECBUF_PHASE_QUEUE: dependencies, GPU submit, fences.
+ */
 enum ttm_execbuf_phase {
-	TTM_EXECBUF_PHASE_SUBMIT,   /* the whole call; encloses the others */
-	TTM_EXECBUF_PHASE_LOOKUP,   /* handles to buffers */
-	TTM_EXECBUF_PHASE_LOCK,     /* the locking loop, validation in it */
-	TTM_EXECBUF_PHASE_BACKOFF,  /* from -EDEADLK to the slow lock */
-	TTM_EXECBUF_PHASE_VALIDATE, /* one pass' validation */
-	TTM_EXECBUF_PHASE_QUEUE,    /* dependencies, GPU submit, fences */
+	TTM_EXECBUF_PHASE_SUBMIT,
+	TTM_EXECBUF_PHASE_LOOKUP,
+	TTM_EXECBUF_PHASE_LOCK,
+	TTM_EXECBUF_PHASE_BACKOFF,
+	TTM_EXECBUF_PHASE_VALIDATE,
+	TTM_EXECBUF_PHASE_QUEUE,
 };
 
 /**
- * One phase of one submission. Phases of one client nest strictly:
- * SUBMIT holds LOOKUP, LOCK and QUEUE, in that order; LOCK holds the
- * BACKOFF and VALIDATE phases, which do not overlap.
+ * struct ttm_execbuf_event - one phase of one submission.
+ * @phase: which phase.
+ * @begin_ns: when it began, on CLOCK_MONOTONIC.
+ * @end_ns: when it ended, on CLOCK_MONOTONIC.
+ * @seqno: the client's submission count, from 1.
+ * @result: 0 or the phase's error.
+ *
+ * Phases of one client nest strictly: SUBMIT holds LOOKUP, LOCK and QUEUE,
+ * in that order; LOCK holds the BACKOFF and VALIDATE phases, which do not
+ * overlap.
  */
 struct ttm_execbuf_event {
 	enum ttm_execbuf_phase phase;
-	uint64_t begin_ns, end_ns; /* CLOCK_MONOTONIC */
-	uint64_t seqno;            /* the client's submission count, from 1 */
-	int result;                /* 0 or the phase's error */
+	uint64_t begin_ns, end_ns;
+	uint64_t seqno;
+	int result;
 };
 
-/** Receives the events of a client's submissions, in its thread. */
+/**
+ * typedef ttm_execbuf_event_fn - receives the events of a client's
+ * submissions.
+ * @event: the phase that ended; valid during the call only.
+ * @data: as given to ttm_client_set_event_sink().
+ *
+ * Context: May sleep, though that delays the submission. Runs in the
+ * thread that called ttm_execbuf_submit(), inside it, possibly with the
+ * job's buffers reserved: it must not reserve buffers of the device or
+ * submit on the same client.
+ */
 typedef void ttm_execbuf_event_fn(const struct ttm_execbuf_event *event,
 				  void *data);
 
 /**
- * ttm_client_set_event_sink - send @client's phase events to @fn (NULL:
- * none, the default, which costs nothing). Set it while no submission of
- * @client runs.
+ * ttm_client_set_event_sink() - send @client's phase events to @fn.
+ * @client: the client.
+ * @fn: the sink; NULL: none, the default, which costs nothing.
+ * @data: passed to @fn.
+ *
+ * Context: Does not sleep. Takes and releases @client's lock. Only while no
+ * submission of @client runs.
  */
 void ttm_client_set_event_sink(struct ttm_client *client,
 			       ttm_execbuf_event_fn *fn, void *data);

@@ -27,10 +27,17 @@ struct ttm_fence;
 struct ttm_fence_cb;
 
 /**
- * Called once, when the fence signals, from the signalling thread; or,
- * if the last reference to an unsignalled fence is dropped, with the
- * fence already dead: then it must not take a reference to @fence or
- * export or import it. A callback must not call ttm_gpu_destroy() or
+ * typedef ttm_fence_func_t - a fence callback.
+ * @fence: the fence that signalled.
+ * @cb: the node given to ttm_fence_add_callback().
+ *
+ * Called once, when the fence signals; or, if the last reference to an
+ * unsignalled fence is dropped, with the fence already dead: then it must
+ * not take a reference to @fence or export or import it.
+ *
+ * Context: May sleep, though that holds up the signalling thread. Runs in
+ * the signalling thread (or the one that dropped the last reference),
+ * holding no lock of ttmsim's. Must not call ttm_gpu_destroy() or
  * ttm_gpu_advance() (ttmsim/gpu.h).
  */
 typedef void ttm_fence_func_t(struct ttm_fence *fence,
@@ -42,67 +49,120 @@ typedef void ttm_fence_func_t(struct ttm_fence *fence,
  * The fields are private to ttmsim.
  */
 struct ttm_fence_cb {
+	/* private: */
 	struct ttm_fence_cb *next;
 	struct ttm_fence_cb **pprev;
 	ttm_fence_func_t *func;
 };
 
 /**
- * ttm_fence_context_alloc - reserve @n consecutive fence contexts.
- * Return: the first. Contexts are never reused. Thread-safe.
+ * ttm_fence_context_alloc() - reserve @n consecutive fence contexts.
+ * @n: how many.
+ *
+ * Contexts are never reused.
+ *
+ * Context: Does not sleep. Any thread.
+ * Return: the first.
  */
 uint64_t ttm_fence_context_alloc(unsigned int n);
 
 /**
- * ttm_fence_create - a new, unsignalled fence holding one reference.
+ * ttm_fence_create() - a new, unsignalled fence holding one reference.
+ * @context: its timeline, from ttm_fence_context_alloc().
+ * @seqno: its sequence number on @context.
+ * @ret_fence: the new fence.
+ *
+ * Context: Does not sleep. Any thread.
  * Return: 0 and *@ret_fence, or -ENOMEM.
  */
 int ttm_fence_create(uint64_t context, uint64_t seqno,
 		     struct ttm_fence **ret_fence);
 
-/** ttm_fence_get - take a reference; returns @fence. NULL is allowed. */
+/**
+ * ttm_fence_get() - take a reference.
+ * @fence: a fence the caller holds a reference to, or NULL.
+ *
+ * Context: Does not sleep.
+ * Return: @fence.
+ */
 struct ttm_fence *ttm_fence_get(struct ttm_fence *fence);
 
 /**
- * ttm_fence_put - drop a reference; the last one frees. NULL is allowed.
+ * ttm_fence_put() - drop a reference; the last one frees.
+ * @fence: the fence, or NULL.
  *
  * A fence freed before it signalled runs its callbacks with status
  * -ECANCELED (in the calling thread), and its exported descriptors see
  * POLLHUP.
+ *
+ * Context: Does not sleep. The last put of an unsignalled fence takes and
+ * releases its lock and runs its callbacks, holding no lock of ttmsim's.
  */
 void ttm_fence_put(struct ttm_fence *fence);
 
+/**
+ * ttm_fence_context() - the timeline of @fence.
+ * @fence: the fence.
+ *
+ * Context: Does not sleep.
+ * Return: the context given to ttm_fence_create().
+ */
 uint64_t ttm_fence_context(const struct ttm_fence *fence);
+
+/**
+ * ttm_fence_seqno() - the sequence number of @fence on its timeline.
+ * @fence: the fence.
+ *
+ * Context: Does not sleep.
+ * Return: the seqno given to ttm_fence_create().
+ */
 uint64_t ttm_fence_seqno(const struct ttm_fence *fence);
 
 /**
- * ttm_fence_signal - signal @fence, with @error (0, or a negative errno
- * such as -EIO, -ETIMEDOUT, -ECANCELED).
+ * ttm_fence_signal() - signal @fence.
+ * @fence: the fence; the caller holds a reference.
+ * @error: 0, or a negative errno such as -EIO, -ETIMEDOUT, -ECANCELED.
  *
- * Runs the callbacks, then wakes the waiters. Context: any thread; the
- * callbacks run in it, holding no lock of ttmsim's, so they may take locks
- * of their own and use other fences. The caller must hold a reference.
+ * Runs the callbacks, then wakes the waiters.
+ *
+ * Context: Does not sleep itself, but runs the callbacks in the calling
+ * thread, holding no lock of ttmsim's, so they may take locks of their own
+ * and use other fences. Takes and releases the fence's lock. Any thread.
  * Return: 0, or -EINVAL if @fence was already signalled (nothing changes)
  * or @error is not a negative errno.
  */
 int ttm_fence_signal(struct ttm_fence *fence, int error);
 
-/** ttm_fence_is_signaled - true once @fence has signalled. */
+/**
+ * ttm_fence_is_signaled() - whether @fence has signalled.
+ * @fence: the fence.
+ *
+ * Context: Does not sleep. Takes no lock.
+ * Return: true once @fence has signalled.
+ */
 bool ttm_fence_is_signaled(const struct ttm_fence *fence);
 
 /**
- * ttm_fence_get_status - 0 while pending, 1 if signalled without error,
- * the negative error if signalled with one.
+ * ttm_fence_get_status() - the state of @fence.
+ * @fence: the fence.
+ *
+ * Context: Does not sleep. Takes no lock.
+ * Return: 0 while pending, 1 if signalled without error, the negative error
+ * if signalled with one.
  */
 int ttm_fence_get_status(const struct ttm_fence *fence);
 
 /**
- * ttm_fence_wait - sleep until @fence signals.
+ * ttm_fence_wait() - sleep until @fence signals.
+ * @fence: the fence; the caller holds a reference.
  * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
  * @timeout_ns: how long at most; negative: forever; 0: just test.
  *
  * A timeout of 0 only tests: it never returns -EINTR nor consumes an
  * interrupt. A non-interruptible wait leaves an interrupt pending.
+ *
+ * Context: May sleep unless @timeout_ns is 0; interruptibly with
+ * @interruptible. Takes and releases the fence's lock.
  * Return: 0 once signalled (with or without an error: read it with
  * ttm_fence_get_status()), -ETIME if the timeout passed first, -EINTR.
  */
@@ -110,9 +170,14 @@ int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 		   int64_t timeout_ns);
 
 /**
- * ttm_fence_add_callback - have @func(@fence, @cb) called when @fence
+ * ttm_fence_add_callback() - have @func(@fence, @cb) called when @fence
  * signals.
+ * @fence: the fence.
+ * @cb: a node of the caller's, unused until @func runs or is removed.
+ * @func: the callback.
  *
+ * Context: Does not sleep; @func never runs in this call. Takes and
+ * releases the fence's lock.
  * Return: 0; -ENOENT if @fence has already signalled (as in the kernel:
  * @func is then never called).
  */
@@ -120,18 +185,26 @@ int ttm_fence_add_callback(struct ttm_fence *fence, struct ttm_fence_cb *cb,
 			   ttm_fence_func_t *func);
 
 /**
- * ttm_fence_remove_callback - cancel a callback added to @fence.
+ * ttm_fence_remove_callback() - cancel a callback added to @fence.
+ * @fence: the fence.
+ * @cb: the node given to ttm_fence_add_callback().
+ *
+ * A remove that races with a signal returns false only once the callbacks
+ * have finished, so @cb may be freed at once; from one of @fence's own
+ * callbacks it returns false at once, and the callback removed still runs.
+ *
+ * Context: May sleep: a remove that races with a signal waits (yielding)
+ * for the signalling thread's callbacks. Takes and releases the fence's
+ * lock.
  * Return: true if it was removed and will not run; false if it has run
- * (or was never added). A remove that races with a signal returns false
- * only once the callbacks have finished, so @cb may be freed at once;
- * from one of @fence's own callbacks it returns false at once, and the
- * callback removed still runs.
+ * (or was never added).
  */
 bool ttm_fence_remove_callback(struct ttm_fence *fence,
 			       struct ttm_fence_cb *cb);
 
 /**
- * ttm_fence_export_fd - a file descriptor for @fence, like a sync_file.
+ * ttm_fence_export_fd() - a file descriptor for @fence, like a sync_file.
+ * @fence: the fence.
  *
  * The read end of a pipe, close-on-exec: it becomes readable (POLLIN) when
  * the fence signals, so poll() and libdrm's sync_wait() work on it. Every
@@ -144,14 +217,21 @@ bool ttm_fence_remove_callback(struct ttm_fence *fence,
  * the descriptor. A pipe rather than an eventfd for that reason: an
  * eventfd's value can only be read by resetting it. A fence freed without
  * signalling closes the pipe's write end: POLLHUP, no bytes.
+ *
+ * Context: Does not sleep. Takes and releases the fence's lock and the
+ * registry lock of exported fences.
  * Return: the descriptor, or a negative errno (-EMFILE, -ENOMEM).
  */
 int ttm_fence_export_fd(struct ttm_fence *fence);
 
 /**
- * ttm_fence_import_fd - the fence behind a descriptor from
- * ttm_fence_export_fd() (@fd itself stays the caller's).
+ * ttm_fence_import_fd() - the fence behind a descriptor from
+ * ttm_fence_export_fd().
+ * @fd: the descriptor; it stays the caller's.
+ * @ret_fence: the fence.
  *
+ * Context: Does not sleep. Takes and releases the registry lock of
+ * exported fences.
  * Return: 0 and a new reference in *@ret_fence: the same fence while it
  * lives; after it is gone, a new signalled fence with its status
  * (-ECANCELED if it was freed unsignalled). -EINVAL if @fd is not such a
@@ -160,9 +240,16 @@ int ttm_fence_export_fd(struct ttm_fence *fence);
 int ttm_fence_import_fd(int fd, struct ttm_fence **ret_fence);
 
 /**
- * ttm_fence_merge - a fence that signals once both @a and @b have, with
- * the first error of the two (@a's if both failed). It holds no reference
- * on @a and @b: one freed unsignalled counts as failed with -ECANCELED.
+ * ttm_fence_merge() - a fence that signals once both @a and @b have.
+ * @a: the first fence.
+ * @b: the second fence.
+ * @ret_fence: the merged fence, with a reference for the caller.
+ *
+ * The merged fence fails with the first error of the two (@a's if both
+ * failed). It holds no reference on @a and @b: one freed unsignalled
+ * counts as failed with -ECANCELED.
+ *
+ * Context: Does not sleep. Takes and releases the locks of @a and @b.
  * Return: 0 and *@ret_fence, or -ENOMEM.
  */
 int ttm_fence_merge(struct ttm_fence *a, struct ttm_fence *b,

@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /**
- * ttm_interrupt_thread - post an interrupt to @thread.
+ * ttm_interrupt_thread() - post an interrupt to @thread.
+ * @thread: the thread to interrupt.
  *
  * Like a pending signal: @thread's current interruptible wait in ttmsim, or
  * its next one, returns -EINTR promptly without the resource and consumes
@@ -26,13 +27,16 @@ extern "C" {
  * is consumed is the same as posting once. @thread must be a live thread of
  * this process; it need not have used ttmsim yet.
  *
+ * Context: Does not sleep. Takes and releases the thread registry lock, so
+ * not from a signal handler. Any thread.
  * Return: 0, or -ENOMEM.
  */
 int ttm_interrupt_thread(pthread_t thread);
 
 /**
- * ttm_interrupt_clear - drop an interrupt pending for the calling thread.
+ * ttm_interrupt_clear() - drop an interrupt pending for the calling thread.
  *
+ * Context: Does not sleep.
  * Return: true if one was pending.
  */
 bool ttm_interrupt_clear(void);

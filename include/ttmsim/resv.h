@@ -31,15 +31,30 @@
 extern "C" {
 #endif
 
-/** How a fence uses the buffer; lower values must be waited for first. */
+/**
+ * enum ttm_resv_usage - how a fence uses the buffer.
+ * @TTM_RESV_USAGE_KERNEL: moves and evictions.
+ * @TTM_RESV_USAGE_WRITE: implicit sync: writers.
+ * @TTM_RESV_USAGE_READ: implicit sync: readers.
+ * @TTM_RESV_USAGE_BOOKKEEP: no implicit sync.
+ *
+ * Lower values must be waited for first.
+ */
 enum ttm_resv_usage {
-	TTM_RESV_USAGE_KERNEL,   /* moves and evictions */
-	TTM_RESV_USAGE_WRITE,    /* implicit sync: writers */
-	TTM_RESV_USAGE_READ,     /* implicit sync: readers */
-	TTM_RESV_USAGE_BOOKKEEP, /* no implicit sync */
+	TTM_RESV_USAGE_KERNEL,
+	TTM_RESV_USAGE_WRITE,
+	TTM_RESV_USAGE_READ,
+	TTM_RESV_USAGE_BOOKKEEP,
 };
 
-/** The usage to wait for before an access (the kernel's dma_resv_usage_rw). */
+/**
+ * ttm_resv_usage_rw() - the usage to wait for before an access (the
+ * kernel's dma_resv_usage_rw).
+ * @write: the access writes.
+ *
+ * Context: Does not sleep.
+ * Return: the usage to pass to ttm_resv_wait().
+ */
 static inline enum ttm_resv_usage ttm_resv_usage_rw(bool write)
 {
 	/* A write waits for readers too; a read only for writers. */
@@ -50,59 +65,81 @@ struct ttm_resv_list;
 
 /**
  * struct ttm_resv - a reservation object; embed it in a buffer.
+ * @lock: the reservation lock, a ww_mutex like any other: for the caller.
  *
- * Only @lock is for the caller (it is a ww_mutex like any other); the
- * other fields are private.
+ * The other fields are private.
  */
 struct ttm_resv {
 	struct ww_mutex lock;
+	/* private: */
 	uint32_t seq;                   /* sequence lock of @fences */
 	unsigned int reserved;          /* slots reserved, under @lock */
 	struct ttm_resv_list *fences;   /* current list */
 	struct ttm_resv_list *retired;  /* older lists, freed by fini */
 };
 
-/** ttm_resv_init - an empty reservation object whose lock is of @cls. */
+/**
+ * ttm_resv_init() - an empty reservation object.
+ * @resv: the object to initialise.
+ * @cls: the class of its lock.
+ *
+ * Context: Does not sleep. @resv must not be in use.
+ */
 void ttm_resv_init(struct ttm_resv *resv, struct ww_class *cls);
 
-/** ttm_resv_fini - drop every fence and free; @resv must be unlocked. */
+/**
+ * ttm_resv_fini() - drop every fence and free.
+ * @resv: the reservation object.
+ *
+ * Context: Does not sleep; a fence freed unsignalled here runs its
+ * callbacks in the calling thread. @resv unlocked, and no reader left.
+ */
 void ttm_resv_fini(struct ttm_resv *resv);
 
 /**
- * ttm_resv_reserve_fences - make room for @n more fences.
+ * ttm_resv_reserve_fences() - make room for @n more fences.
+ * @resv: the reservation object.
+ * @n: how many.
  *
  * Prunes signalled fences, then grows the list if needed. Room for @n
  * more, not @n on top of an earlier reservation (as in the kernel): each
  * ttm_resv_add_fence() then uses up one slot.
  *
- * Locking: @resv held. Reserve again after relocking: the kernel forgets
- * reserved slots on unlock. ttmsim cannot see the unlock, so slots left
- * over from an earlier holding stay usable here; code relying on them is
- * wrong, but only a missing slot is reported.
+ * Reserve again after relocking: the kernel forgets reserved slots on
+ * unlock. ttmsim cannot see the unlock, so slots left over from an earlier
+ * holding stay usable here; code relying on them is wrong, but only a
+ * missing slot is reported.
+ *
+ * Context: Does not sleep. @resv held by the caller.
  * Return: 0 or -ENOMEM.
  */
 int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n);
 
 /**
- * ttm_resv_add_fence - keep @fence with @usage, taking a new reference
- * (the caller keeps its own).
+ * ttm_resv_add_fence() - keep @fence with @usage.
+ * @resv: the reservation object.
+ * @fence: the fence; a new reference is taken (the caller keeps its own).
+ * @usage: how @fence uses the buffer.
  *
  * Prunes signalled fences, then replaces the fence of @fence's context
  * whose usage is @usage or numerically higher and whose seqno is not later
  * than @fence's, or else appends. Uses up one reserved slot either way.
  *
- * Locking: @resv held by the caller, and a slot reserved. Cannot fail:
- * adding without a reserved slot (or without the lock) is a programming
- * error reported through the ww debug checker's report path (by default a
- * report on stderr and abort(); with a handler, the fence is not added).
- * A missing slot is reported in every build, the lock not held only while
- * the checker is on.
+ * Cannot fail: adding without a reserved slot (or without the lock) is a
+ * programming error reported through the ww debug checker's report path
+ * (by default a report on stderr and abort(); with a handler, the fence is
+ * not added). A missing slot is reported in every build, the lock not held
+ * only while the checker is on.
+ *
+ * Context: Does not sleep. @resv held by the caller, and a slot reserved
+ * (ttm_resv_reserve_fences()).
  */
 void ttm_resv_add_fence(struct ttm_resv *resv, struct ttm_fence *fence,
 			enum ttm_resv_usage usage);
 
 /*
- * The same, naming the caller's @file (may be NULL) and @line in a report.
+ * The call-site twin: the same, naming the caller's @file (may be NULL)
+ * and @line in a report.
  * The macro routes calls through it, like those of ttmsim/ww_mutex.h (and
  * TTMSIM_WW_NO_CALLER_MACROS turns it off the same way); the function
  * ttm_resv_add_fence() still exists.
@@ -117,12 +154,16 @@ void ttm_resv_add_fence_at(struct ttm_resv *resv, struct ttm_fence *fence,
 #endif
 
 /**
- * ttm_resv_get_fences - a snapshot of the unsignalled fences with usage
+ * ttm_resv_get_fences() - a snapshot of the unsignalled fences with usage
  * at most @usage.
+ * @resv: the reservation object.
+ * @usage: the highest usage to include.
  * @ret_fences: a malloc()ed array of new references (NULL if none): put
- * each, then free() it.
+ *	each, then free() it.
+ * @ret_count: the number of fences.
  *
- * Locking: none needed.
+ * Context: Does not sleep. No lock needed: it retries while a writer
+ * changes the list.
  * Return: 0 and *@ret_count, or -ENOMEM.
  */
 int ttm_resv_get_fences(struct ttm_resv *resv, enum ttm_resv_usage usage,
@@ -130,16 +171,29 @@ int ttm_resv_get_fences(struct ttm_resv *resv, enum ttm_resv_usage usage,
 			unsigned int *ret_count);
 
 /**
- * ttm_resv_wait - wait for every fence with usage at most @usage.
+ * ttm_resv_wait() - wait for every fence with usage at most @usage.
+ * @resv: the reservation object.
+ * @usage: the highest usage to wait for.
+ * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
  * @timeout_ns: as for ttm_fence_wait(): negative forever, 0 test.
  *
- * Locking: none needed; fences added meanwhile may or may not be waited
- * for. Return: 0, -ETIME or -EINTR.
+ * Fences added meanwhile may or may not be waited for.
+ *
+ * Context: May sleep unless @timeout_ns is 0; interruptibly with
+ * @interruptible. No lock needed.
+ * Return: 0, -ETIME or -EINTR.
  */
 int ttm_resv_wait(struct ttm_resv *resv, enum ttm_resv_usage usage,
 		  bool interruptible, int64_t timeout_ns);
 
-/** ttm_resv_test_signaled - true if every fence up to @usage signalled. */
+/**
+ * ttm_resv_test_signaled() - whether every fence up to @usage signalled.
+ * @resv: the reservation object.
+ * @usage: the highest usage to test.
+ *
+ * Context: Does not sleep. No lock needed.
+ * Return: true if every fence with usage at most @usage has signalled.
+ */
 bool ttm_resv_test_signaled(struct ttm_resv *resv, enum ttm_resv_usage usage);
 
 #ifdef __cplusplus

@@ -27,94 +27,157 @@
 extern "C" {
 #endif
 
-/*
- * The rules the checker enforces. The number in each comment is the rule
- * of docs/ww-debug.md (also in struct ww_debug_report::rule_number); one
- * numbered rule may be broken in several ways.
+/**
+ * enum ww_debug_rule - the rules the checker enforces.
+ * @WW_DEBUG_NULL_CTX_NESTED: 1: blocking NULL-ctx lock while holding the
+ *	class.
+ * @WW_DEBUG_CTX_AFTER_NULL: 1: ctx lock while holding a NULL-ctx lock of
+ *	the class.
+ * @WW_DEBUG_CTX_NESTED: 2: second open ctx of one class in a thread.
+ * @WW_DEBUG_LOCK_AFTER_DONE: 3: lock after ww_acquire_done().
+ * @WW_DEBUG_DONE_TWICE: 3: ww_acquire_done() twice.
+ * @WW_DEBUG_FINI_HELD: 4: ww_acquire_fini() with locks held.
+ * @WW_DEBUG_FINI_TWICE: 4: ww_acquire_fini() twice.
+ * @WW_DEBUG_CTX_DEAD: 4: ctx used after fini, or never initialised.
+ * @WW_DEBUG_CTX_THREAD: 4: ctx used by another thread.
+ * @WW_DEBUG_CLASS_MISMATCH: 5: ctx and lock of different classes.
+ * @WW_DEBUG_SLOW_NO_DEADLK: 6: lock_slow without a pending -EDEADLK.
+ * @WW_DEBUG_SLOW_WRONG_LOCK: 6: lock_slow on another lock than the
+ *	contended one.
+ * @WW_DEBUG_SLOW_HELD: 6: lock_slow while the ctx holds locks.
+ * @WW_DEBUG_NOT_CONTENDED: 7: after -EDEADLK, another lock first.
+ * @WW_DEBUG_UNLOCK_UNLOCKED: 8: unlock of an unlocked mutex.
+ * @WW_DEBUG_UNLOCK_FOREIGN: 8: unlock of a mutex another thread holds.
+ * @WW_DEBUG_DESTROY_LOCKED: 9: destroy of a locked mutex.
+ * @WW_DEBUG_LOCK_UNINIT: 9: use of a never-initialised mutex.
+ * @WW_DEBUG_LOCK_DESTROYED: 9: use of a destroyed mutex.
+ * @WW_DEBUG_EXIT_HELD: 10: thread exit holding ww_mutexes.
+ * @WW_DEBUG_EXIT_CTX: 10: thread exit with an open ctx.
+ * @WW_DEBUG_RESV_NOT_HELD: 11: fence added to an unheld resv.
+ * @WW_DEBUG_RESV_NO_SLOT: 11: fence added without a slot.
+ *
+ * The number that starts each description is the rule of docs/ww-debug.md
+ * (also in struct ww_debug_report::rule_number); one numbered rule may be
+ * broken in several ways.
  */
 enum ww_debug_rule {
-	WW_DEBUG_NULL_CTX_NESTED = 1, /* 1: blocking NULL-ctx lock while holding the class */
-	WW_DEBUG_CTX_AFTER_NULL,      /* 1: ctx lock while holding a NULL-ctx lock of the class */
-	WW_DEBUG_CTX_NESTED,          /* 2: second open ctx of one class in a thread */
-	WW_DEBUG_LOCK_AFTER_DONE,     /* 3: lock after ww_acquire_done() */
-	WW_DEBUG_DONE_TWICE,          /* 3: ww_acquire_done() twice */
-	WW_DEBUG_FINI_HELD,           /* 4: ww_acquire_fini() with locks held */
-	WW_DEBUG_FINI_TWICE,          /* 4: ww_acquire_fini() twice */
-	WW_DEBUG_CTX_DEAD,            /* 4: ctx used after fini, or never initialised */
-	WW_DEBUG_CTX_THREAD,          /* 4: ctx used by another thread */
-	WW_DEBUG_CLASS_MISMATCH,      /* 5: ctx and lock of different classes */
-	WW_DEBUG_SLOW_NO_DEADLK,      /* 6: lock_slow without a pending -EDEADLK */
-	WW_DEBUG_SLOW_WRONG_LOCK,     /* 6: lock_slow on another lock than the contended one */
-	WW_DEBUG_SLOW_HELD,           /* 6: lock_slow while the ctx holds locks */
-	WW_DEBUG_NOT_CONTENDED,       /* 7: after -EDEADLK, another lock first */
-	WW_DEBUG_UNLOCK_UNLOCKED,     /* 8: unlock of an unlocked mutex */
-	WW_DEBUG_UNLOCK_FOREIGN,      /* 8: unlock of a mutex another thread holds */
-	WW_DEBUG_DESTROY_LOCKED,      /* 9: destroy of a locked mutex */
-	WW_DEBUG_LOCK_UNINIT,         /* 9: use of a never-initialised mutex */
-	WW_DEBUG_LOCK_DESTROYED,      /* 9: use of a destroyed mutex */
-	WW_DEBUG_EXIT_HELD,           /* 10: thread exit holding ww_mutexes */
-	WW_DEBUG_EXIT_CTX,            /* 10: thread exit with an open ctx */
-	WW_DEBUG_RESV_NOT_HELD,       /* 11: fence added to an unheld resv */
-	WW_DEBUG_RESV_NO_SLOT,        /* 11: fence added without a slot */
+	WW_DEBUG_NULL_CTX_NESTED = 1,
+	WW_DEBUG_CTX_AFTER_NULL,
+	WW_DEBUG_CTX_NESTED,
+	WW_DEBUG_LOCK_AFTER_DONE,
+	WW_DEBUG_DONE_TWICE,
+	WW_DEBUG_FINI_HELD,
+	WW_DEBUG_FINI_TWICE,
+	WW_DEBUG_CTX_DEAD,
+	WW_DEBUG_CTX_THREAD,
+	WW_DEBUG_CLASS_MISMATCH,
+	WW_DEBUG_SLOW_NO_DEADLK,
+	WW_DEBUG_SLOW_WRONG_LOCK,
+	WW_DEBUG_SLOW_HELD,
+	WW_DEBUG_NOT_CONTENDED,
+	WW_DEBUG_UNLOCK_UNLOCKED,
+	WW_DEBUG_UNLOCK_FOREIGN,
+	WW_DEBUG_DESTROY_LOCKED,
+	WW_DEBUG_LOCK_UNINIT,
+	WW_DEBUG_LOCK_DESTROYED,
+	WW_DEBUG_EXIT_HELD,
+	WW_DEBUG_EXIT_CTX,
+	WW_DEBUG_RESV_NOT_HELD,
+	WW_DEBUG_RESV_NO_SLOT,
 };
 
 /**
  * struct ww_debug_report - one broken rule, as passed to a handler.
+ * @rule: the rule broken.
+ * @rule_number: 1..11, see enum ww_debug_rule.
+ * @name: short tag, e.g. "null-ctx-nested".
+ * @what: the rule broken, in plain words.
+ * @call: the API function, e.g. "ww_mutex_lock".
+ * @class_name: NULL when there is no class.
+ * @lock: NULL when the call has no lock.
+ * @ctx: NULL when the call has no ctx.
+ * @stamp: ctx stamp, 0 without ctx.
+ * @file: the caller's file; NULL if unknown.
+ * @line: the caller's line.
+ * @tid: the offending thread.
  *
  * Every pointer is valid only during the handler call.
  */
 struct ww_debug_report {
 	enum ww_debug_rule rule;
-	unsigned int rule_number;        /* 1..11, see enum ww_debug_rule */
-	const char *name;                /* short tag, e.g. "null-ctx-nested" */
-	const char *what;                /* the rule broken, in plain words */
-	const char *call;                /* the API function, e.g. "ww_mutex_lock" */
-	const char *class_name;          /* NULL when there is no class */
-	const struct ww_mutex *lock;     /* NULL when the call has no lock */
-	const struct ww_acquire_ctx *ctx; /* NULL when the call has no ctx */
-	unsigned long stamp;             /* ctx stamp, 0 without ctx */
-	const char *file;                /* caller; NULL if unknown */
+	unsigned int rule_number;
+	const char *name;
+	const char *what;
+	const char *call;
+	const char *class_name;
+	const struct ww_mutex *lock;
+	const struct ww_acquire_ctx *ctx;
+	unsigned long stamp;
+	const char *file;
 	int line;
-	pid_t tid;                       /* the offending thread */
+	pid_t tid;
 };
 
-/** Signature of a report handler; @data is ww_debug_set_handler()'s. */
+/**
+ * typedef ww_debug_handler_fn - a report handler.
+ * @report: the broken rule.
+ * @data: ww_debug_set_handler()'s.
+ *
+ * Context: May sleep. Runs in the offending thread, which may hold
+ * ww_mutexes: it must not lock any of them.
+ */
 typedef void ww_debug_handler_fn(const struct ww_debug_report *report,
 				 void *data);
 
 /**
- * ww_debug_set_handler - call @fn instead of printing and aborting.
+ * ww_debug_set_handler() - call @fn instead of printing and aborting.
  * @fn: the handler, or NULL for the default (report on stderr, abort()).
+ * @data: passed to @fn.
  *
  * After the handler returns, the offending call does nothing: a call that
  * returns int returns -EINVAL (ww_mutex_trylock() included), a void call
  * just returns. The handler runs in the offending thread, which may hold
  * ww_mutexes: it must not lock any of them.
- * Locking: any thread, any time; the change is seen by the next report.
+ *
+ * Context: Does not sleep. Takes and releases the handler lock. Any
+ * thread, any time; the change is seen by the next report.
  */
 void ww_debug_set_handler(ww_debug_handler_fn *fn, void *data);
 
 /**
- * ww_debug_print_report - write @report to file descriptor @fd the way the
- * default handler does, with the calling thread's held locks and open
- * contexts and a backtrace. For handlers that want the standard text.
+ * ww_debug_print_report() - write @report the way the default handler does.
+ * @report: the report a handler was given.
+ * @fd: the file descriptor to write to.
+ *
+ * Writes the report with the calling thread's held locks and open contexts
+ * and a backtrace. For handlers that want the standard text.
+ *
+ * Context: May sleep: writes to @fd. From a handler, in the thread that
+ * broke the rule (the held locks listed are the calling thread's).
  */
 void ww_debug_print_report(const struct ww_debug_report *report, int fd);
 
-/** ww_debug_enabled - true if the checker is built in and switched on. */
+/**
+ * ww_debug_enabled() - whether the checker runs.
+ *
+ * Context: Does not sleep.
+ * Return: true if the checker is built in and switched on.
+ */
 bool ww_debug_enabled(void);
 
 /**
- * ww_debug_set_enabled - switch the checker on or off at run time.
+ * ww_debug_set_enabled() - switch the checker on or off at run time.
+ * @on: true to switch it on.
  *
- * Only while no thread holds a ww_mutex or has an acquire context open:
- * the checker does not see what happens while it is off.
+ * Context: Does not sleep. Only while no thread holds a ww_mutex or has an
+ * acquire context open: the checker does not see what happens while it is
+ * off.
  * Return: 0, or -EOPNOTSUPP if libttmsim was built with -Dww_debug=false.
  */
 int ww_debug_set_enabled(bool on);
 
 /**
- * ww_debug_inject - inject a back-off about once every @n calls.
+ * ww_debug_inject() - inject a back-off about once every @n calls.
  * @seed: seeds the pseudo-random choice: the same seed gives the same
  *        sequence of injections in a single-threaded program.
  * @n: 0 turns injection off. 1 makes every candidate call back off: only
@@ -128,7 +191,7 @@ int ww_debug_set_enabled(bool on);
  * back-off path runs. The environment variable TTMSIM_WW_INJECT=SEED:N does
  * the same from program start.
  *
- * Locking: may be called at any time from any thread.
+ * Context: Does not sleep. Any thread, any time.
  */
 void ww_debug_inject(unsigned long seed, unsigned int n);
 
