@@ -36,9 +36,14 @@ struct ttm_fence_cb;
  * not take a reference to @fence or export or import it.
  *
  * Context: May sleep, though that holds up the signalling thread. Runs in
- * the signalling thread (or the one that dropped the last reference),
- * holding no lock of ttmsim's. Must not call ttm_gpu_destroy() or
- * ttm_gpu_advance() (ttmsim/gpu.h).
+ * the signalling thread, or the one that dropped the last reference,
+ * holding whatever that thread holds: the fence's own lock is released,
+ * but a GPU on the virtual clock signals its job fences with its clock
+ * held (ttm_gpu_advance()), and a last put may come from a thread holding
+ * reservations. So it must not reserve a buffer nor wait for a fence that
+ * only a reservation holder can make signal, and must not call
+ * ttm_gpu_destroy() or ttm_gpu_advance() (ttmsim/gpu.h). The lock order is
+ * in docs/locking.md.
  */
 typedef void ttm_fence_func_t(struct ttm_fence *fence,
 			      struct ttm_fence_cb *cb);
@@ -96,7 +101,8 @@ struct ttm_fence *ttm_fence_get(struct ttm_fence *fence);
  * POLLHUP.
  *
  * Context: Does not sleep. The last put of an unsignalled fence takes and
- * releases its lock and runs its callbacks, holding no lock of ttmsim's.
+ * releases its lock and runs its callbacks in the calling thread, with
+ * whatever locks the caller holds (the fence's own released).
  */
 void ttm_fence_put(struct ttm_fence *fence);
 
@@ -126,8 +132,9 @@ uint64_t ttm_fence_seqno(const struct ttm_fence *fence);
  * Runs the callbacks, then wakes the waiters.
  *
  * Context: Does not sleep itself, but runs the callbacks in the calling
- * thread, holding no lock of ttmsim's, so they may take locks of their own
- * and use other fences. Takes and releases the fence's lock. Any thread.
+ * thread with the fence's lock released, so they may take locks of their
+ * own and use other fences; they run under whatever locks the caller
+ * holds. Takes and releases the fence's lock. Any thread.
  * Return: 0, or -EINVAL if @fence was already signalled (nothing changes)
  * or @error is not a negative errno.
  */
