@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "bench/bench.h"
 
 #ifndef TTMSIM_VERSION
 #error "TTMSIM_VERSION must be defined by the build"
@@ -17,6 +18,12 @@
 static int cmd_help(int argc, char **argv, const char *path);
 
 static const struct cli_command bench_commands[] = {
+	{
+		.name = "all",
+		.args = "[OPTIONS]",
+		.summary = "every benchmark, one JSON object with --json",
+		.run = cmd_bench_all,
+	},
 	{
 		.name = "bo",
 		.args = "[OPTIONS]",

@@ -557,3 +557,88 @@ int bench_main(const struct bench *b, int argc, char **argv,
 	free(cfg);
 	return ret;
 }
+
+/* -------------------------------------------------------------------- */
+/* bench all. */
+
+static const struct bench *const all_benches[] = {
+	&bench_ww, &bench_gpu, &bench_bo, &bench_execbuf,
+};
+
+#define NR_BENCHES (sizeof(all_benches) / sizeof(all_benches[0]))
+
+static const struct bench_common all_defaults;
+
+static const char all_about[] =
+	"Runs every benchmark in turn (ww, gpu, bo, execbuf) with its\n"
+	"default options and the ones below, and fails (exit 1) if\n"
+	"any of them does. With --json, prints one JSON object whose\n"
+	"results are the benchmarks' own objects.\n";
+
+static const struct bench bench_all = {
+	.name = "all",
+	.about = all_about,
+	.seed_help = "passed to every benchmark (default 1)",
+	.quick_help = "every benchmark's --quick",
+	.checker_help = "passed to every benchmark (default off)",
+	.defaults = &all_defaults,
+	.config_size = sizeof(all_defaults),
+};
+
+int cmd_bench_all(int argc, char **argv, const char *path)
+{
+	struct json_object *results = NULL;
+	struct bench_common *all = config_new(&bench_all);
+	uint64_t start = cli_now_ns();
+	char failed[64] = ""; /* their names */
+	size_t i;
+	int ret;
+
+	if (!all) {
+		cli_error("%s: out of memory", path);
+		return CLI_EXIT_FAILURE;
+	}
+	ret = parse(&bench_all, argc, argv, path, all);
+	if (ret) {
+		free(all);
+		return ret == HELP_SHOWN ? CLI_EXIT_OK : ret;
+	}
+	if (all->json && !(results = json_object_new_array())) {
+		cli_error("%s: out of memory", path);
+		free(all);
+		return CLI_EXIT_FAILURE;
+	}
+	for (i = 0; i < NR_BENCHES; i++) {
+		const struct bench *b = all_benches[i];
+		struct json_object *e = NULL;
+		void *cfg = config_new(b);
+
+		if (!cfg) {
+			cli_error("%s: out of memory", path);
+			ret = CLI_EXIT_FAILURE;
+		} else {
+			*(struct bench_common *)cfg = *all;
+			if (!all->json && i)
+				putchar('\n');
+			ret = config_finish(b, cfg, NULL);
+			if (!ret)
+				ret = run(b, cfg, &e);
+		}
+		if (ret)
+			snprintf(failed + strlen(failed),
+				 sizeof(failed) - strlen(failed), " %s",
+				 b->name);
+		if (e)
+			json_object_array_add(results, e);
+		free(cfg);
+	}
+	if (all->json)
+		print_json(envelope(&bench_all, all, results, !*failed,
+				    (double)(cli_now_ns() - start) / 1e9));
+	else
+		printf("\nbench all: %zu benchmarks, failed:%s; wall time "
+		       "%.1f s\n", NR_BENCHES, *failed ? failed : " none",
+		       (double)(cli_now_ns() - start) / 1e9);
+	free(all);
+	return *failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}

@@ -123,6 +123,9 @@ extern const struct bench bench_bo, bench_execbuf, bench_gpu, bench_ww;
 int bench_main(const struct bench *bench, int argc, char **argv,
 	       const char *path);
 
+/** cmd_bench_all - `ttmsim bench all`: every benchmark in turn. */
+int cmd_bench_all(int argc, char **argv, const char *path);
+
 /*
  * Statistics over the repetitions. Values may sit in an array of structs:
  * @first is the first one, @stride the distance in bytes to the next.
