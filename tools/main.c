@@ -10,6 +10,7 @@
 
 #include "checker.h"
 #include "cli.h"
+#include "bench/bench.h"
 
 #ifndef TTMSIM_VERSION
 #error "TTMSIM_VERSION must be defined by the build"
@@ -18,6 +19,12 @@
 static int cmd_help(int argc, char **argv, const char *path);
 
 static const struct cli_command bench_commands[] = {
+	{
+		.name = "all",
+		.args = "[OPTIONS]",
+		.summary = "every benchmark, one JSON object with --json",
+		.run = cmd_bench_all,
+	},
 	{
 		.name = "bo",
 		.args = "[OPTIONS]",

@@ -18,27 +18,26 @@
  *    holder, and a wounded Wound-Wait one when it next has to wait.
  * The clock runs from the start barrier until ttm_execbuf_wait_idle()
  * returns. With --phases, each client's phase events (event sink) are
- * summed per mode: where a submission's time goes, back-offs included. Each figure is the best of --reps repetitions, a fresh device,
- * GPU and clients per repetition. A run fails (exit 1) unless every job
+ * summed per mode: where a submission's time goes, back-offs included.
+ * Each figure is the best of --reps repetitions, a fresh device, GPU and
+ * clients per repetition. A run fails (exit 1) unless every job
  * was accepted and completed (submitted == completed after wait_idle) and
  * ttm_device_check() passes; with the default VRAM, which holds every
  * buffer, an eviction also fails it (the run would not measure what it
  * says).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ttmsim/bo.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
-#include "cli.h"
+#include "bench.h"
 
 #define MAX_THREADS 256
 #define MAX_ENGINES 64
@@ -54,14 +53,14 @@ static const char *const order_names[NR_ORDERS] = { "unsorted", "sorted" };
 static const char *const class_names[NR_CLASSES] = { "wait-die",
 						     "wound-wait" };
 
-struct bench_config {
-	uint64_t threads, bos, per_job, jobs, reps, seed, engines, vram;
+struct execbuf_config {
+	struct bench_common c; /* first: the harness's */
+	uint64_t threads, bos, per_job, jobs, engines, vram;
 	bool vram_given; /* --vram: eviction allowed */
-	bool json, quick;
-	bool phases;              /* --phases: the event sink on */
-	bool checker_runs;        /* --checker */
-	enum cli_checker checker; /* as the program started */
+	bool phases;     /* --phases: the event sink on */
 };
+_Static_assert(offsetof(struct execbuf_config, c) == 0,
+	       "the harness's first");
 
 static const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
 static const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
@@ -74,13 +73,9 @@ struct rep_result {
 
 #define NR_PHASES (TTM_EXECBUF_PHASE_QUEUE + 1)
 
+/* In the order of enum ttm_execbuf_phase, SUBMIT (0) to QUEUE. */
 static const char *const phase_names[NR_PHASES] = {
-	[TTM_EXECBUF_PHASE_SUBMIT] = "submit",
-	[TTM_EXECBUF_PHASE_LOOKUP] = "lookup",
-	[TTM_EXECBUF_PHASE_LOCK] = "lock",
-	[TTM_EXECBUF_PHASE_BACKOFF] = "backoff",
-	[TTM_EXECBUF_PHASE_VALIDATE] = "validate",
-	[TTM_EXECBUF_PHASE_QUEUE] = "queue",
+	"submit", "lookup", "lock", "backoff", "validate", "queue",
 };
 
 /* Time in each phase of a submission (--phases), summed. */
@@ -91,7 +86,7 @@ struct phase_sums {
 
 struct mode_result {
 	struct rep_result best; /* the rep with the most jobs/s */
-	double median_jobs_per_s;
+	struct bench_stat jobs_per_s;
 	struct phase_sums phases; /* over every rep */
 	uint64_t jobs;            /* over every rep */
 	struct rep_result *reps;
@@ -116,7 +111,7 @@ struct worker {
 } __attribute__((aligned(64)));
 
 struct run {
-	const struct bench_config *cfg;
+	const struct execbuf_config *cfg;
 	enum order order;
 	struct ttm_device *dev;
 	pthread_barrier_t start;
@@ -126,21 +121,16 @@ struct run {
 	int stop;              /* atomic: a worker failed */
 };
 
-/* Choose per_job distinct buffers, in a random order: partial shuffle. */
+/* Choose per_job distinct buffers, in a random order. */
 static void pick_bos(struct worker *w)
 {
-	const struct bench_config *cfg = w->run->cfg;
-	unsigned int n = (unsigned int)cfg->bos, i;
+	const struct execbuf_config *cfg = w->run->cfg;
+	unsigned int i;
 
-	for (i = 0; i < cfg->per_job; i++) {
-		unsigned int j = i + (unsigned int)(cli_xorshift64(&w->rng) %
-						    (n - i));
-		unsigned int tmp = w->perm[i];
-
-		w->perm[i] = w->perm[j];
-		w->perm[j] = tmp;
+	bench_pick(w->perm, (unsigned int)cfg->bos,
+		   (unsigned int)cfg->per_job, &w->rng);
+	for (i = 0; i < cfg->per_job; i++)
 		w->list[i].handle = w->handles[w->perm[i]];
-	}
 }
 
 /* For qsort(): entries paired with their addresses. */
@@ -231,7 +221,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct run *run = w->run;
-	const struct bench_config *cfg = run->cfg;
+	const struct execbuf_config *cfg = run->cfg;
 	unsigned int n = (unsigned int)cfg->per_job;
 	uint64_t j;
 	int ret;
@@ -287,7 +277,7 @@ static int fail(const char *what, int ret)
 }
 
 /* Clients, buffers (made by the first client, added to the others). */
-static int make_clients(const struct bench_config *cfg, struct run *run,
+static int make_clients(const struct execbuf_config *cfg, struct run *run,
 			struct worker *workers)
 {
 	struct ttm_client *owner;
@@ -323,7 +313,7 @@ static int make_clients(const struct bench_config *cfg, struct run *run,
 	return 0;
 }
 
-static void prepare_workers(const struct bench_config *cfg, struct run *run,
+static void prepare_workers(const struct execbuf_config *cfg, struct run *run,
 			    struct worker *workers)
 {
 	uint64_t t, b;
@@ -332,7 +322,7 @@ static void prepare_workers(const struct bench_config *cfg, struct run *run,
 	for (t = 0; t < cfg->threads; t++) {
 		struct worker *w = &workers[t];
 		/* The same jobs in every mode and repetition. */
-		uint64_t seed = cfg->seed ^ (0x632be59bd9b4e019ull * (t + 1));
+		uint64_t seed = cfg->c.seed ^ (0x632be59bd9b4e019ull * (t + 1));
 
 		w->run = run;
 		w->rng = cli_splitmix64(&seed) | 1;
@@ -354,7 +344,7 @@ static void prepare_workers(const struct bench_config *cfg, struct run *run,
 	}
 }
 
-static uint64_t jobs_done(const struct bench_config *cfg,
+static uint64_t jobs_done(const struct execbuf_config *cfg,
 			  struct worker *workers)
 {
 	uint64_t t, sum = 0;
@@ -369,7 +359,7 @@ static uint64_t jobs_done(const struct bench_config *cfg,
  * while some are still in it is a deadlock: report and end the process
  * (the stuck threads use the device, which cannot be freed).
  */
-static void wait_workers(const struct bench_config *cfg, struct run *run,
+static void wait_workers(const struct execbuf_config *cfg, struct run *run,
 			 struct worker *workers, const char *mode)
 {
 	uint64_t last = 0, last_ns = cli_now_ns(), now;
@@ -403,7 +393,7 @@ static void wait_workers(const struct bench_config *cfg, struct run *run,
 }
 
 /* Every job accepted and completed, accounting sound, no stray eviction. */
-static int check_rep(const struct bench_config *cfg, struct run *run,
+static int check_rep(const struct execbuf_config *cfg, struct run *run,
 		     const struct ttm_execbuf_stats *st,
 		     const struct ttm_device_stats *ds, const char *mode)
 {
@@ -438,7 +428,7 @@ static int check_rep(const struct bench_config *cfg, struct run *run,
 	return 0;
 }
 
-static int run_rep(const struct bench_config *cfg, enum order order,
+static int run_rep(const struct execbuf_config *cfg, enum order order,
 		   enum klass klass, struct worker *workers,
 		   struct rep_result *res, struct phase_sums *phases)
 {
@@ -547,37 +537,15 @@ out:
 /* -------------------------------------------------------------------- */
 /* Output. */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median jobs/s of @r's reps: the noise on a shared machine shows. */
-static int set_median(const struct bench_config *cfg, struct mode_result *r)
-{
-	double *v = calloc(cfg->reps, sizeof(*v));
-	uint64_t i, n = cfg->reps;
-
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		v[i] = r->reps[i].jobs_per_s;
-	qsort(v, n, sizeof(*v), cmp_double);
-	r->median_jobs_per_s = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	free(v);
-	return 0;
-}
-
 static double per_1k(uint64_t count, uint64_t jobs)
 {
 	return jobs ? 1000.0 * (double)count / (double)jobs : 0.0;
 }
 
-static void print_header(const struct bench_config *cfg)
+static void execbuf_print_config(const void *data)
 {
-	printf("ttmsim %s bench execbuf\n", TTMSIM_VERSION);
+	const struct execbuf_config *cfg = data;
+
 	printf("config: threads %llu (a client each), buffers %llu of %llu "
 	       "bytes, %llu per job, %llu jobs per thread, engines %llu, "
 	       "reps %llu (best of), seed %llu%s\n",
@@ -585,27 +553,11 @@ static void print_header(const struct bench_config *cfg)
 	       (unsigned long long)BO_SIZE, (unsigned long long)cfg->per_job,
 	       (unsigned long long)cfg->jobs,
 	       (unsigned long long)cfg->engines,
-	       (unsigned long long)cfg->reps, (unsigned long long)cfg->seed,
-	       cfg->quick ? ", quick" : "");
+	       (unsigned long long)cfg->c.reps,
+	       (unsigned long long)cfg->c.seed, cfg->c.quick ? ", quick" : "");
 	printf("VRAM %llu KiB%s\n", (unsigned long long)(cfg->vram >> 10),
 	       cfg->vram_given ? " (--vram: jobs may evict)" :
 				 " (holds every buffer: no eviction)");
-	printf("online CPUs %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-	if (cfg->checker == CLI_CHECKER_ABSENT)
-		printf("ww_debug checker: not built in (-Dww_debug=false)\n");
-	else
-		printf("ww_debug checker: %s during these runs "
-		       "(--checker on|off)\n",
-		       cfg->checker_runs ? "on" : "off");
-	printf("\njobs: NOP, 0 us, every buffer written, random buffers; "
-	       "real-time GPU\n");
-	printf("jobs/s: the best of %llu reps, median: of the reps; "
-	       "per 1k jobs: in the best rep\n",
-	       (unsigned long long)cfg->reps);
-	printf("  %-9s %-11s %10s %10s %12s %12s %13s\n", "order", "class",
-	       "jobs/s", "median", "backoffs/1k", "restarts/1k",
-	       "evictions/1k");
-	fflush(stdout);
 }
 
 static void print_row(enum order o, enum klass k, const struct mode_result *m)
@@ -614,7 +566,7 @@ static void print_row(enum order o, enum klass k, const struct mode_result *m)
 
 	printf("  %-9s %-11s %10.0f %10.0f %12.2f %12.2f %13.2f\n",
 	       order_names[o], class_names[k], r->jobs_per_s,
-	       m->median_jobs_per_s, per_1k(r->backoffs, r->jobs),
+	       m->jobs_per_s.median, per_1k(r->backoffs, r->jobs),
 	       per_1k(r->restarts, r->jobs), per_1k(r->evictions, r->jobs));
 	fflush(stdout);
 }
@@ -651,110 +603,93 @@ static void print_phases(struct mode_result (*res)[NR_CLASSES])
 	}
 }
 
-static void json_rep(FILE *f, const struct rep_result *r)
+static void print_tables(const struct execbuf_config *cfg,
+			 struct mode_result (*res)[NR_CLASSES], uint64_t runs)
 {
-	fprintf(f, "{\"jobs\": %llu, \"backoffs\": %llu, \"restarts\": %llu, "
-		"\"evictions\": %llu, \"bytes_moved\": %llu, \"elapsed_s\": ",
-		(unsigned long long)r->jobs, (unsigned long long)r->backoffs,
-		(unsigned long long)r->restarts,
-		(unsigned long long)r->evictions,
-		(unsigned long long)r->bytes_moved);
-	cli_json_number(f, r->elapsed_s, 6);
-	fputs(", \"jobs_per_s\": ", f);
-	cli_json_number(f, r->jobs_per_s, 1);
-	fputc('}', f);
-}
-
-static void print_json(const struct bench_config *cfg,
-		       struct mode_result (*res)[NR_CLASSES], double wall_s)
-{
-	FILE *f = stdout;
-	uint64_t rep;
 	int o, k;
 
-	fputs("{\n  \"tool\": \"ttmsim\",\n  \"version\": ", f);
-	cli_json_string(f, TTMSIM_VERSION);
-	fprintf(f, ",\n  \"benchmark\": \"execbuf\",\n  \"config\": "
-		"{\"threads\": %llu, \"bos\": %llu, \"bo_bytes\": %llu, "
-		"\"per_job\": %llu, \"jobs_per_thread\": %llu, "
-		"\"engines\": %llu, \"reps\": %llu, \"seed\": %llu, "
-		"\"vram_bytes\": %llu, \"vram_given\": %s, \"op\": \"nop\", "
-		"\"duration_us\": 0, \"quick\": %s, \"phases\": %s, "
-		"\"online_cpus\": %ld},\n",
-		(unsigned long long)cfg->threads, (unsigned long long)cfg->bos,
-		(unsigned long long)BO_SIZE, (unsigned long long)cfg->per_job,
-		(unsigned long long)cfg->jobs,
-		(unsigned long long)cfg->engines,
-		(unsigned long long)cfg->reps, (unsigned long long)cfg->seed,
-		(unsigned long long)cfg->vram,
-		cfg->vram_given ? "true" : "false",
-		cfg->quick ? "true" : "false", cfg->phases ? "true" : "false",
-		sysconf(_SC_NPROCESSORS_ONLN));
-	fprintf(f, "  \"checker\": {\"built_in\": %s, \"runs\": %s},\n",
-		cfg->checker == CLI_CHECKER_ABSENT ? "false" : "true",
-		cfg->checker == CLI_CHECKER_ABSENT ? "null" :
-		cfg->checker_runs ? "\"on\"" : "\"off\"");
-	fputs("  \"results\": [\n", f);
-	for (o = 0; o < NR_ORDERS; o++) {
-		for (k = 0; k < NR_CLASSES; k++) {
-			const struct rep_result *b = &res[o][k].best;
+	printf("\njobs: NOP, 0 us, every buffer written, random buffers; "
+	       "real-time GPU\n");
+	printf("jobs/s: the best of %llu reps, median: of the reps; "
+	       "per 1k jobs: in the best rep\n",
+	       (unsigned long long)cfg->c.reps);
+	printf("  %-9s %-11s %10s %10s %12s %12s %13s\n", "order", "class",
+	       "jobs/s", "median", "backoffs/1k", "restarts/1k",
+	       "evictions/1k");
+	for (o = 0; o < NR_ORDERS; o++)
+		for (k = 0; k < NR_CLASSES; k++)
+			print_row((enum order)o, (enum klass)k, &res[o][k]);
+	if (cfg->phases)
+		print_phases(res);
+	printf("\nunsorted / sorted jobs/s: wait-die %.2f, wound-wait %.2f\n",
+	       res[0][0].best.jobs_per_s / res[1][0].best.jobs_per_s,
+	       res[0][1].best.jobs_per_s / res[1][1].best.jobs_per_s);
+	printf("counters: ok (%llu runs: submitted == completed after "
+	       "wait_idle, ttm_device_check passes)\n",
+	       (unsigned long long)runs);
+}
 
-			fprintf(f, "    {\"order\": \"%s\", \"class\": \"%s\", "
-				"\"jobs_per_s\": ", order_names[o],
-				class_names[k]);
-			cli_json_number(f, b->jobs_per_s, 1);
-			fputs(", \"median_jobs_per_s\": ", f);
-			cli_json_number(f, res[o][k].median_jobs_per_s, 1);
-			fputs(", \"backoffs_per_1k_jobs\": ", f);
-			cli_json_number(f, per_1k(b->backoffs, b->jobs), 3);
-			fputs(", \"restarts_per_1k_jobs\": ", f);
-			cli_json_number(f, per_1k(b->restarts, b->jobs), 3);
-			fputs(", \"evictions_per_1k_jobs\": ", f);
-			cli_json_number(f, per_1k(b->evictions, b->jobs), 3);
-			if (cfg->phases) {
-				const struct phase_sums *ph =
-					&res[o][k].phases;
-				unsigned int p;
+static struct json_object *json_rep(const struct rep_result *r)
+{
+	struct json_object *o = json_object_new_object();
 
-				fputs(", \"phase_ns_per_job\": {", f);
-				for (p = 0; p < NR_PHASES; p++) {
-					fprintf(f, "%s\"%s\": ", p ? ", " : "",
-						phase_names[p]);
-					cli_json_number(f, res[o][k].jobs ?
-						(double)ph->ns[p] /
-						(double)res[o][k].jobs : 0, 1);
-				}
-				fprintf(f, "}, \"backoff_phases\": %llu",
-					(unsigned long long)ph->count[
-					TTM_EXECBUF_PHASE_BACKOFF]);
-			}
-			fputs(", \"reps\": [", f);
-			for (rep = 0; rep < cfg->reps; rep++) {
-				fputs(rep ? ", " : "", f);
-				json_rep(f, &res[o][k].reps[rep]);
-			}
-			fprintf(f, "]}%s\n", o + 1 == NR_ORDERS &&
-				k + 1 == NR_CLASSES ? "" : ",");
-		}
+	bench_add_u64(o, "jobs", r->jobs);
+	bench_add_u64(o, "backoffs", r->backoffs);
+	bench_add_u64(o, "restarts", r->restarts);
+	bench_add_u64(o, "evictions", r->evictions);
+	bench_add_u64(o, "bytes_moved", r->bytes_moved);
+	bench_add_fixed(o, "elapsed_s", r->elapsed_s, 6);
+	bench_add_fixed(o, "jobs_per_s", r->jobs_per_s, 1);
+	return o;
+}
+
+static void add_record(struct json_object *results,
+		       const struct execbuf_config *cfg, enum order o,
+		       enum klass k, const struct mode_result *m)
+{
+	struct json_object *r = bench_record(results, "submit"), *a;
+	const struct rep_result *b = &m->best;
+	uint64_t rep;
+	unsigned int p;
+
+	bench_add_string(r, "order", order_names[o]);
+	bench_add_string(r, "class", class_names[k]);
+	bench_add_stat(r, "jobs_per_s", &m->jobs_per_s, 1);
+	bench_add_fixed(r, "backoffs_per_1k_jobs", per_1k(b->backoffs, b->jobs),
+			3);
+	bench_add_fixed(r, "restarts_per_1k_jobs", per_1k(b->restarts, b->jobs),
+			3);
+	bench_add_fixed(r, "evictions_per_1k_jobs",
+			per_1k(b->evictions, b->jobs), 3);
+	if (cfg->phases) {
+		a = json_object_new_object();
+		for (p = 0; p < NR_PHASES; p++)
+			bench_add_fixed(a, phase_names[p], m->jobs ?
+					(double)m->phases.ns[p] /
+					(double)m->jobs : 0, 1);
+		json_object_object_add(r, "phase_ns_per_job", a);
+		bench_add_u64(r, "backoff_phases",
+			      m->phases.count[TTM_EXECBUF_PHASE_BACKOFF]);
 	}
-	fputs("  ],\n  \"check_ok\": true,\n  \"wall_s\": ", f);
-	cli_json_number(f, wall_s, 3);
-	fputs("\n}\n", f);
+	a = bench_add_array(r, "reps");
+	for (rep = 0; rep < cfg->c.reps; rep++)
+		json_object_array_add(a, json_rep(&m->reps[rep]));
 }
 
 /* -------------------------------------------------------------------- */
 /* The command. */
 
-static int run_bench(const struct bench_config *cfg)
+static int execbuf_measure(const void *data, struct json_object *results)
 {
+	const struct execbuf_config *cfg = data;
 	struct mode_result res[NR_ORDERS][NR_CLASSES];
 	struct rep_result *reps;
 	struct worker *workers;
-	uint64_t t, rep, start = cli_now_ns(), runs = 0;
+	uint64_t t, rep, runs = 0;
 	int o, k, ret = CLI_EXIT_OK;
 
 	memset(res, 0, sizeof(res));
-	reps = calloc(NR_ORDERS * NR_CLASSES * cfg->reps, sizeof(*reps));
+	reps = calloc(NR_ORDERS * NR_CLASSES * cfg->c.reps, sizeof(*reps));
 	workers = aligned_alloc(64, cfg->threads * sizeof(*workers));
 	if (workers)
 		memset(workers, 0, cfg->threads * sizeof(*workers));
@@ -779,14 +714,10 @@ static int run_bench(const struct bench_config *cfg)
 	for (o = 0; o < NR_ORDERS; o++)
 		for (k = 0; k < NR_CLASSES; k++)
 			res[o][k].reps = reps + ((size_t)o * NR_CLASSES + k) *
-						cfg->reps;
+						cfg->c.reps;
 
-	if (!cfg->json)
-		print_header(cfg);
-	/* Measure the library, not the debugging aid (unless asked). */
-	cli_checker_switch(cfg->checker_runs);
 	/* Repetitions outermost: drift hits every mode alike. */
-	for (rep = 0; rep < cfg->reps; rep++) {
+	for (rep = 0; rep < cfg->c.reps; rep++) {
 		for (o = 0; o < NR_ORDERS; o++) {
 			for (k = 0; k < NR_CLASSES; k++) {
 				struct mode_result *r = &res[o][k];
@@ -806,35 +737,18 @@ static int run_bench(const struct bench_config *cfg)
 	}
 	for (o = 0; o < NR_ORDERS; o++) {
 		for (k = 0; k < NR_CLASSES; k++) {
-			if (set_median(cfg, &res[o][k])) {
-				cli_error("bench execbuf: out of memory");
-				ret = CLI_EXIT_FAILURE;
-				goto out;
-			}
+			struct mode_result *m = &res[o][k];
+
+			bench_stat(&m->jobs_per_s, &m->reps[0].jobs_per_s,
+				   sizeof(*m->reps), cfg->c.reps,
+				   BENCH_HIGHER);
+			add_record(results, cfg, (enum order)o, (enum klass)k,
+				   m);
 		}
 	}
-	if (cfg->json) {
-		print_json(cfg, res, (double)(cli_now_ns() - start) / 1e9);
-	} else {
-		for (o = 0; o < NR_ORDERS; o++)
-			for (k = 0; k < NR_CLASSES; k++)
-				print_row((enum order)o, (enum klass)k,
-					  &res[o][k]);
-		if (cfg->phases)
-			print_phases(res);
-		printf("\nunsorted / sorted jobs/s: wait-die %.2f, "
-		       "wound-wait %.2f\n",
-		       res[0][0].best.jobs_per_s / res[1][0].best.jobs_per_s,
-		       res[0][1].best.jobs_per_s / res[1][1].best.jobs_per_s);
-		printf("counters: ok (%llu runs: submitted == completed after "
-		       "wait_idle, ttm_device_check passes)\n",
-		       (unsigned long long)runs);
-		printf("wall time: %.1f s\n",
-		       (double)(cli_now_ns() - start) / 1e9);
-	}
+	if (!cfg->c.json)
+		print_tables(cfg, res, runs);
 out:
-	/* No thread holds a lock: back to the state the program started in. */
-	cli_checker_switch(cfg->checker == CLI_CHECKER_ON);
 	for (t = 0; workers && t < cfg->threads; t++) {
 		free(workers[t].handles);
 		free(workers[t].perm);
@@ -846,176 +760,132 @@ out:
 	return ret;
 }
 
-static void bench_execbuf_usage(const char *path)
+static int execbuf_check(void *data)
 {
-	printf("usage: ttmsim %s [OPTIONS]\n"
-	       "\n"
-	       "Measures jobs per second through ttm_execbuf_submit(): each\n"
-	       "thread has its own client and submits jobs that write\n"
-	       "--per-job distinct random buffers out of --bos (shared: made\n"
-	       "by one client, given to the others with ttm_client_bo_add),\n"
-	       "NOP jobs of 0 us on a real-time fake GPU, so the figure is\n"
-	       "the submitter's. Four modes, each the best of --reps:\n"
-	       "  unsorted  the buffers in random order (the wound/wait\n"
-	       "            protocol backs off where transactions cross),\n"
-	       "  sorted    each job's handles looked up and sorted by\n"
-	       "            buffer address first (one global lock order:\n"
-	       "            no deadlock possible, but the classes' age\n"
-	       "            rules still make some transactions back off),\n"
-	       "each with Wait-Die and Wound-Wait reservations. Reports\n"
-	       "back-offs, restarts and evictions per 1000 jobs. Fails\n"
-	       "(exit 1) unless every job completes (after\n"
-	       "ttm_execbuf_wait_idle) and ttm_device_check passes.\n"
-	       "\n"
-	       "Options:\n"
-	       "  --threads N       submitting threads (default 4)\n"
-	       "  --bos N           buffers of 4 KiB (default 1000)\n"
-	       "  --per-job N       buffers per job, at most --bos\n"
-	       "                    (default 8)\n"
-	       "  --jobs N          jobs per thread and rep (default 20000)\n"
-	       "  --engines N       GPU engines, thread i submits to i mod N\n"
-	       "                    (default: one per thread, at most 64)\n"
-	       "  --vram BYTES      VRAM size; jobs ask for VRAM only, so a\n"
-	       "                    VRAM smaller than the buffers makes them\n"
-	       "                    evict (default: room for every buffer)\n"
-	       "  --reps N          repetitions, the best counts (default 5)\n"
-	       "  --seed N          seed of the per-thread PRNGs (default 1)\n"
-	       "  --quick           2 reps, 500 jobs per thread, unless given\n"
-	       "                    explicitly\n"
-	       "  --checker on|off  the ww_debug checker during the runs\n"
-	       "                    (default off: measure the library)\n"
-	       "  --phases          also time each phase of a submission\n"
-	       "                    (the library's event sink: lookup,\n"
-	       "                    lock, back-off, validate, queue), at a\n"
-	       "                    few clock reads per phase\n"
-	       "  --json            print one JSON object instead of tables\n"
-	       "  -h, --help        show this help\n", path);
+	struct execbuf_config *cfg = data;
+
+	if (cfg->per_job > cfg->bos) {
+		cli_error("--per-job: '%llu' is more than --bos (%llu)",
+			  (unsigned long long)cfg->per_job,
+			  (unsigned long long)cfg->bos);
+		return CLI_EXIT_USAGE;
+	}
+	/* --vram's least value is not 0: 0 is "not given". */
+	cfg->vram_given = cfg->vram != 0;
+	if (cfg->vram_given && cfg->vram < cfg->per_job * BO_SIZE) {
+		cli_error("--vram: '%llu' cannot hold one job's %llu buffers "
+			  "of %llu bytes", (unsigned long long)cfg->vram,
+			  (unsigned long long)cfg->per_job,
+			  (unsigned long long)BO_SIZE);
+		return CLI_EXIT_USAGE;
+	}
+	if (!cfg->vram)
+		cfg->vram = cfg->bos * BO_SIZE > TTM_DEFAULT_VRAM_SIZE ?
+			    cfg->bos * BO_SIZE : TTM_DEFAULT_VRAM_SIZE;
+	if (!cfg->engines)
+		cfg->engines = cfg->threads < MAX_ENGINES ? cfg->threads :
+							    MAX_ENGINES;
+	return 0;
 }
 
-enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_THREADS,
-	OPT_BOS,
-	OPT_PER_JOB,
-	OPT_JOBS,
-	OPT_ENGINES,
-	OPT_VRAM,
-	OPT_REPS,
-	OPT_SEED,
-	OPT_QUICK,
-	OPT_CHECKER,
-	OPT_PHASES,
-	OPT_JSON,
+static void execbuf_json_config(const void *data, struct json_object *config)
+{
+	const struct execbuf_config *cfg = data;
+
+	bench_add_u64(config, "bo_bytes", BO_SIZE);
+	json_object_object_add(config, "vram_given",
+			       json_object_new_boolean(cfg->vram_given));
+}
+
+static const struct execbuf_config execbuf_defaults = {
+	.threads = 4, .bos = 1000, .per_job = 8, .jobs = 20000,
 };
 
-static const struct option bench_execbuf_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "bos", required_argument, NULL, OPT_BOS },
-	{ "per-job", required_argument, NULL, OPT_PER_JOB },
-	{ "jobs", required_argument, NULL, OPT_JOBS },
-	{ "engines", required_argument, NULL, OPT_ENGINES },
-	{ "vram", required_argument, NULL, OPT_VRAM },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "checker", required_argument, NULL, OPT_CHECKER },
-	{ "phases", no_argument, NULL, OPT_PHASES },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
+static const struct bench_option execbuf_options[] = {
+	{
+		.name = "threads", .arg = "N",
+		.help = "submitting threads (default 4)",
+		.offset = BENCH_AT(struct execbuf_config, threads, uint64_t),
+		.min = 1, .max = MAX_THREADS,
+	},
+	{
+		.name = "bos", .arg = "N",
+		.help = "buffers of 4 KiB (default 1000)",
+		.offset = BENCH_AT(struct execbuf_config, bos, uint64_t),
+		.min = 1, .max = MAX_BOS,
+	},
+	{
+		.name = "per-job", .arg = "N",
+		.help = "buffers per job, at most --bos\n(default 8)",
+		.offset = BENCH_AT(struct execbuf_config, per_job, uint64_t),
+		.min = 1, .max = TTM_EXECBUF_MAX_BOS,
+	},
+	{
+		.name = "jobs", .arg = "N", .key = "jobs_per_thread",
+		.help = "jobs per thread and rep (default 20000)",
+		.offset = BENCH_AT(struct execbuf_config, jobs, uint64_t),
+		.min = 1, .max = UINT64_C(1) << 32, .quick = 500,
+	},
+	{
+		.name = "engines", .arg = "N",
+		.help = "GPU engines, thread i submits to i mod N\n"
+			"(default: one per thread, at most 64)",
+		.offset = BENCH_AT(struct execbuf_config, engines, uint64_t),
+		.min = 1, .max = MAX_ENGINES,
+	},
+	{
+		.name = "vram", .arg = "BYTES", .key = "vram_bytes",
+		.help = "VRAM size; jobs ask for VRAM only, so a\n"
+			"VRAM smaller than the buffers makes them\n"
+			"evict (default: room for every buffer)",
+		.offset = BENCH_AT(struct execbuf_config, vram, uint64_t),
+		.min = BO_SIZE, .max = UINT64_C(1) << 40,
+	},
+	{
+		.name = "phases", .type = BENCH_FLAG,
+		.help = "also time each phase of a submission\n"
+			"(the library's event sink: lookup,\n"
+			"lock, back-off, validate, queue), at a\n"
+			"few clock reads per phase",
+		.offset = BENCH_AT(struct execbuf_config, phases, bool),
+	},
+	{ .name = NULL },
+};
+
+static const char execbuf_about[] =
+	"Measures jobs per second through ttm_execbuf_submit(): each\n"
+	"thread has its own client and submits jobs that write\n"
+	"--per-job distinct random buffers out of --bos (shared: made\n"
+	"by one client, given to the others with ttm_client_bo_add),\n"
+	"NOP jobs of 0 us on a real-time fake GPU, so the figure is\n"
+	"the submitter's. Four modes, each the best of --reps:\n"
+	"  unsorted  the buffers in random order (the wound/wait\n"
+	"            protocol backs off where transactions cross),\n"
+	"  sorted    each job's handles looked up and sorted by\n"
+	"            buffer address first (one global lock order:\n"
+	"            no deadlock possible, but the classes' age\n"
+	"            rules still make some transactions back off),\n"
+	"each with Wait-Die and Wound-Wait reservations. Reports\n"
+	"back-offs, restarts and evictions per 1000 jobs. Fails\n"
+	"(exit 1) unless every job completes (after\n"
+	"ttm_execbuf_wait_idle) and ttm_device_check passes.\n";
+
+const struct bench bench_execbuf = {
+	.name = "execbuf",
+	.about = execbuf_about,
+	.seed_help = "seed of the per-thread PRNGs (default 1)",
+	.quick_help = "2 reps, 500 jobs per thread, unless given\n"
+		      "explicitly",
+	.options = execbuf_options,
+	.defaults = &execbuf_defaults,
+	.config_size = sizeof(execbuf_defaults),
+	.check = execbuf_check,
+	.print_config = execbuf_print_config,
+	.json_config = execbuf_json_config,
+	.measure = execbuf_measure,
 };
 
 int cmd_bench_execbuf(int argc, char **argv, const char *path)
 {
-	/* 0: not given; the defaults depend on --quick or other options. */
-	struct bench_config cfg = {
-		.threads = 4, .bos = 1000, .per_job = 8, .seed = 1,
-		.checker = cli_checker_state(),
-	};
-	int c, ret = 0;
-
-	cli_getopt_reset();
-	while (!ret && (c = getopt_long(argc, argv, ":h",
-					bench_execbuf_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			bench_execbuf_usage(path);
-			return CLI_EXIT_OK;
-		case OPT_THREADS:
-			ret = cli_parse_uint("--threads", optarg, 1,
-					     MAX_THREADS, &cfg.threads);
-			break;
-		case OPT_BOS:
-			ret = cli_parse_uint("--bos", optarg, 1, MAX_BOS,
-					     &cfg.bos);
-			break;
-		case OPT_PER_JOB:
-			ret = cli_parse_uint("--per-job", optarg, 1,
-					     TTM_EXECBUF_MAX_BOS, &cfg.per_job);
-			break;
-		case OPT_JOBS:
-			ret = cli_parse_uint("--jobs", optarg, 1,
-					     UINT64_C(1) << 32, &cfg.jobs);
-			break;
-		case OPT_ENGINES:
-			ret = cli_parse_uint("--engines", optarg, 1,
-					     MAX_ENGINES, &cfg.engines);
-			break;
-		case OPT_VRAM:
-			ret = cli_parse_uint("--vram", optarg, BO_SIZE,
-					     UINT64_C(1) << 40, &cfg.vram);
-			cfg.vram_given = !ret;
-			break;
-		case OPT_REPS:
-			ret = cli_parse_uint("--reps", optarg, 1, 1000,
-					     &cfg.reps);
-			break;
-		case OPT_SEED:
-			ret = cli_parse_uint("--seed", optarg, 0, UINT64_MAX,
-					     &cfg.seed);
-			break;
-		case OPT_QUICK:
-			cfg.quick = true;
-			break;
-		case OPT_CHECKER:
-			ret = cli_parse_checker(optarg, cfg.checker,
-						&cfg.checker_runs);
-			break;
-		case OPT_PHASES:
-			cfg.phases = true;
-			break;
-		case OPT_JSON:
-			cfg.json = true;
-			break;
-		default:
-			return cli_getopt_error(path, c, argv);
-		}
-	}
-	if (ret || cli_no_operands(path, argc, argv))
-		return CLI_EXIT_USAGE;
-	if (cfg.per_job > cfg.bos) {
-		cli_error("--per-job: '%llu' is more than --bos (%llu)",
-			  (unsigned long long)cfg.per_job,
-			  (unsigned long long)cfg.bos);
-		return CLI_EXIT_USAGE;
-	}
-	if (cfg.vram_given && cfg.vram < cfg.per_job * BO_SIZE) {
-		cli_error("--vram: '%llu' cannot hold one job's %llu buffers "
-			  "of %llu bytes", (unsigned long long)cfg.vram,
-			  (unsigned long long)cfg.per_job,
-			  (unsigned long long)BO_SIZE);
-		return CLI_EXIT_USAGE;
-	}
-	if (!cfg.vram)
-		cfg.vram = cfg.bos * BO_SIZE > TTM_DEFAULT_VRAM_SIZE ?
-			   cfg.bos * BO_SIZE : TTM_DEFAULT_VRAM_SIZE;
-	if (!cfg.engines)
-		cfg.engines = cfg.threads < MAX_ENGINES ? cfg.threads :
-							  MAX_ENGINES;
-	if (!cfg.reps)
-		cfg.reps = cfg.quick ? 2 : 5;
-	if (!cfg.jobs)
-		cfg.jobs = cfg.quick ? 500 : 20000;
-	return run_bench(&cfg);
+	return bench_main(&bench_execbuf, argc, argv, path);
 }

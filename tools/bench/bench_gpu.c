@@ -11,15 +11,13 @@
  * Each figure is the best of --reps repetitions; a repetition fails the
  * run (exit 1) if the GPU's counters do not add up.
  */
-#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
-#include "cli.h"
+#include "bench.h"
 
 #define MAX_ENGINES 64
 
@@ -27,11 +25,23 @@ enum deps_mode { DEPS_OFF, DEPS_ON, NR_DEPS_MODES };
 
 static const char *const deps_names[NR_DEPS_MODES] = { "off", "on" };
 
-struct bench_config {
-	uint64_t engines, jobs, reps;
-	bool run_deps[NR_DEPS_MODES];
-	bool json, quick;
+/* --deps, in the order its error message lists them. */
+enum { DEPS_ARG_ON, DEPS_ARG_OFF, DEPS_ARG_BOTH };
+
+static const char *const deps_choices[] = { "on", "off", "both", NULL };
+
+struct gpu_config {
+	struct bench_common c; /* first: the harness's */
+	uint64_t engines, jobs;
+	unsigned int deps; /* DEPS_ARG_* */
 };
+_Static_assert(offsetof(struct gpu_config, c) == 0, "the harness's first");
+
+static bool runs_deps(const struct gpu_config *cfg, int d)
+{
+	return cfg->deps == DEPS_ARG_BOTH ||
+	       (cfg->deps == DEPS_ARG_ON) == (d == DEPS_ON);
+}
 
 /* The latest out-fence of an engine, for the next engine's jobs. */
 struct latest {
@@ -42,7 +52,7 @@ struct latest {
 struct submitter {
 	pthread_t thread;
 	struct ttm_gpu *gpu;
-	const struct bench_config *cfg;
+	const struct gpu_config *cfg;
 	unsigned int engine;
 	bool deps;
 	pthread_barrier_t *start;
@@ -106,7 +116,7 @@ struct rep_result {
 };
 
 /* One repetition: a new GPU, the submitters, wait for the last fences. */
-static int run_rep(const struct bench_config *cfg, bool deps,
+static int run_rep(const struct gpu_config *cfg, bool deps,
 		   struct submitter *subs, struct latest *latest,
 		   struct rep_result *res)
 {
@@ -174,81 +184,67 @@ static int run_rep(const struct bench_config *cfg, bool deps,
 	return ret;
 }
 
-static void print_json(const struct bench_config *cfg,
+static void gpu_print_config(const void *data)
+{
+	const struct gpu_config *cfg = data;
+
+	printf("config: %llu engines, %llu NOP jobs of 0 us per engine, one "
+	       "submitter thread each, real time; best of %llu\n\n",
+	       (unsigned long long)cfg->engines,
+	       (unsigned long long)cfg->jobs,
+	       (unsigned long long)cfg->c.reps);
+}
+
+static void print_row(const struct gpu_config *cfg, int d,
+		      struct rep_result (*res)[NR_DEPS_MODES],
+		      const struct rep_result *best)
+{
+	uint64_t rep;
+
+	printf("  %-5s %12.0f %12llu ", deps_names[d], best->jobs_per_s,
+	       (unsigned long long)best->ooo);
+	for (rep = 0; rep < cfg->c.reps; rep++)
+		printf(" %.0f", res[rep][d].jobs_per_s);
+	putchar('\n');
+}
+
+static void add_record(struct json_object *results,
+		       const struct gpu_config *cfg, int d,
 		       struct rep_result (*res)[NR_DEPS_MODES],
-		       const struct rep_result *best, double wall_s)
+		       const struct rep_result *best)
 {
-	const char *sep = "";
+	struct json_object *r = bench_record(results, "throughput"), *reps;
+	struct bench_stat st;
 	uint64_t rep;
-	int d;
 
-	fputs("{\n  \"tool\": \"ttmsim\",\n  \"version\": ", stdout);
-	cli_json_string(stdout, TTMSIM_VERSION);
-	printf(",\n  \"benchmark\": \"gpu\",\n  \"config\": {\"engines\": "
-	       "%llu, \"jobs_per_engine\": %llu, \"reps\": %llu, "
-	       "\"op\": \"nop\", \"duration_us\": 0, \"quick\": %s, "
-	       "\"online_cpus\": %ld},\n  \"results\": [\n",
-	       (unsigned long long)cfg->engines,
-	       (unsigned long long)cfg->jobs, (unsigned long long)cfg->reps,
-	       cfg->quick ? "true" : "false", sysconf(_SC_NPROCESSORS_ONLN));
-	for (d = 0; d < NR_DEPS_MODES; d++) {
-		if (!cfg->run_deps[d])
-			continue;
-		printf("%s    {\"deps\": \"%s\", \"jobs_per_s\": ", sep,
-		       deps_names[d]);
-		cli_json_number(stdout, best[d].jobs_per_s, 1);
-		printf(", \"out_of_order_retirements\": %llu, "
-		       "\"reps_jobs_per_s\": [",
-		       (unsigned long long)best[d].ooo);
-		for (rep = 0; rep < cfg->reps; rep++) {
-			fputs(rep ? ", " : "", stdout);
-			cli_json_number(stdout, res[rep][d].jobs_per_s, 1);
-		}
-		fputs("]}", stdout);
-		sep = ",\n";
+	bench_add_string(r, "deps", deps_names[d]);
+	bench_stat(&st, &res[0][d].jobs_per_s, sizeof(res[0]), cfg->c.reps,
+		   BENCH_HIGHER);
+	bench_add_stat(r, "jobs_per_s", &st, 1);
+	bench_add_u64(r, "out_of_order_retirements", best->ooo);
+	reps = bench_add_array(r, "reps");
+	for (rep = 0; rep < cfg->c.reps; rep++) {
+		struct json_object *o = json_object_new_object();
+
+		bench_add_fixed(o, "jobs_per_s", res[rep][d].jobs_per_s, 1);
+		bench_add_u64(o, "out_of_order_retirements",
+			      res[rep][d].ooo);
+		json_object_array_add(reps, o);
 	}
-	fputs("\n  ],\n  \"counters_ok\": true,\n  \"wall_s\": ", stdout);
-	cli_json_number(stdout, wall_s, 3);
-	fputs("\n}\n", stdout);
 }
 
-static void print_table(const struct bench_config *cfg,
-			struct rep_result (*res)[NR_DEPS_MODES],
-			const struct rep_result *best, double wall_s)
+static int gpu_measure(const void *data, struct json_object *results)
 {
-	uint64_t rep;
-	int d;
-
-	printf("bench gpu: %llu engines, %llu NOP jobs of 0 us per engine, "
-	       "one submitter thread each, real time; best of %llu\n\n",
-	       (unsigned long long)cfg->engines,
-	       (unsigned long long)cfg->jobs, (unsigned long long)cfg->reps);
-	printf("  %-5s %12s %12s  %s\n", "deps", "jobs/s", "out-of-order",
-	       "every rep (jobs/s)");
-	for (d = 0; d < NR_DEPS_MODES; d++) {
-		if (!cfg->run_deps[d])
-			continue;
-		printf("  %-5s %12.0f %12llu ", deps_names[d],
-		       best[d].jobs_per_s, (unsigned long long)best[d].ooo);
-		for (rep = 0; rep < cfg->reps; rep++)
-			printf(" %.0f", res[rep][d].jobs_per_s);
-		putchar('\n');
-	}
-	printf("\ncounters: ok\nwall time: %.1f s\n", wall_s);
-}
-
-static int run_bench(const struct bench_config *cfg)
-{
+	const struct gpu_config *cfg = data;
 	struct rep_result (*res)[NR_DEPS_MODES], best[NR_DEPS_MODES] = {
 		{ 0 }
 	};
 	struct submitter *subs;
 	struct latest *latest;
-	uint64_t rep, start = cli_now_ns(), i;
+	uint64_t rep, i;
 	int d, ret = CLI_EXIT_OK;
-	double wall_s;
 
-	res = calloc(cfg->reps, sizeof(*res));
+	res = calloc(cfg->c.reps, sizeof(*res));
 	subs = aligned_alloc(64, cfg->engines * sizeof(*subs));
 	latest = aligned_alloc(64, cfg->engines * sizeof(*latest));
 	if (!res || !subs || !latest) {
@@ -259,9 +255,9 @@ static int run_bench(const struct bench_config *cfg)
 	for (i = 0; i < cfg->engines; i++)
 		pthread_mutex_init(&latest[i].lock, NULL);
 	/* Repetitions outermost: drift hits both modes alike. */
-	for (rep = 0; rep < cfg->reps && !ret; rep++) {
+	for (rep = 0; rep < cfg->c.reps && !ret; rep++) {
 		for (d = 0; d < NR_DEPS_MODES && !ret; d++) {
-			if (!cfg->run_deps[d])
+			if (!runs_deps(cfg, d))
 				continue;
 			ret = run_rep(cfg, d == DEPS_ON, subs, latest,
 				      &res[rep][d]);
@@ -273,11 +269,18 @@ static int run_bench(const struct bench_config *cfg)
 		pthread_mutex_destroy(&latest[i].lock);
 	if (ret)
 		goto out;
-	wall_s = (double)(cli_now_ns() - start) / 1e9;
-	if (cfg->json)
-		print_json(cfg, res, best, wall_s);
-	else
-		print_table(cfg, res, best, wall_s);
+	if (!cfg->c.json)
+		printf("  %-5s %12s %12s  %s\n", "deps", "jobs/s",
+		       "out-of-order", "every rep (jobs/s)");
+	for (d = 0; d < NR_DEPS_MODES; d++) {
+		if (!runs_deps(cfg, d))
+			continue;
+		if (!cfg->c.json)
+			print_row(cfg, d, res, &best[d]);
+		add_record(results, cfg, d, res, &best[d]);
+	}
+	if (!cfg->c.json)
+		printf("\ncounters: ok\n");
 out:
 	free(latest);
 	free(subs);
@@ -285,107 +288,53 @@ out:
 	return ret;
 }
 
-static void bench_gpu_usage(const char *path)
-{
-	printf("usage: ttmsim %s [OPTIONS]\n"
-	       "\n"
-	       "Jobs per second the fake GPU retires in real time: one\n"
-	       "submitter thread per engine queues NOP jobs of 0 us on its\n"
-	       "engine; with dependencies, each job also waits for the\n"
-	       "latest job of the next engine. Each figure is the best of\n"
-	       "several repetitions. Fails (exit 1) if the GPU's counters\n"
-	       "do not add up.\n"
-	       "\n"
-	       "Options:\n"
-	       "  --engines N       engines, one submitter each (default 4)\n"
-	       "  --jobs N          jobs per engine per rep (default 200000)\n"
-	       "  --reps N          repetitions, the best counts (default 5)\n"
-	       "  --deps MODE       on, off or both (default both)\n"
-	       "  --quick           2 reps of 20000 jobs, unless given\n"
-	       "  --json            print one JSON object instead of a table\n"
-	       "  -h, --help        show this help\n", path);
-}
-
-enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_ENGINES,
-	OPT_JOBS,
-	OPT_REPS,
-	OPT_DEPS,
-	OPT_QUICK,
-	OPT_JSON,
+static const struct gpu_config gpu_defaults = {
+	.engines = 4, .jobs = 200000, .deps = DEPS_ARG_BOTH,
 };
 
-static const struct option bench_gpu_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "engines", required_argument, NULL, OPT_ENGINES },
-	{ "jobs", required_argument, NULL, OPT_JOBS },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "deps", required_argument, NULL, OPT_DEPS },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
+static const struct bench_option gpu_options[] = {
+	{
+		.name = "engines", .arg = "N",
+		.help = "engines, one submitter each (default 4)",
+		.offset = BENCH_AT(struct gpu_config, engines, uint64_t),
+		.min = 1, .max = MAX_ENGINES,
+	},
+	{
+		.name = "jobs", .arg = "N", .key = "jobs_per_engine",
+		.help = "jobs per engine per rep (default 200000)",
+		.offset = BENCH_AT(struct gpu_config, jobs, uint64_t),
+		.min = 1, .max = UINT64_C(1) << 32, .quick = 20000,
+	},
+	{
+		.name = "deps", .arg = "MODE", .type = BENCH_CHOICE,
+		.help = "on, off or both (default both)",
+		.offset = BENCH_AT(struct gpu_config, deps, unsigned int),
+		.choices = deps_choices,
+	},
+	{ .name = NULL },
 };
 
-static int parse_deps(const char *arg, struct bench_config *cfg)
-{
-	bool both = !strcmp(arg, "both");
+static const char gpu_about[] =
+	"Jobs per second the fake GPU retires in real time: one\n"
+	"submitter thread per engine queues NOP jobs of 0 us on its\n"
+	"engine; with dependencies, each job also waits for the\n"
+	"latest job of the next engine. Each figure is the best of\n"
+	"several repetitions. Fails (exit 1) if the GPU's counters\n"
+	"do not add up.\n";
 
-	if (!both && strcmp(arg, "on") && strcmp(arg, "off")) {
-		cli_error("--deps: '%s' is not one of on, off, both", arg);
-		return CLI_EXIT_USAGE;
-	}
-	cfg->run_deps[DEPS_OFF] = both || !strcmp(arg, "off");
-	cfg->run_deps[DEPS_ON] = both || !strcmp(arg, "on");
-	return 0;
-}
+const struct bench bench_gpu = {
+	.name = "gpu",
+	.about = gpu_about,
+	.seed_help = "accepted for bench all; nothing here is random",
+	.quick_help = "2 reps of 20000 jobs, unless given",
+	.options = gpu_options,
+	.defaults = &gpu_defaults,
+	.config_size = sizeof(gpu_defaults),
+	.print_config = gpu_print_config,
+	.measure = gpu_measure,
+};
 
 int cmd_bench_gpu(int argc, char **argv, const char *path)
 {
-	/* 0: not given; the defaults depend on --quick. */
-	struct bench_config cfg = {
-		.engines = 4, .run_deps = { true, true },
-	};
-	int c, ret = 0;
-
-	cli_getopt_reset();
-	while (!ret && (c = getopt_long(argc, argv, ":h", bench_gpu_options,
-					NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			bench_gpu_usage(path);
-			return CLI_EXIT_OK;
-		case OPT_ENGINES:
-			ret = cli_parse_uint("--engines", optarg, 1,
-					     MAX_ENGINES, &cfg.engines);
-			break;
-		case OPT_JOBS:
-			ret = cli_parse_uint("--jobs", optarg, 1,
-					     UINT64_C(1) << 32, &cfg.jobs);
-			break;
-		case OPT_REPS:
-			ret = cli_parse_uint("--reps", optarg, 1, 1000,
-					     &cfg.reps);
-			break;
-		case OPT_DEPS:
-			ret = parse_deps(optarg, &cfg);
-			break;
-		case OPT_QUICK:
-			cfg.quick = true;
-			break;
-		case OPT_JSON:
-			cfg.json = true;
-			break;
-		default:
-			return cli_getopt_error(path, c, argv);
-		}
-	}
-	if (ret || cli_no_operands(path, argc, argv))
-		return CLI_EXIT_USAGE;
-	if (!cfg.reps)
-		cfg.reps = cfg.quick ? 2 : 5;
-	if (!cfg.jobs)
-		cfg.jobs = cfg.quick ? 20000 : 200000;
-	return run_bench(&cfg);
+	return bench_main(&bench_gpu, argc, argv, path);
 }

@@ -15,17 +15,15 @@
  * The per-lock counters must add up to the increments the threads made: a
  * lost update means mutual exclusion failed, and the run fails.
  */
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ttmsim/ww_mutex.h"
-#include "cli.h"
+#include "bench.h"
 
 #define MAX_HOLDS 16
 #define MAX_PER_TX 64 /* the held set of a transaction is a uint64_t */
@@ -35,18 +33,18 @@
 static DEFINE_WW_CLASS(bench_ww_class);
 static DEFINE_WD_CLASS(bench_wd_class);
 
-struct bench_config {
-	uint64_t reps, iterations, threads, locks, per_tx, duration_ms, seed;
+/* c.checker_runs (--checker) is the checker's state in contended runs. */
+struct ww_config {
+	struct bench_common c; /* first: the harness's */
+	uint64_t iterations, threads, locks, per_tx, duration_ms;
 	uint64_t hold_us[MAX_HOLDS];
 	size_t n_holds;
-	bool json, quick;
-	bool checker_contended;   /* --checker */
-	enum cli_checker checker; /* as the program started */
 };
+_Static_assert(offsetof(struct ww_config, c) == 0, "the harness's first");
 
-static bool checker_built_in(const struct bench_config *cfg)
+static bool checker_built_in(const struct ww_config *cfg)
 {
-	return cfg->checker != CLI_CHECKER_ABSENT;
+	return cfg->c.checker != CLI_CHECKER_ABSENT;
 }
 
 /* -------------------------------------------------------------------- */
@@ -136,12 +134,12 @@ enum { CHECKER_OFF, CHECKER_ON, NR_CHECKER };
 static const char *const checker_names[NR_CHECKER] = { "off", "on" };
 
 struct uncontended_result {
-	double best_ns; /* per pair */
+	struct bench_stat ns; /* per pair */
 	double *rep_ns;
 };
 
 /* Whether uncontended benchmark @b is measured with the checker @on. */
-static bool unc_measured(const struct bench_config *cfg, size_t b, int on)
+static bool unc_measured(const struct ww_config *cfg, size_t b, int on)
 {
 	return on == CHECKER_OFF ||
 	       (uncontended_benches[b].checked && checker_built_in(cfg));
@@ -152,7 +150,7 @@ static void *no_op_thread(void *arg)
 	return arg;
 }
 
-static void run_uncontended(const struct bench_config *cfg,
+static void run_uncontended(const struct ww_config *cfg,
 			    struct uncontended_result (*res)[NR_CHECKER])
 {
 	uint64_t rep, start;
@@ -173,26 +171,25 @@ static void run_uncontended(const struct bench_config *cfg,
 	 * and on back to back. Each loop releases all it takes, so the
 	 * checker is switched with no lock held, as it must be.
 	 */
-	for (rep = 0; rep < cfg->reps; rep++) {
+	for (rep = 0; rep < cfg->c.reps; rep++) {
 		for (b = 0; b < NR_UNCONTENDED; b++) {
 			for (on = 0; on < NR_CHECKER; on++) {
-				struct uncontended_result *r = &res[b][on];
-				double ns;
-
 				if (!unc_measured(cfg, b, on))
 					continue;
 				if (uncontended_benches[b].checked)
 					cli_checker_switch(on);
 				start = cli_now_ns();
 				uncontended_benches[b].loop(cfg->iterations);
-				ns = (double)(cli_now_ns() - start) /
-				     (double)cfg->iterations;
-				r->rep_ns[rep] = ns;
-				if (rep == 0 || ns < r->best_ns)
-					r->best_ns = ns;
+				res[b][on].rep_ns[rep] =
+					(double)(cli_now_ns() - start) /
+					(double)cfg->iterations;
 			}
 		}
 	}
+	for (b = 0; b < NR_UNCONTENDED; b++)
+		for (on = 0; on < NR_CHECKER; on++)
+			bench_stat(&res[b][on].ns, res[b][on].rep_ns,
+				   sizeof(double), cfg->c.reps, BENCH_LOWER);
 }
 
 /* -------------------------------------------------------------------- */
@@ -228,7 +225,7 @@ struct algo_desc {
 };
 
 struct contended_run {
-	const struct bench_config *cfg;
+	const struct ww_config *cfg;
 	const struct algo_desc *algo;
 	struct slot *slots;
 	unsigned int per_tx;
@@ -269,21 +266,14 @@ static void __attribute__((noreturn)) worker_fail(struct worker *w,
 	exit(CLI_EXIT_FAILURE);
 }
 
-/* Choose per_tx distinct locks: a partial Fisher-Yates shuffle. */
+/* Choose per_tx distinct locks, in a random order. */
 static void pick_locks(struct worker *w, unsigned int *picks)
 {
 	struct contended_run *run = w->run;
-	unsigned int n = (unsigned int)run->cfg->locks, i;
 
-	for (i = 0; i < run->per_tx; i++) {
-		unsigned int j = i + (unsigned int)(cli_xorshift64(&w->rng) %
-						    (n - i));
-		unsigned int tmp = w->perm[i];
-
-		w->perm[i] = w->perm[j];
-		w->perm[j] = tmp;
-		picks[i] = w->perm[i];
-	}
+	bench_pick(w->perm, (unsigned int)run->cfg->locks, run->per_tx,
+		   &w->rng);
+	memcpy(picks, w->perm, run->per_tx * sizeof(*picks));
 }
 
 static void busy_wait_ns(uint64_t ns)
@@ -459,7 +449,7 @@ static void *worker_main(void *arg)
 /* Reset the lock set and the workers for one repetition. */
 static void prepare_rep(struct contended_run *run, struct worker *workers)
 {
-	const struct bench_config *cfg = run->cfg;
+	const struct ww_config *cfg = run->cfg;
 	uint64_t i, j;
 
 	for (i = 0; i < cfg->locks; i++) {
@@ -473,7 +463,7 @@ static void prepare_rep(struct contended_run *run, struct worker *workers)
 	for (i = 0; i < cfg->threads; i++) {
 		struct worker *w = &workers[i];
 		/* The same transactions for every algorithm. */
-		uint64_t seed = cfg->seed ^ (0x632be59bd9b4e019ull * (i + 1));
+		uint64_t seed = cfg->c.seed ^ (0x632be59bd9b4e019ull * (i + 1));
 
 		w->run = run;
 		w->rng = cli_splitmix64(&seed) | 1;
@@ -504,7 +494,7 @@ static void finish_rep(struct contended_run *run)
 static int run_rep(struct contended_run *run, struct worker *workers,
 		   uint64_t rep, struct rep_result *res)
 {
-	const struct bench_config *cfg = run->cfg;
+	const struct ww_config *cfg = run->cfg;
 	uint64_t i, start, end, grace, counted = 0, made = 0;
 	int ret;
 
@@ -573,11 +563,6 @@ static int run_rep(struct contended_run *run, struct worker *workers,
 /* -------------------------------------------------------------------- */
 /* Output. */
 
-static double ratio(double a, double b)
-{
-	return b > 0 ? a / b : NAN;
-}
-
 /* The fastest baseline at each hold time, by tx/s. */
 static enum algo fastest_baseline(const struct contended_result *row)
 {
@@ -595,11 +580,11 @@ static const char *spin_env(void)
 	return getenv("TTMSIM_WW_SPIN_NS");
 }
 
-static void print_header(const struct bench_config *cfg)
+static void ww_print_config(const void *data)
 {
+	const struct ww_config *cfg = data;
 	size_t h;
 
-	printf("ttmsim %s bench ww\n", TTMSIM_VERSION);
 	printf("sizeof(struct ww_mutex) = %zu, "
 	       "sizeof(struct ww_acquire_ctx) = %zu, "
 	       "sizeof(pthread_mutex_t) = %zu\n",
@@ -607,7 +592,7 @@ static void print_header(const struct bench_config *cfg)
 	       sizeof(pthread_mutex_t));
 	printf("config: reps %llu (best of), iterations %llu, threads %llu, "
 	       "locks %llu, per-tx %llu, hold-us ",
-	       (unsigned long long)cfg->reps,
+	       (unsigned long long)cfg->c.reps,
 	       (unsigned long long)cfg->iterations,
 	       (unsigned long long)cfg->threads,
 	       (unsigned long long)cfg->locks,
@@ -617,15 +602,12 @@ static void print_header(const struct bench_config *cfg)
 		       (unsigned long long)cfg->hold_us[h]);
 	printf(", duration-ms %llu, seed %llu%s\n",
 	       (unsigned long long)cfg->duration_ms,
-	       (unsigned long long)cfg->seed, cfg->quick ? ", quick" : "");
-	printf("online CPUs %ld, TTMSIM_WW_SPIN_NS %s\n",
-	       sysconf(_SC_NPROCESSORS_ONLN),
+	       (unsigned long long)cfg->c.seed, cfg->c.quick ? ", quick" : "");
+	printf("TTMSIM_WW_SPIN_NS %s\n",
 	       spin_env() ? spin_env() : "unset (library default)");
-	printf("ww_debug checker at start: %s\n",
-	       cli_checker_describe(cfg->checker));
 }
 
-static void print_uncontended(const struct bench_config *cfg,
+static void print_uncontended(const struct ww_config *cfg,
 			      struct uncontended_result (*unc)[NR_CHECKER])
 {
 	int on, columns = checker_built_in(cfg) ? NR_CHECKER : 1;
@@ -633,7 +615,7 @@ static void print_uncontended(const struct bench_config *cfg,
 
 	printf("\nuncontended lock+unlock, 1 thread, ns per pair "
 	       "(best of %llu x %llu; the process is threaded)\n",
-	       (unsigned long long)cfg->reps,
+	       (unsigned long long)cfg->c.reps,
 	       (unsigned long long)cfg->iterations);
 	if (checker_built_in(cfg))
 		printf("  ww_debug checker: built in; each ww_mutex row runs "
@@ -649,7 +631,7 @@ static void print_uncontended(const struct bench_config *cfg,
 		printf("  %-22s", uncontended_benches[b].label);
 		for (on = 0; on < columns; on++) {
 			if (unc_measured(cfg, b, on))
-				printf(" %12.2f", unc[b][on].best_ns);
+				printf(" %12.2f", unc[b][on].ns.best);
 			else
 				printf(" %12s", "-");
 		}
@@ -657,12 +639,13 @@ static void print_uncontended(const struct bench_config *cfg,
 	}
 	printf("  %-22s", "ratio ww(ctx)/pthread");
 	for (on = 0; on < columns; on++)
-		printf(" %12.2f", ratio(unc[UNC_WW_CTX][on].best_ns,
-					unc[UNC_PTHREAD][CHECKER_OFF].best_ns));
+		printf(" %12.2f",
+		       bench_ratio(unc[UNC_WW_CTX][on].ns.best,
+				   unc[UNC_PTHREAD][CHECKER_OFF].ns.best));
 	printf("\n");
 }
 
-static void print_contended_header(const struct bench_config *cfg)
+static void print_contended_header(const struct ww_config *cfg)
 {
 	printf("\ncontended: %llu threads, %llu distinct random locks of %llu "
 	       "per tx, %llu ms per rep, tx/s best of %llu\n",
@@ -670,13 +653,13 @@ static void print_contended_header(const struct bench_config *cfg)
 	       (unsigned long long)cfg->per_tx,
 	       (unsigned long long)cfg->locks,
 	       (unsigned long long)cfg->duration_ms,
-	       (unsigned long long)cfg->reps);
+	       (unsigned long long)cfg->c.reps);
 	printf("  (backoffs/tx: -EDEADLK for ww, failed trylock rounds for "
 	       "trylock; ratios are tx/s over tx/s)\n");
 	if (checker_built_in(cfg))
 		printf("  ww_debug checker %s during these runs "
 		       "(--checker on|off)\n",
-		       checker_names[cfg->checker_contended]);
+		       checker_names[cfg->c.checker_runs]);
 	else
 		printf("  ww_debug checker: not built in (-Dww_debug=false)"
 		       "\n");
@@ -695,73 +678,71 @@ static void print_contended_row(uint64_t hold_us,
 
 		printf("  %-16s %12.0f ", algos[a].name, best->tx_per_s);
 		if (algos[a].backs_off)
-			printf("%12.3f ", ratio((double)best->backoffs,
-						(double)best->tx));
+			printf("%12.3f ", bench_ratio((double)best->backoffs,
+						      (double)best->tx));
 		else
 			printf("%12s ", "-");
 		printf("%9.2fx %10.2fx%s\n",
-		       ratio(best->tx_per_s, row[ALGO_SORTED].best.tx_per_s),
-		       ratio(best->tx_per_s, row[fastest].best.tx_per_s),
+		       bench_ratio(best->tx_per_s,
+				   row[ALGO_SORTED].best.tx_per_s),
+		       bench_ratio(best->tx_per_s, row[fastest].best.tx_per_s),
 		       a == fastest ? "  (fastest baseline)" : "");
 	}
 	fflush(stdout);
 }
 
-static void json_rep(FILE *f, const struct rep_result *r)
-{
-	fprintf(f, "{\"tx\": %llu, \"backoffs\": %llu, \"elapsed_s\": ",
-		(unsigned long long)r->tx, (unsigned long long)r->backoffs);
-	cli_json_number(f, r->elapsed_s, 6);
-	fputs(", \"tx_per_s\": ", f);
-	cli_json_number(f, r->tx_per_s, 1);
-	fputc('}', f);
-}
-
 /* The records of one hold time, one per algorithm. */
-static void json_contended(FILE *f, const struct bench_config *cfg,
-			   uint64_t hold_us, const struct contended_result *row,
-			   bool last)
+static void add_contended(struct json_object *results,
+			  const struct ww_config *cfg, uint64_t hold_us,
+			  const struct contended_result *row)
 {
 	enum algo a, fastest = fastest_baseline(row);
-	double sorted_tx_per_s = row[ALGO_SORTED].best.tx_per_s;
 	uint64_t rep;
 
 	for (a = 0; a < NR_ALGOS; a++) {
 		const struct rep_result *best = &row[a].best;
+		struct json_object *r = bench_record(results, "contended"), *o;
+		struct bench_stat st;
 
-		fprintf(f, "    {\"algorithm\": \"%s\", \"hold_us\": %llu, "
-			"\"tx_per_s\": ", algos[a].name,
-			(unsigned long long)hold_us);
-		cli_json_number(f, best->tx_per_s, 1);
-		fputs(", \"backoffs_per_tx\": ", f);
-		if (algos[a].backs_off)
-			cli_json_number(f, ratio((double)best->backoffs,
-						 (double)best->tx), 6);
-		else
-			fputs("null", f);
-		fputs(", \"ratio_to_sorted\": ", f);
-		cli_json_number(f, ratio(best->tx_per_s, sorted_tx_per_s), 4);
-		fputs(", \"ratio_to_fastest_baseline\": ", f);
-		cli_json_number(f, ratio(best->tx_per_s,
-					 row[fastest].best.tx_per_s), 4);
-		fprintf(f, ", \"fastest_baseline\": \"%s\", \"reps\": [",
-			algos[fastest].name);
-		for (rep = 0; rep < cfg->reps; rep++) {
-			fputs(rep ? ", " : "", f);
-			json_rep(f, &row[a].reps[rep]);
+		bench_add_string(r, "algorithm", algos[a].name);
+		bench_add_u64(r, "hold_us", hold_us);
+		bench_stat(&st, &row[a].reps[0].tx_per_s, sizeof(*row[a].reps),
+			   cfg->c.reps, BENCH_HIGHER);
+		bench_add_stat(r, "tx_per_s", &st, 1);
+		bench_add_fixed(r, "backoffs_per_tx", algos[a].backs_off ?
+				bench_ratio((double)best->backoffs,
+					    (double)best->tx) : NAN, 6);
+		bench_add_fixed(r, "ratio_to_sorted",
+				bench_ratio(best->tx_per_s,
+					    row[ALGO_SORTED].best.tx_per_s), 4);
+		bench_add_fixed(r, "ratio_to_fastest_baseline",
+				bench_ratio(best->tx_per_s,
+					    row[fastest].best.tx_per_s), 4);
+		bench_add_string(r, "fastest_baseline", algos[fastest].name);
+		o = bench_add_array(r, "reps");
+		for (rep = 0; rep < cfg->c.reps; rep++) {
+			const struct rep_result *rr = &row[a].reps[rep];
+			struct json_object *e = json_object_new_object();
+
+			bench_add_u64(e, "tx", rr->tx);
+			bench_add_u64(e, "backoffs", rr->backoffs);
+			bench_add_fixed(e, "elapsed_s", rr->elapsed_s, 6);
+			bench_add_fixed(e, "tx_per_s", rr->tx_per_s, 1);
+			json_object_array_add(o, e);
 		}
-		fprintf(f, "]}%s\n", last && a + 1 == NR_ALGOS ? "" : ",");
 	}
 }
 
 /*
- * One record per measured loop: a key names a loop and a checker state;
- * the checker-off keys are those of the time before the checker.
+ * One record per measured loop: a lock names a loop and a checker state;
+ * the checker-off names are those of the time before the checker.
  */
-static void json_uncontended(FILE *f, const struct bench_config *cfg,
-			     struct uncontended_result (*unc)[NR_CHECKER])
+static void add_uncontended(struct json_object *results,
+			    const struct ww_config *cfg,
+			    struct uncontended_result (*unc)[NR_CHECKER])
 {
-	const char *sep = "";
+	double pthread_ns = unc[UNC_PTHREAD][CHECKER_OFF].ns.best;
+	char lock[64];
 	uint64_t rep;
 	size_t b;
 	int on;
@@ -770,117 +751,73 @@ static void json_uncontended(FILE *f, const struct bench_config *cfg,
 		for (b = 0; b < NR_UNCONTENDED; b++) {
 			const struct uncontended_bench *u =
 				&uncontended_benches[b];
+			const struct uncontended_result *ur = &unc[b][on];
+			struct json_object *r, *a;
 
 			if (!unc_measured(cfg, b, on))
 				continue;
-			fprintf(f, "%s    {\"lock\": \"%s%s\", \"checker\": ",
-				sep, u->key, on ? "_checker_on" : "");
-			if (u->checked)
-				fprintf(f, "\"%s\"", checker_names[on]);
-			else
-				fputs("null", f);
-			fputs(", \"op\": \"lock+unlock\", \"ns_per_op\": ", f);
-			cli_json_number(f, unc[b][on].best_ns, 3);
-			fputs(", \"reps_ns_per_op\": [", f);
-			for (rep = 0; rep < cfg->reps; rep++) {
-				fputs(rep ? ", " : "", f);
-				cli_json_number(f, unc[b][on].rep_ns[rep], 3);
+			r = bench_record(results, "uncontended");
+			snprintf(lock, sizeof(lock), "%s%s", u->key,
+				 on ? "_checker_on" : "");
+			bench_add_string(r, "lock", lock);
+			bench_add_string(r, "checker", u->checked ?
+					 checker_names[on] : NULL);
+			bench_add_string(r, "op", "lock+unlock");
+			bench_add_stat(r, "ns_per_op", &ur->ns, 3);
+			bench_add_fixed(r, "ratio_to_pthread", bench_ratio(
+						ur->ns.best, pthread_ns), 4);
+			if (on)
+				bench_add_fixed(r, "ratio_to_checker_off",
+						bench_ratio(ur->ns.best,
+						unc[b][CHECKER_OFF].ns.best),
+						4);
+			a = bench_add_array(r, "reps");
+			for (rep = 0; rep < cfg->c.reps; rep++) {
+				struct json_object *e =
+					json_object_new_object();
+
+				bench_add_fixed(e, "ns_per_op", ur->rep_ns[rep],
+						3);
+				json_object_array_add(a, e);
 			}
-			fputs("]}", f);
-			sep = ",\n";
 		}
 	}
-	fputc('\n', f);
 }
 
-static void print_json(const struct bench_config *cfg,
-		       struct uncontended_result (*unc)[NR_CHECKER],
-		       struct contended_result (*con)[NR_ALGOS],
-		       double wall_s)
+static void ww_json_config(const void *data, struct json_object *config)
 {
-	FILE *f = stdout;
-	size_t h;
+	struct json_object *sizes = json_object_new_object();
 
-	fputs("{\n  \"tool\": \"ttmsim\",\n  \"version\": ", f);
-	cli_json_string(f, TTMSIM_VERSION);
-	fputs(",\n  \"benchmark\": \"ww\",\n", f);
-	fprintf(f, "  \"config\": {\"reps\": %llu, \"iterations\": %llu, "
-		"\"threads\": %llu, \"locks\": %llu, \"per_tx\": %llu, "
-		"\"hold_us\": [",
-		(unsigned long long)cfg->reps,
-		(unsigned long long)cfg->iterations,
-		(unsigned long long)cfg->threads,
-		(unsigned long long)cfg->locks,
-		(unsigned long long)cfg->per_tx);
-	for (h = 0; h < cfg->n_holds; h++)
-		fprintf(f, "%s%llu", h ? ", " : "",
-			(unsigned long long)cfg->hold_us[h]);
-	fprintf(f, "], \"duration_ms\": %llu, \"seed\": %llu, "
-		"\"quick\": %s, \"checker\": \"%s\", \"online_cpus\": %ld, "
-		"\"ttmsim_ww_spin_ns_env\": ",
-		(unsigned long long)cfg->duration_ms,
-		(unsigned long long)cfg->seed, cfg->quick ? "true" : "false",
-		checker_names[cfg->checker_contended],
-		sysconf(_SC_NPROCESSORS_ONLN));
-	if (spin_env())
-		cli_json_string(f, spin_env());
-	else
-		fputs("null", f);
-	fprintf(f, "},\n  \"sizes\": {\"ww_mutex_bytes\": %zu, "
-		"\"ww_acquire_ctx_bytes\": %zu, "
-		"\"pthread_mutex_bytes\": %zu},\n",
-		sizeof(struct ww_mutex), sizeof(struct ww_acquire_ctx),
-		sizeof(pthread_mutex_t));
-	fprintf(f, "  \"checker\": {\"built_in\": %s, \"at_start\": %s, "
-		"\"contended\": \"%s\"},\n",
-		checker_built_in(cfg) ? "true" : "false",
-		!checker_built_in(cfg) ? "null" :
-		cfg->checker == CLI_CHECKER_ON ? "\"on\"" : "\"off\"",
-		checker_names[cfg->checker_contended]);
-
-	fputs("  \"uncontended\": [\n", f);
-	json_uncontended(f, cfg, unc);
-	fputs("  ],\n  \"uncontended_ratio_ww_ctx_to_pthread\": ", f);
-	cli_json_number(f, ratio(unc[UNC_WW_CTX][CHECKER_OFF].best_ns,
-				 unc[UNC_PTHREAD][CHECKER_OFF].best_ns), 4);
-	fputs(",\n  \"uncontended_ratio_ww_ctx_checker_on_to_off\": ", f);
-	if (checker_built_in(cfg))
-		cli_json_number(f, ratio(unc[UNC_WW_CTX][CHECKER_ON].best_ns,
-					 unc[UNC_WW_CTX][CHECKER_OFF].best_ns),
-				4);
-	else
-		fputs("null", f);
-
-	fputs(",\n  \"contended\": [\n", f);
-	for (h = 0; h < cfg->n_holds; h++)
-		json_contended(f, cfg, cfg->hold_us[h], con[h],
-			       h + 1 == cfg->n_holds);
-	fputs("  ],\n  \"counters_ok\": true,\n  \"wall_s\": ", f);
-	cli_json_number(f, wall_s, 3);
-	fputs("\n}\n", f);
+	(void)data;
+	bench_add_string(config, "ttmsim_ww_spin_ns_env", spin_env());
+	bench_add_u64(sizes, "ww_mutex_bytes", sizeof(struct ww_mutex));
+	bench_add_u64(sizes, "ww_acquire_ctx_bytes",
+		      sizeof(struct ww_acquire_ctx));
+	bench_add_u64(sizes, "pthread_mutex_bytes", sizeof(pthread_mutex_t));
+	json_object_object_add(config, "sizes", sizes);
 }
 
 /* -------------------------------------------------------------------- */
 /* The command. */
 
-static int run_bench(const struct bench_config *cfg)
+static int ww_measure(const void *data, struct json_object *results)
 {
+	const struct ww_config *cfg = data;
 	struct uncontended_result unc[NR_UNCONTENDED][NR_CHECKER] = {
-		{ { 0 } }
+		{ { { 0 } } }
 	};
 	struct contended_result (*con)[NR_ALGOS];
 	struct contended_run run = { .cfg = cfg };
 	struct worker *workers;
 	double *rep_ns;
 	struct rep_result *reps;
-	uint64_t rep, i, start = cli_now_ns(), checks = 0;
+	uint64_t rep, i, checks = 0, nr = cfg->c.reps;
 	size_t b, h;
 	enum algo a;
 	int on, ret = CLI_EXIT_OK;
 
-	rep_ns = calloc(NR_UNCONTENDED * NR_CHECKER * cfg->reps,
-			sizeof(*rep_ns));
-	reps = calloc(cfg->n_holds * NR_ALGOS * cfg->reps, sizeof(*reps));
+	rep_ns = calloc(NR_UNCONTENDED * NR_CHECKER * nr, sizeof(*rep_ns));
+	reps = calloc(cfg->n_holds * NR_ALGOS * nr, sizeof(*reps));
 	con = calloc(cfg->n_holds, sizeof(*con));
 	workers = aligned_alloc(64, cfg->threads * sizeof(*workers));
 	if (workers)
@@ -901,27 +838,25 @@ static int run_bench(const struct bench_config *cfg)
 	}
 	for (b = 0; b < NR_UNCONTENDED; b++)
 		for (on = 0; on < NR_CHECKER; on++)
-			unc[b][on].rep_ns = rep_ns +
-					    (b * NR_CHECKER + on) * cfg->reps;
+			unc[b][on].rep_ns = rep_ns + (b * NR_CHECKER + on) * nr;
 	for (h = 0; h < cfg->n_holds; h++)
 		for (a = 0; a < NR_ALGOS; a++)
-			con[h][a].reps = reps + (h * NR_ALGOS + a) * cfg->reps;
+			con[h][a].reps = reps + (h * NR_ALGOS + a) * nr;
 
-	if (!cfg->json)
-		print_header(cfg);
 	run_uncontended(cfg, unc);
-	if (!cfg->json) {
+	add_uncontended(results, cfg, unc);
+	if (!cfg->c.json) {
 		print_uncontended(cfg, unc);
 		print_contended_header(cfg);
 	}
 	/* Between runs: no thread holds a lock. */
-	cli_checker_switch(cfg->checker_contended);
+	cli_checker_switch(cfg->c.checker_runs);
 
 	run.per_tx = (unsigned int)cfg->per_tx;
 	for (h = 0; h < cfg->n_holds; h++) {
 		run.hold_ns = cfg->hold_us[h] * 1000;
 		/* Repetitions outside algorithms: drift hits all alike. */
-		for (rep = 0; rep < cfg->reps; rep++) {
+		for (rep = 0; rep < nr; rep++) {
 			for (a = 0; a < NR_ALGOS; a++) {
 				struct contended_result *r = &con[h][a];
 
@@ -936,21 +871,14 @@ static int run_bench(const struct bench_config *cfg)
 					r->best = r->reps[rep];
 			}
 		}
-		if (!cfg->json)
+		if (!cfg->c.json)
 			print_contended_row(cfg->hold_us[h], con[h]);
+		add_contended(results, cfg, cfg->hold_us[h], con[h]);
 	}
-
-	if (cfg->json) {
-		print_json(cfg, unc, con, (double)(cli_now_ns() - start) / 1e9);
-	} else {
+	if (!cfg->c.json)
 		printf("\ncounters: ok (%llu runs, no lost update)\n",
 		       (unsigned long long)checks);
-		printf("wall time: %.1f s\n",
-		       (double)(cli_now_ns() - start) / 1e9);
-	}
 out:
-	/* Any workers are gone: back to the state the program started in. */
-	cli_checker_switch(cfg->checker == CLI_CHECKER_ON);
 	for (i = 0; workers && i < cfg->threads; i++)
 		free(workers[i].perm);
 	free(workers);
@@ -961,161 +889,110 @@ out:
 	return ret;
 }
 
-static void bench_ww_usage(const char *path)
+static int ww_check(void *data)
 {
-	printf("usage: ttmsim %s [OPTIONS]\n"
-	       "\n"
-	       "Measures ww_mutex against pthread mutexes in one run, each\n"
-	       "figure the best of several repetitions:\n"
-	       "  uncontended  ns per lock+unlock pair in one thread:\n"
-	       "               ww_mutex with a ctx and with NULL,\n"
-	       "               pthread_mutex_t, and a bare atomic CAS +\n"
-	       "               release store as the floor;\n"
-	       "  contended    transactions per second: each locks --per-tx\n"
-	       "               distinct random locks out of --locks,\n"
-	       "               busy-waits --hold-us with them held, bumps a\n"
-	       "               counter per lock and unlocks; with\n"
-	       "               wound-wait and wait-die ww_mutexes (back off\n"
-	       "               on -EDEADLK), address-sorted pthread mutexes,\n"
-	       "               one global pthread mutex, and pthread\n"
-	       "               trylock-all-or-retry.\n"
-	       "Fails (exit 1) if any per-lock counter lost an update.\n"
-	       "\n"
-	       "Options:\n"
-	       "  --reps N          repetitions, the best counts (default 5)\n"
-	       "  --iterations N    uncontended lock+unlock pairs per rep\n"
-	       "                    (default 10000000)\n"
-	       "  --threads N       contending threads (default 4)\n"
-	       "  --locks N         locks in the set (default 64)\n"
-	       "  --per-tx N        locks per transaction, at most 64 and at\n"
-	       "                    most --locks (default 8)\n"
-	       "  --hold-us LIST    comma-separated hold times in us\n"
-	       "                    (default 0,2,20)\n"
-	       "  --duration-ms N   contended run time per rep (default 300)\n"
-	       "  --seed N          seed of the per-thread PRNGs (default 1)\n"
-	       "  --quick           2 reps, 1000000 iterations, 50 ms, unless\n"
-	       "                    given explicitly\n"
-	       "  --checker on|off  the ww_debug checker in the contended\n"
-	       "                    runs (default off: they measure the\n"
-	       "                    locking); the uncontended ww_mutex rows\n"
-	       "                    are measured with it off and on\n"
-	       "  --json            print one JSON object instead of tables\n"
-	       "  -h, --help        show this help\n"
-	       "\n"
-	       "Environment: TTMSIM_WW_SPIN_NS (the library's spin budget) is\n"
-	       "echoed in the output.\n", path);
+	struct ww_config *cfg = data;
+
+	if (cfg->per_tx > cfg->locks) {
+		cli_error("--per-tx: '%llu' is more than --locks (%llu)",
+			  (unsigned long long)cfg->per_tx,
+			  (unsigned long long)cfg->locks);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
 }
 
-enum {
-	OPT_HELP = CLI_OPT_LONG,
-	OPT_REPS,
-	OPT_ITERATIONS,
-	OPT_THREADS,
-	OPT_LOCKS,
-	OPT_PER_TX,
-	OPT_HOLD_US,
-	OPT_DURATION_MS,
-	OPT_SEED,
-	OPT_QUICK,
-	OPT_JSON,
-	OPT_CHECKER,
+static const struct ww_config ww_defaults = {
+	.iterations = 10000000, .threads = 4, .locks = 64, .per_tx = 8,
+	.hold_us = { 0, 2, 20 }, .n_holds = 3, .duration_ms = 300,
 };
 
-static const struct option bench_ww_options[] = {
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "iterations", required_argument, NULL, OPT_ITERATIONS },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "locks", required_argument, NULL, OPT_LOCKS },
-	{ "per-tx", required_argument, NULL, OPT_PER_TX },
-	{ "hold-us", required_argument, NULL, OPT_HOLD_US },
-	{ "duration-ms", required_argument, NULL, OPT_DURATION_MS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "checker", required_argument, NULL, OPT_CHECKER },
-	{ NULL, 0, NULL, 0 },
+static const struct bench_option ww_options[] = {
+	{
+		.name = "iterations", .arg = "N",
+		.help = "uncontended lock+unlock pairs per rep\n"
+			"(default 10000000)",
+		.offset = BENCH_AT(struct ww_config, iterations, uint64_t),
+		.min = 1, .max = UINT64_C(1) << 40, .quick = 1000000,
+	},
+	{
+		.name = "threads", .arg = "N",
+		.help = "contending threads (default 4)",
+		.offset = BENCH_AT(struct ww_config, threads, uint64_t),
+		.min = 1, .max = MAX_THREADS,
+	},
+	{
+		.name = "locks", .arg = "N",
+		.help = "locks in the set (default 64)",
+		.offset = BENCH_AT(struct ww_config, locks, uint64_t),
+		.min = 1, .max = MAX_LOCKS,
+	},
+	{
+		.name = "per-tx", .arg = "N",
+		.help = "locks per transaction, at most 64 and at\n"
+			"most --locks (default 8)",
+		.offset = BENCH_AT(struct ww_config, per_tx, uint64_t),
+		.min = 1, .max = MAX_PER_TX,
+	},
+	{
+		.name = "hold-us", .arg = "LIST", .type = BENCH_LIST,
+		.help = "comma-separated hold times in us\n"
+			"(default 0,2,20)",
+		.offset = BENCH_AT(struct ww_config, hold_us, uint64_t *),
+		.count_offset = BENCH_AT(struct ww_config, n_holds, size_t),
+		.min = 0, .max = 1000000, .max_n = MAX_HOLDS,
+	},
+	{
+		.name = "duration-ms", .arg = "N",
+		.help = "contended run time per rep (default 300)",
+		.offset = BENCH_AT(struct ww_config, duration_ms, uint64_t),
+		.min = 1, .max = 3600000, .quick = 50,
+	},
+	{ .name = NULL },
+};
+
+static const char ww_about[] =
+	"Measures ww_mutex against pthread mutexes in one run, each\n"
+	"figure the best of several repetitions:\n"
+	"  uncontended  ns per lock+unlock pair in one thread:\n"
+	"               ww_mutex with a ctx and with NULL,\n"
+	"               pthread_mutex_t, and a bare atomic CAS +\n"
+	"               release store as the floor;\n"
+	"  contended    transactions per second: each locks --per-tx\n"
+	"               distinct random locks out of --locks,\n"
+	"               busy-waits --hold-us with them held, bumps a\n"
+	"               counter per lock and unlocks; with\n"
+	"               wound-wait and wait-die ww_mutexes (back off\n"
+	"               on -EDEADLK), address-sorted pthread mutexes,\n"
+	"               one global pthread mutex, and pthread\n"
+	"               trylock-all-or-retry.\n"
+	"Fails (exit 1) if any per-lock counter lost an update.\n";
+
+static const char ww_notes[] =
+	"Environment: TTMSIM_WW_SPIN_NS (the library's spin budget) is\n"
+	"echoed in the output.\n";
+
+const struct bench bench_ww = {
+	.name = "ww",
+	.about = ww_about,
+	.seed_help = "seed of the per-thread PRNGs (default 1)",
+	.quick_help = "2 reps, 1000000 iterations, 50 ms, unless\n"
+		      "given explicitly",
+	.checker_help = "the ww_debug checker in the contended\n"
+			"runs (default off: they measure the\n"
+			"locking); the uncontended ww_mutex rows\n"
+			"are measured with it off and on",
+	.notes = ww_notes,
+	.options = ww_options,
+	.defaults = &ww_defaults,
+	.config_size = sizeof(ww_defaults),
+	.check = ww_check,
+	.print_config = ww_print_config,
+	.json_config = ww_json_config,
+	.measure = ww_measure,
 };
 
 int cmd_bench_ww(int argc, char **argv, const char *path)
 {
-	/* 0: not given; the defaults depend on --quick. */
-	struct bench_config cfg = {
-		.threads = 4, .locks = 64, .per_tx = 8, .seed = 1,
-		.hold_us = { 0, 2, 20 }, .n_holds = 3,
-		.checker = cli_checker_state(),
-	};
-	int c, ret = 0;
-
-	cli_getopt_reset();
-	while (!ret && (c = getopt_long(argc, argv, ":h", bench_ww_options,
-					NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			bench_ww_usage(path);
-			return CLI_EXIT_OK;
-		case OPT_REPS:
-			ret = cli_parse_uint("--reps", optarg, 1, 1000,
-					     &cfg.reps);
-			break;
-		case OPT_ITERATIONS:
-			ret = cli_parse_uint("--iterations", optarg, 1,
-					     UINT64_C(1) << 40,
-					     &cfg.iterations);
-			break;
-		case OPT_THREADS:
-			ret = cli_parse_uint("--threads", optarg, 1,
-					     MAX_THREADS, &cfg.threads);
-			break;
-		case OPT_LOCKS:
-			ret = cli_parse_uint("--locks", optarg, 1, MAX_LOCKS,
-					     &cfg.locks);
-			break;
-		case OPT_PER_TX:
-			ret = cli_parse_uint("--per-tx", optarg, 1,
-					     MAX_PER_TX, &cfg.per_tx);
-			break;
-		case OPT_HOLD_US:
-			ret = cli_parse_uint_list("--hold-us", optarg, 0,
-						  1000000, cfg.hold_us,
-						  MAX_HOLDS, &cfg.n_holds);
-			break;
-		case OPT_DURATION_MS:
-			ret = cli_parse_uint("--duration-ms", optarg, 1,
-					     3600000, &cfg.duration_ms);
-			break;
-		case OPT_SEED:
-			ret = cli_parse_uint("--seed", optarg, 0, UINT64_MAX,
-					     &cfg.seed);
-			break;
-		case OPT_QUICK:
-			cfg.quick = true;
-			break;
-		case OPT_JSON:
-			cfg.json = true;
-			break;
-		case OPT_CHECKER:
-			ret = cli_parse_checker(optarg, cfg.checker,
-						&cfg.checker_contended);
-			break;
-		default:
-			return cli_getopt_error(path, c, argv);
-		}
-	}
-	if (ret || cli_no_operands(path, argc, argv))
-		return CLI_EXIT_USAGE;
-	if (cfg.per_tx > cfg.locks) {
-		cli_error("--per-tx: '%llu' is more than --locks (%llu)",
-			  (unsigned long long)cfg.per_tx,
-			  (unsigned long long)cfg.locks);
-		return CLI_EXIT_USAGE;
-	}
-	if (!cfg.reps)
-		cfg.reps = cfg.quick ? 2 : 5;
-	if (!cfg.iterations)
-		cfg.iterations = cfg.quick ? 1000000 : 10000000;
-	if (!cfg.duration_ms)
-		cfg.duration_ms = cfg.quick ? 50 : 300;
-	return run_bench(&cfg);
+	return bench_main(&bench_ww, argc, argv, path);
 }
