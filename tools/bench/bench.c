@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "parse.h"
 
 #ifndef TTMSIM_VERSION
 #error "TTMSIM_VERSION must be defined by the build"

@@ -25,7 +25,10 @@
 
 #include <json-c/json.h>
 
+#include "checker.h"
 #include "cli.h"
+#include "clock.h"
+#include "rng.h"
 
 #define BENCH_MAX_REPS 1000
 

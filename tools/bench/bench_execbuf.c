@@ -38,6 +38,7 @@
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
 #include "bench.h"
+#include "phase.h"
 
 #define MAX_THREADS 256
 #define MAX_ENGINES 64
@@ -72,11 +73,6 @@ struct rep_result {
 };
 
 #define NR_PHASES (TTM_EXECBUF_PHASE_QUEUE + 1)
-
-/* In the order of enum ttm_execbuf_phase, SUBMIT (0) to QUEUE. */
-static const char *const phase_names[NR_PHASES] = {
-	"submit", "lookup", "lock", "backoff", "validate", "queue",
-};
 
 /* Time in each phase of a submission (--phases), summed. */
 struct phase_sums {
@@ -581,7 +577,7 @@ static void print_phases(struct mode_result (*res)[NR_CLASSES])
 	       "back-off also per back-off:\n");
 	printf("  %-9s %-11s", "order", "class");
 	for (p = 0; p < NR_PHASES; p++)
-		printf(" %8s", phase_names[p]);
+		printf(" %8s", cli_phase_name(p));
 	printf(" %11s\n", "us/backoff");
 	for (o = 0; o < NR_ORDERS; o++) {
 		for (k = 0; k < NR_CLASSES; k++) {
@@ -664,7 +660,7 @@ static void add_record(struct json_object *results,
 	if (cfg->phases) {
 		a = json_object_new_object();
 		for (p = 0; p < NR_PHASES; p++)
-			bench_add_fixed(a, phase_names[p], m->jobs ?
+			bench_add_fixed(a, cli_phase_name(p), m->jobs ?
 					(double)m->phases.ns[p] /
 					(double)m->jobs : 0, 1);
 		json_object_object_add(r, "phase_ns_per_job", a);

@@ -180,26 +180,3 @@ bool cli_parse_options(const struct cli_options *opts, void *cfg, int argc,
 	return *ret_status == 0;
 }
 
-void cli_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-void cli_json_number(FILE *f, double v, int decimals)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", decimals, v);
-	else
-		fputs("null", f);
-}

@@ -16,16 +16,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/*
- * The kit's value parsers, clock, random numbers and checker helpers, for
- * the commands that include only this header (the benchmarks, for now);
- * new code includes what it uses.
- */
-#include "checker.h"
-#include "clock.h"
-#include "parse.h"
-#include "rng.h"
-
 enum cli_exit {
 	CLI_EXIT_OK = 0,
 	CLI_EXIT_FAILURE = 1,  /* the command ran and found something wrong */
@@ -130,11 +120,6 @@ int cli_getopt_error(const char *path, int c, char *const argv[]);
  */
 int cli_no_operands(const char *path, int argc, char *const argv[]);
 
-/** cli_json_string - write @s as a JSON string literal. */
-void cli_json_string(FILE *f, const char *s);
-
-/** cli_json_number - write @v with @decimals decimals, or null if infinite. */
-void cli_json_number(FILE *f, double v, int decimals);
 
 /* The commands, one per file. */
 int cmd_bench_bo(int argc, char **argv, const char *path);
