@@ -133,8 +133,8 @@ struct ttm_domain_stats {
  * @enospc: -ENOSPC returns.
  * @room_waits: short waits (at most 1 ms each) of validations that found
  *	nothing to evict but room that buffers held for a moment would free
- *	(a move or eviction in progress, a reservation without a ticket),
- *	rather than fail a job that fits.
+ *	(another thread's eviction, a reservation without a ticket, a buffer
+ *	waiting for delayed destroy), rather than fail a job that fits.
  */
 struct ttm_device_stats {
 	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];
@@ -578,9 +578,10 @@ struct ttm_operation_ctx {
  * @ctx->no_wait_gpu; -EINVAL for a bad @placement;
  * -ENOSPC if no domain of @placement can make room because everything
  * left there is pinned or in use by @ctx->exec's job, or, without
- * @ctx->exec, busy (counted). With @ctx->exec, buffers held for a moment
- * without a ticket (an eviction or move in progress) are waited for:
- * such a job fits (counted in room_waits); -EDEADLK if reserving a
+ * @ctx->exec, busy (counted). With @ctx->exec, room held for a moment
+ * (another thread's eviction, a reservation without a ticket, a buffer
+ * waiting for delayed destroy) is waited for, since such a job fits
+ * (counted in room_waits); -EDEADLK if reserving a
  * victim demands a back-off: the victim is marked contended in
  * @ctx->exec, whose ttm_exec_retry_on_contention() then restarts the
  * pass; -EINTR; -ENOMEM.
