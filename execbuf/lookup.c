@@ -45,7 +45,7 @@ static int fold_duplicates(struct submit *s, bool allow)
 			if (o[i].index < bad)
 				bad = o[i].index;
 			o[out - 1].write |= o[i].write;
-			/* The lookup's reference of the repeat goes. */
+			/* Drop the reference the lookup took on the repeat. */
 			ttm_bo_put(o[i].bo);
 			continue;
 		}

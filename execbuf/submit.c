@@ -184,7 +184,10 @@ TTM_EXPORT int ttm_execbuf_submit(struct ttm_client *client,
 	int ret;
 
 	execbuf_count_submitted(client->edev);
-	/* Atomic: a client may be shared, if not usefully. */
+	/*
+	 * Atomic: nothing stops two threads from sharing a client, even
+	 * though it gains them nothing.
+	 */
 	s.seqno = __atomic_add_fetch(&client->seqno, 1, __ATOMIC_RELAXED);
 	begin = tracing(&s) ? submit_now_ns() : 0;
 	args->out_fence = NULL;
