@@ -11,11 +11,11 @@
  * instead of failing with -ENOSPC.
  */
 #include <errno.h>
-#include <time.h>
 
 #include "bo/bo.h"
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
+#include "util/time.h"
 #include "ww/thread.h"
 
 /* How long bo_room_wait() sleeps at most before looking again. */
@@ -204,12 +204,7 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	 * but a buffer's unlock does not (that would cost every unreserve a
 	 * second trip through the device lock), so look again soon anyway.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += ROOM_POLL_NS;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	ts = mono_deadline_in(ROOM_POLL_NS);
 	pthread_mutex_lock(&dev->lock);
 	dev->room_waits++;
 	pthread_cond_timedwait(&dev->changed, &dev->lock, &ts);

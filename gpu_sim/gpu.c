@@ -10,18 +10,11 @@
 #include <time.h>
 
 #include "util/compiler.h"
+#include "util/time.h"
 #include "gpu_sim/gpu.h"
 
 #define GPU_MAX_ENGINES 64
 #define GPU_DEFAULT_HANG_MS 100
-
-uint64_t gpu_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int engine_init(struct ttm_gpu *gpu, unsigned int i)
 {
@@ -117,7 +110,7 @@ TTM_EXPORT int ttm_gpu_create(unsigned int n_engines,
 	atomic_init(&gpu->next_id, 0);
 	atomic_init(&gpu->now_us, 0);
 	pthread_mutex_init(&gpu->advance_lock, NULL);
-	gpu->epoch_ns = gpu_mono_ns();
+	gpu->epoch_ns = mono_ns();
 	for (i = 0; i < n_engines; i++) {
 		ret = engine_init(gpu, i);
 		if (ret) {
@@ -224,7 +217,7 @@ TTM_EXPORT uint64_t ttm_gpu_now_us(struct ttm_gpu *gpu)
 {
 	if (gpu_is_virtual(gpu))
 		return atomic_load(&gpu->now_us);
-	return (gpu_mono_ns() - gpu->epoch_ns) / 1000;
+	return (mono_ns() - gpu->epoch_ns) / 1000;
 }
 
 TTM_EXPORT void ttm_gpu_get_stats(struct ttm_gpu *gpu,

@@ -10,9 +10,9 @@
  * so the owner's context cannot go away while we read its stamp.
  */
 #include <stdlib.h>
-#include <time.h>
 
 #include "util/compiler.h"
+#include "util/time.h"
 #include "ww/lockword.h"
 #include "ww/slowpath.h"
 #include "ww/waitq.h"
@@ -121,14 +121,6 @@ static int judge(struct ww_bucket *b, struct ww_mutex *lock,
 	return 0;
 }
 
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 /*
  * Spin while @holder keeps @lock and runs, for at most ww_spin_ns: most
  * critical sections are shorter than a sleep and wake-up. Called without
@@ -141,7 +133,7 @@ static bool spin_on_owner(struct ww_mutex *lock, uintptr_t token,
 			  struct ww_acquire_ctx *ctx, struct ww_thread *self,
 			  bool interruptible)
 {
-	long deadline = 0;
+	uint64_t deadline = 0;
 	unsigned int i;
 
 	for (i = 0;; i++) {
@@ -162,7 +154,7 @@ static bool spin_on_owner(struct ww_mutex *lock, uintptr_t token,
 		    __atomic_load_n(&self->interrupt, __ATOMIC_RELAXED))
 			return false;
 		if ((i & 63) == 0) {
-			long now = now_ns();
+			uint64_t now = mono_ns();
 
 			if (!deadline)
 				deadline = now + ww_spin_ns;

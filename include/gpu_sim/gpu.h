@@ -105,9 +105,6 @@ static inline bool gpu_is_virtual(const struct ttm_gpu *gpu)
 	return gpu->flags & TTM_GPU_DETERMINISTIC;
 }
 
-/* gpu.c */
-uint64_t gpu_mono_ns(void);
-
 /* gpu_ops.c: check @job's operation and ranges; apply them. */
 int gpu_ops_validate(const struct ttm_gpu_job *job);
 void gpu_ops_apply(const struct gpu_job *job);
