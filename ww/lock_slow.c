@@ -9,6 +9,8 @@
  * in the lock word: the flag forces the owner's unlock through the bucket,
  * so the owner's context cannot go away while we read its stamp.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util/compiler.h"
@@ -18,14 +20,34 @@
 #include "ww/waitq.h"
 
 /* How long a waiter spins on a running owner before it sleeps. */
-static long ww_spin_ns = 20000;
+static uint64_t ww_spin_ns = 20000;
 
+/* Longer, a waiter would burn a CPU for what a sleep does better. */
+#define WW_SPIN_NS_MAX 1000000000ull
+
+/*
+ * TTMSIM_WW_SPIN_NS=N, in decimal nanoseconds, 0 (never spin) to 1 s.
+ * Anything else is ignored with one line on stderr, as TTMSIM_WW_INJECT
+ * and TTMSIM_WW_DEBUG are: a typo must not silently turn spinning off.
+ */
 __attribute__((constructor)) static void read_spin_env(void)
 {
 	const char *s = getenv("TTMSIM_WW_SPIN_NS");
+	unsigned long long n;
+	char *end;
 
-	if (s && *s)
-		ww_spin_ns = strtol(s, NULL, 10);
+	if (!s || !*s)
+		return;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	/* strtoull() takes a sign and blanks first: digits only here. */
+	if (*s >= '0' && *s <= '9' && *end == '\0' && !errno &&
+	    n <= WW_SPIN_NS_MAX) {
+		ww_spin_ns = n;
+		return;
+	}
+	fprintf(stderr, "ttmsim: TTMSIM_WW_SPIN_NS='%s' ignored: expected "
+		"nanoseconds from 0 to %llu\n", s, WW_SPIN_NS_MAX);
 }
 
 static void wound(struct ww_acquire_ctx *victim)
