@@ -53,7 +53,7 @@ static int job_hang(struct gpu_engine *e, uint64_t start_ns)
 	stopping = e->stopping;
 	pthread_mutex_unlock(&e->lock);
 	if (!stopping)
-		atomic_fetch_add_explicit(&e->resets, 1, memory_order_relaxed);
+		__atomic_fetch_add(&e->resets, 1, __ATOMIC_RELAXED);
 	return -ETIMEDOUT;
 }
 
@@ -67,7 +67,7 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 {
 	uint64_t start_ns;
 	struct timespec ts;
-	int err = atomic_load(&job->dep_error);
+	int err = __atomic_load_n(&job->dep_error, __ATOMIC_SEQ_CST);
 
 	if (err) {
 		*end_us = engine_now_us(e);
@@ -96,7 +96,8 @@ static struct gpu_job *engine_ready_head(struct gpu_engine *e)
 {
 	struct gpu_job *job = e->head;
 
-	if (!job || e->stopping || atomic_load(&job->pending))
+	if (!job || e->stopping ||
+	    __atomic_load_n(&job->pending, __ATOMIC_SEQ_CST))
 		return NULL;
 	job->started = true;
 	return job;

@@ -13,7 +13,6 @@
 #define TTMSIM_GPU_SIM_GPU_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,8 +46,8 @@ struct gpu_job {
 	 * the engine's lock, so that whoever reads 0 under that lock knows no
 	 * callback touches the job any more.
 	 */
-	atomic_uint pending;
-	atomic_int dep_error;     /* first error of an error-propagating dep */
+	unsigned int pending;     /* atomic */
+	int dep_error;            /* atomic; first error-propagating dep's */
 	bool started;
 	bool hang;
 	enum ttm_gpu_op op;
@@ -75,9 +74,9 @@ struct gpu_engine {
 	 * Id of the head (the oldest unretired job), UINT64_MAX if none,
 	 * GPU_ID_ASSIGNING while a submitter to the idle engine takes an id.
 	 */
-	_Atomic uint64_t oldest;
-	/* Counters, written by whoever runs the engine (relaxed). */
-	atomic_uint_fast64_t submitted, run, failed, resets, ooo;
+	uint64_t oldest;          /* atomic */
+	/* Atomic counters, written by whoever runs the engine (relaxed). */
+	uint64_t submitted, run, failed, resets, ooo;
 	uint64_t context;         /* fence context of the out-fences */
 	struct ttm_gpu *gpu;
 	unsigned int index;
@@ -91,12 +90,12 @@ struct ttm_gpu {
 	uint64_t hang_timeout_us;
 	ttm_gpu_retire_fn *on_retire;
 	void *retire_data;
-	_Atomic uint64_t next_id __attribute__((aligned(64)));
+	uint64_t next_id __attribute__((aligned(64))); /* atomic */
 	/* Real time: CLOCK_MONOTONIC at creation, ns. */
 	uint64_t epoch_ns __attribute__((aligned(64)));
 	/* Virtual clock: serialises ttm_gpu_advance(); now_us is the time. */
 	pthread_mutex_t advance_lock;
-	_Atomic uint64_t now_us;
+	uint64_t now_us;          /* atomic */
 	struct gpu_engine *engines;
 };
 
