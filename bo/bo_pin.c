@@ -18,7 +18,7 @@ TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
 	/* pin_count is read under the device lock by the LRU bump. */
 	pthread_mutex_lock(&dev->lock);
 	if (bo->pin_count++ == 0)
-		bo_list_move_tail(&bo->node, &dev->pinned);
+		list_move_tail(&bo->node, &dev->pinned);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }

@@ -27,6 +27,7 @@ static int engine_init(struct ttm_gpu *gpu, unsigned int i)
 	e->index = i;
 	e->context = ttm_fence_context_alloc(1);
 	e->oldest = UINT64_MAX;
+	list_init(&e->jobs);
 	pthread_mutex_init(&e->lock, NULL);
 	/* Hang deadlines are on CLOCK_MONOTONIC, like the durations. */
 	pthread_condattr_init(&attr);
@@ -148,6 +149,7 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 			struct ttm_fence **ret_fence)
 {
 	struct ttm_gpu *gpu = e->gpu;
+	bool idle;
 	int ret;
 
 	pthread_mutex_lock(&e->lock);
@@ -164,18 +166,15 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 	 * so that a concurrent retirement never misses it (see
 	 * retired_out_of_order()).
 	 */
-	if (!e->tail)
+	idle = list_empty(&e->jobs);
+	if (idle)
 		__atomic_store_n(&e->oldest, GPU_ID_ASSIGNING,
 				 __ATOMIC_SEQ_CST);
 	job->info.id = __atomic_add_fetch(&gpu->next_id, 1, __ATOMIC_SEQ_CST);
 	job->info.submit_us = ttm_gpu_now_us(gpu);
-	if (e->tail) {
-		e->tail->next = job;
-	} else {
-		e->head = job;
+	list_add_tail(&job->node, &e->jobs);
+	if (idle)
 		__atomic_store_n(&e->oldest, job->info.id, __ATOMIC_SEQ_CST);
-	}
-	e->tail = job;
 	/* Before the unlock: from then on the job may retire and go. */
 	if (ret_fence)
 		*ret_fence = ttm_fence_get(job->fence);

@@ -94,7 +94,7 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 /* The head of @e if it may start now, else NULL. e->lock held. */
 static struct gpu_job *engine_ready_head(struct gpu_engine *e)
 {
-	struct gpu_job *job = e->head;
+	struct gpu_job *job = gpu_engine_head(e);
 
 	if (!job || e->stopping ||
 	    __atomic_load_n(&job->pending, __ATOMIC_SEQ_CST))

@@ -149,12 +149,11 @@ static void job_drop_callbacks(struct gpu_job *job)
 /* Unlink the head of @e, the oldest unretired job. e->lock held. */
 struct gpu_job *gpu_engine_pop(struct gpu_engine *e)
 {
-	struct gpu_job *job = e->head;
+	struct gpu_job *job = gpu_engine_head(e), *next;
 
-	e->head = job->next;
-	if (!e->head)
-		e->tail = NULL;
-	__atomic_store_n(&e->oldest, e->head ? e->head->info.id : UINT64_MAX,
+	list_del(&job->node);
+	next = gpu_engine_head(e);
+	__atomic_store_n(&e->oldest, next ? next->info.id : UINT64_MAX,
 			 __ATOMIC_SEQ_CST);
 	return job;
 }
@@ -228,7 +227,7 @@ void gpu_engine_cancel_all(struct gpu_engine *e)
 
 	for (;;) {
 		pthread_mutex_lock(&e->lock);
-		job = e->head;
+		job = gpu_engine_head(e);
 		pthread_mutex_unlock(&e->lock);
 		if (!job)
 			break;

@@ -46,7 +46,7 @@ static struct gpu_job *engine_current(struct ttm_gpu *gpu,
 	bool ready;
 
 	pthread_mutex_lock(&e->lock);
-	job = e->head;
+	job = gpu_engine_head(e);
 	ready = job && (job->started ||
 			!__atomic_load_n(&job->pending, __ATOMIC_SEQ_CST));
 	pthread_mutex_unlock(&e->lock);
@@ -135,7 +135,9 @@ void gpu_virtual_finish(struct ttm_gpu *gpu)
 	for (i = 0; i < gpu->n_engines; i++) {
 		e = &gpu->engines[i];
 		pthread_mutex_lock(&e->lock);
-		job = e->head && e->head->started ? e->head : NULL;
+		job = gpu_engine_head(e);
+		if (job && !job->started)
+			job = NULL;
 		pthread_mutex_unlock(&e->lock);
 		if (job)
 			job_end(job, job->hang ? now : job->end_us, true);

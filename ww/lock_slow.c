@@ -65,7 +65,7 @@ static void wake_younger_to_die(struct ww_bucket *b, struct ww_mutex *lock,
 {
 	struct ww_waiter *cur;
 
-	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(cur)) {
+	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(b, cur)) {
 		if (cur->ctx && cur->ctx != ctx && cur->ctx->acquired > 0 &&
 		    ww_ctx_younger(cur->ctx, ctx))
 			ww_thread_wake(cur->thread);
@@ -80,7 +80,7 @@ static struct ww_acquire_ctx *older_waiter(struct ww_bucket *b,
 {
 	struct ww_waiter *cur;
 
-	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(cur)) {
+	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(b, cur)) {
 		if (cur->ctx && cur->ctx != ctx &&
 		    ww_ctx_younger(ctx, cur->ctx) &&
 		    (!holding_only || cur->ctx->acquired > 0))
@@ -220,7 +220,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		.lock = lock, .ctx = ctx, .thread = self, .token = token,
 	};
 	struct ww_thread *wake = NULL;
-	bool queued = false, slept = false, spun = ww_spin_ns <= 0;
+	bool queued = false, slept = false, spun = ww_spin_ns == 0;
 	int ret;
 
 	ww_bucket_lock(b);
@@ -239,7 +239,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 			uintptr_t more;
 
 			if (queued)
-				ww_waitq_remove(b, &me);
+				ww_waitq_remove(&me);
 			queued = false;
 			more = ww_waitq_first(b, lock) ? WW_WAITERS : 0;
 			if (!ww_word_cas(lock, &word, token | more))
@@ -289,7 +289,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		ww_bucket_lock(b);
 	}
 	if (ret && queued) {
-		ww_waitq_remove(b, &me);
+		ww_waitq_remove(&me);
 		wake = settle_after_leave(b, lock);
 	}
 	ww_bucket_unlock(b);
@@ -309,7 +309,7 @@ void ww_unlock_slowpath(struct ww_mutex *lock)
 	if (!first) {
 		ww_word_store(lock, 0);
 	} else if (ww_word_load(lock) & WW_HANDOFF) {
-		ww_waitq_remove(b, first);
+		ww_waitq_remove(first);
 		first->granted = true;
 		ww_word_store(lock, first->token |
 			      (ww_waitq_first(b, lock) ? WW_WAITERS : 0));

@@ -18,6 +18,7 @@
 
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
+#include "util/list.h"
 
 struct gpu_job;
 struct gpu_engine;
@@ -35,7 +36,7 @@ struct gpu_dep {
 };
 
 struct gpu_job {
-	struct gpu_job *next;     /* the engine's FIFO */
+	struct list_node node;    /* on the engine's FIFO */
 	struct gpu_engine *engine;
 	struct ttm_fence *fence;  /* the out-fence; the job's reference */
 	struct ttm_gpu_job_info info;
@@ -60,7 +61,7 @@ struct gpu_job {
 struct gpu_engine {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* the worker waits here, CLOCK_MONOTONIC */
-	struct gpu_job *head, *tail;
+	struct list_node jobs;    /* the FIFO, oldest first */
 	/* Protected by lock. */
 	/*
 	 * Threads waiting on cond (the worker, and a submitter or destroy
@@ -102,6 +103,12 @@ struct ttm_gpu {
 static inline bool gpu_is_virtual(const struct ttm_gpu *gpu)
 {
 	return gpu->flags & TTM_GPU_DETERMINISTIC;
+}
+
+/* The oldest unretired job of @e, or NULL. e->lock held. */
+static inline struct gpu_job *gpu_engine_head(struct gpu_engine *e)
+{
+	return list_first_entry_or_null(&e->jobs, struct gpu_job, node);
 }
 
 /* gpu_ops.c: check @job's operation and ranges; apply them. */
