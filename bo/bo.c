@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bo/bo.h"
+#include "bo/resv.h"
 #include "util/compiler.h"
 
 bool bo_placement_valid(const struct ttm_placement *placement)
@@ -191,6 +192,11 @@ TTM_EXPORT struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo)
 TTM_EXPORT void ttm_bo_gpu_range(struct ttm_bo *bo,
 				 struct ttm_gpu_range *range)
 {
+	/* Refused: an empty range, so that a job given it touches nothing. */
+	if (ttm_resv_assert_held(&bo->resv, "ttm_bo_gpu_range")) {
+		*range = (struct ttm_gpu_range){ NULL, 0 };
+		return;
+	}
 	range->addr = bo->mem;
 	range->size = bo->size;
 }
