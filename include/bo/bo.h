@@ -36,7 +36,7 @@ struct bo_domain {
 	 * room and switching, and ttm_device_check() may run in between.
 	 */
 	uint64_t incoming;
-	struct list_node lru;    /* unpinned residents, head evicted first */
+	struct list_node lru;  /* unpinned residents, head evicted first */
 };
 
 struct ttm_device {
@@ -44,13 +44,13 @@ struct ttm_device {
 	pthread_cond_t idle;      /* zombies reached 0 */
 	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
-	struct list_node pinned;    /* pinned residents, any domain */
+	struct list_node pinned;  /* pinned residents, any domain */
 	struct ww_class ww_class; /* of every reservation of the device */
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
-	struct list_node ghosts;    /* sources of moves in flight */
+	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	void *private;            /* the layer above's; atomic */
 	void (*release_private)(void *data);
@@ -68,7 +68,7 @@ struct bo_ghost {
 	void *mem;
 	uint64_t size;
 	int domain;
-	struct list_node node;      /* on dev->ghosts, under dev->lock */
+	struct list_node node;    /* on dev->ghosts, under dev->lock */
 };
 
 /*
@@ -89,7 +89,7 @@ struct ttm_bo {
 	int refcount;                 /* atomic */
 	unsigned int pin_count;       /* under the reservation */
 	struct ttm_placement placement;
-	struct list_node node;          /* on an LRU or the pinned list */
+	struct list_node node;        /* on an LRU or the pinned list */
 	/* Delayed destroy: callbacks still to run, and their nodes. */
 	unsigned int destroy_pending; /* atomic */
 	struct bo_destroy_cb *destroy_cbs;
