@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bo/bo.h"
+#include "bo/resv.h"
 #include "util/compiler.h"
 
 bool bo_placement_valid(const struct ttm_placement *placement)
@@ -37,7 +38,7 @@ void bo_settle_locked(struct ttm_bo *bo, int domain)
 	dom->buffers++;
 	dev->buffers++;
 	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
-	bo_list_add_tail(&bo->node, &dom->lru);
+	list_add_tail(&bo->node, &dom->lru);
 }
 
 /* Place @bo in the first domain of its placement with room, or -ENOSPC. */
@@ -111,7 +112,7 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 		return -ENOMEM;
 	}
 	bo->refcount = 1;
-	bo_list_init(&bo->node);
+	list_init(&bo->node);
 	ttm_resv_init(&bo->resv, &dev->ww_class);
 
 	/*
@@ -137,7 +138,7 @@ void bo_free(struct ttm_bo *bo)
 	struct bo_domain *dom = &dev->domain[bo->domain];
 
 	pthread_mutex_lock(&dev->lock);
-	bo_list_del(&bo->node);
+	list_del(&bo->node);
 	dom->used -= bo->size;
 	dom->buffers--;
 	dev->buffers--;
@@ -158,7 +159,7 @@ void bo_free(struct ttm_bo *bo)
 void bo_lru_bump_locked(struct ttm_bo *bo)
 {
 	if (bo->pin_count == 0)
-		bo_list_move_tail(&bo->node, bo_lru_of(bo->dev, bo->domain));
+		list_move_tail(&bo->node, bo_lru_of(bo->dev, bo->domain));
 }
 
 TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)
@@ -191,6 +192,11 @@ TTM_EXPORT struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo)
 TTM_EXPORT void ttm_bo_gpu_range(struct ttm_bo *bo,
 				 struct ttm_gpu_range *range)
 {
+	/* Refused: an empty range, so that a job given it touches nothing. */
+	if (ttm_resv_assert_held(&bo->resv, "ttm_bo_gpu_range")) {
+		*range = (struct ttm_gpu_range){ NULL, 0 };
+		return;
+	}
 	range->addr = bo->mem;
 	range->size = bo->size;
 }

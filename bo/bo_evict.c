@@ -11,11 +11,11 @@
  * instead of failing with -ENOSPC.
  */
 #include <errno.h>
-#include <time.h>
 
 #include "bo/bo.h"
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
+#include "util/time.h"
 #include "ww/thread.h"
 
 /* How long bo_room_wait() sleeps at most before looking again. */
@@ -81,13 +81,13 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 				  bool *contended)
 {
 	struct ttm_device *dev = bo->dev;
-	struct bo_list *head = bo_lru_of(dev, domain), *n;
+	struct list_node *head = bo_lru_of(dev, domain), *n;
 	struct ttm_bo *victim = NULL, *other = NULL;
 
 	*locked = false;
 	pthread_mutex_lock(&dev->lock);
 	for (n = head->next; n != head && !victim; n = n->next) {
-		struct ttm_bo *cand = container_of(n, struct ttm_bo, node);
+		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 		struct ww_acquire_ctx *owner;
 
 		if (cand == bo)
@@ -162,12 +162,12 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 				   const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_bo *mine;
-	struct bo_list *n;
+	struct list_node *n;
 	uint64_t bytes = 0;
 	unsigned int i;
 
-	for (n = dev->pinned.next; n != &dev->pinned; n = n->next) {
-		struct ttm_bo *p = container_of(n, struct ttm_bo, node);
+	list_for_each(n, &dev->pinned) {
+		struct ttm_bo *p = list_entry(n, struct ttm_bo, node);
 
 		if (p->domain == domain)
 			bytes += p->size;
@@ -204,12 +204,7 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	 * but a buffer's unlock does not (that would cost every unreserve a
 	 * second trip through the device lock), so look again soon anyway.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += ROOM_POLL_NS;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	ts = mono_deadline_in(ROOM_POLL_NS);
 	pthread_mutex_lock(&dev->lock);
 	dev->room_waits++;
 	pthread_cond_timedwait(&dev->changed, &dev->lock, &ts);

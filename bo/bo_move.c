@@ -24,7 +24,7 @@ static void ghost_release(struct bo_ghost *ghost)
 	struct ttm_device *dev = ghost->dev;
 
 	pthread_mutex_lock(&dev->lock);
-	bo_list_del(&ghost->node);
+	list_del(&ghost->node);
 	dev->domain[ghost->domain].used -= ghost->size;
 	dev->domain[ghost->domain].ghosts--;
 	if (--dev->n_ghosts == 0)
@@ -41,14 +41,14 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 		  const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_fence *fence = NULL;
-	struct bo_list *n;
+	struct list_node *n;
 	int ret;
 
 	pthread_mutex_lock(&dev->lock);
 	/* The count keeps the common case, nothing in flight, O(1). */
 	for (n = dev->ghosts.next;
 	     dev->domain[domain].ghosts && n != &dev->ghosts; n = n->next) {
-		struct bo_ghost *g = container_of(n, struct bo_ghost, node);
+		struct bo_ghost *g = list_entry(n, struct bo_ghost, node);
 
 		if (g->domain == domain) {
 			fence = ttm_fence_get(g->fence);
@@ -95,7 +95,7 @@ static void move_switch(struct ttm_bo *bo, int domain, void *mem,
 		ghost->size = bo->size;
 		ghost->domain = bo->domain;
 		from->ghosts++;
-		bo_list_add_tail(&ghost->node, &dev->ghosts);
+		list_add_tail(&ghost->node, &dev->ghosts);
 		dev->n_ghosts++;
 	} else {
 		from->used -= bo->size;
@@ -105,7 +105,7 @@ static void move_switch(struct ttm_bo *bo, int domain, void *mem,
 	dev->domain[domain].incoming -= bo->size;
 	bo->mem = mem;
 	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
-	bo_list_move_tail(&bo->node, bo_lru_of(dev, domain));
+	list_move_tail(&bo->node, bo_lru_of(dev, domain));
 	dev->moves++;
 	dev->bytes_moved += bo->size;
 	bo_room_changed_locked(dev);

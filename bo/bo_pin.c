@@ -7,18 +7,22 @@
 #include <limits.h>
 
 #include "bo/bo.h"
+#include "bo/resv.h"
 #include "util/compiler.h"
 
 TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
+	int ret = ttm_resv_assert_held(&bo->resv, "ttm_bo_pin");
 
+	if (ret)
+		return ret;
 	if (bo->pin_count == UINT_MAX)
 		return -EOVERFLOW;
 	/* pin_count is read under the device lock by the LRU bump. */
 	pthread_mutex_lock(&dev->lock);
 	if (bo->pin_count++ == 0)
-		bo_list_move_tail(&bo->node, &dev->pinned);
+		list_move_tail(&bo->node, &dev->pinned);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -26,7 +30,10 @@ TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
 TTM_EXPORT int ttm_bo_unpin(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
+	int ret = ttm_resv_assert_held(&bo->resv, "ttm_bo_unpin");
 
+	if (ret)
+		return ret;
 	if (bo->pin_count == 0)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);

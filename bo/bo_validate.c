@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "bo/bo.h"
+#include "bo/resv.h"
 #include "util/compiler.h"
 
 static bool placement_has(const struct ttm_placement *placement, int domain)
@@ -105,6 +106,9 @@ TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 	unsigned int i;
 	int ret;
 
+	ret = ttm_resv_assert_held(&bo->resv, "ttm_bo_validate");
+	if (ret)
+		return ret;
 	if (!bo_placement_valid(placement))
 		return -EINVAL;
 

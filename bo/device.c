@@ -36,9 +36,9 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	pthread_cond_init(&dev->changed, &attr);
 	pthread_condattr_destroy(&attr);
 	for (d = 0; d < TTM_DOMAIN_COUNT; d++)
-		bo_list_init(&dev->domain[d].lru);
-	bo_list_init(&dev->pinned);
-	bo_list_init(&dev->ghosts);
+		list_init(&dev->domain[d].lru);
+	list_init(&dev->pinned);
+	list_init(&dev->ghosts);
 	dev->domain[TTM_DOMAIN_VRAM].capacity =
 		opts->vram_size ? opts->vram_size : TTM_DEFAULT_VRAM_SIZE;
 	dev->domain[TTM_DOMAIN_GTT].capacity =
@@ -133,13 +133,13 @@ TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,
  * a description in @buf if a node is badly linked or a buffer's domain is
  * not @want (-1: any).
  */
-static bool sum_list(struct bo_list *head, int want, uint64_t *bytes,
+static bool sum_list(struct list_node *head, int want, uint64_t *bytes,
 		     uint64_t *count, char *buf, size_t len)
 {
-	struct bo_list *n;
+	struct list_node *n;
 
-	for (n = head->next; n != head; n = n->next) {
-		struct ttm_bo *bo = container_of(n, struct ttm_bo, node);
+	list_for_each(n, head) {
+		struct ttm_bo *bo = list_entry(n, struct ttm_bo, node);
 		int d = __atomic_load_n(&bo->domain, __ATOMIC_RELAXED);
 
 		if (n->next->prev != n || n->prev->next != n) {
@@ -163,11 +163,11 @@ static bool sum_list(struct bo_list *head, int want, uint64_t *bytes,
 static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
 		       size_t len)
 {
-	struct bo_list *n;
+	struct list_node *n;
 	uint64_t count = 0;
 
 	for (n = dev->ghosts.next; n != &dev->ghosts; n = n->next, count++) {
-		struct bo_ghost *g = container_of(n, struct bo_ghost, node);
+		struct bo_ghost *g = list_entry(n, struct bo_ghost, node);
 
 		if (n->next->prev != n || n->prev->next != n ||
 		    g->domain < 0 || g->domain >= TTM_DOMAIN_COUNT) {
@@ -245,16 +245,18 @@ TTM_EXPORT long ttm_device_lru(struct ttm_device *dev,
 			       enum ttm_domain domain,
 			       struct ttm_bo **ret_bos, size_t max)
 {
-	struct bo_list *head, *n;
+	struct list_node *head, *n;
 	long count = 0;
 
 	if ((unsigned int)domain >= TTM_DOMAIN_COUNT)
 		return -EINVAL;
 	head = &dev->domain[domain].lru;
 	pthread_mutex_lock(&dev->lock);
-	for (n = head->next; n != head; n = n->next, count++)
+	list_for_each(n, head) {
 		if ((size_t)count < max)
-			ret_bos[count] = container_of(n, struct ttm_bo, node);
+			ret_bos[count] = list_entry(n, struct ttm_bo, node);
+		count++;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return count;
 }

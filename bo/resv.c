@@ -113,6 +113,9 @@ TTM_EXPORT int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n)
 	unsigned int count, max;
 	int ret;
 
+	ret = ttm_resv_assert_held(resv, "ttm_resv_reserve_fences");
+	if (ret)
+		return ret;
 	/* Pruning first may leave enough room without allocating. */
 	if (resv_has_signaled(resv)) {
 		resv_write_begin(resv);

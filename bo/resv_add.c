@@ -2,22 +2,22 @@
 /*
  * Adding a fence to a reservation object: the step after a job was
  * submitted, so it cannot fail; misuse goes to the ww debug checker's
- * report path. The public functions are defined as (name) so that the
- * caller-site macro of ttmsim/resv.h does not apply to them.
+ * report path, as for the other calls that need a reservation held. The
+ * public functions are defined as (name) so that the caller-site macro of
+ * ttmsim/resv.h does not apply to them.
  */
 #include "bo/resv.h"
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
 #include "ww/debug.h"
 
-/* Report @rule for @resv; returns only if a handler is installed. */
-static void resv_misuse(struct ttm_resv *resv, enum ww_debug_rule rule,
-			const char *file, int line)
+void resv_misuse(const struct ttm_resv *resv, enum ww_debug_rule rule,
+		 const char *call, const char *file, int line)
 {
 	const struct ww_class *cls = ww_lock_class(&resv->lock);
 	struct ww_debug_report r = {
 		.rule = rule,
-		.call = "ttm_resv_add_fence",
+		.call = call,
 		.class_name = cls ? cls->name : NULL,
 		.lock = &resv->lock,
 		.file = file,
@@ -59,13 +59,12 @@ TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 	struct ttm_fence *old = NULL;
 	int i;
 
-	if (!ww_debug_lock_held(&resv->lock)) {
-		resv_misuse(resv, WW_DEBUG_RESV_NOT_HELD, file, line);
+	if (ttm_resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
 		return;
-	}
 	/* Checked in every build: the list has no room otherwise. */
 	if (!resv->reserved) {
-		resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT, file, line);
+		resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT, "ttm_resv_add_fence",
+			    file, line);
 		return;
 	}
 	resv->reserved--;

@@ -9,11 +9,11 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "bo/resv.h"
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
+#include "util/time.h"
 
 struct resv_visitor {
 	/* Owns @fence. Return: 0 to go on, 1 to stop, or a negative errno. */
@@ -129,14 +129,6 @@ TTM_EXPORT bool ttm_resv_test_signaled(struct ttm_resv *resv,
 	return !f;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * One unsignalled fence at a time, until none is left: nothing to allocate
  * (so nothing fails but the wait), and each wait gets what is left of the
@@ -150,14 +142,14 @@ TTM_EXPORT int ttm_resv_wait(struct ttm_resv *resv, enum ttm_resv_usage usage,
 	int ret;
 
 	if (timeout_ns > 0) {
-		deadline = now_ns();
+		deadline = (int64_t)mono_ns(); /* time since boot */
 		/* Past INT64_MAX is forever anyway: just do not overflow. */
 		deadline = timeout_ns > INT64_MAX - deadline ?
 			   INT64_MAX : deadline + timeout_ns;
 	}
 	while ((f = resv_first_pending(resv, usage))) {
 		if (timeout_ns > 0) {
-			left = deadline - now_ns();
+			left = deadline - (int64_t)mono_ns();
 			if (left < 0)
 				left = 0; /* a last test, not a wait */
 		}

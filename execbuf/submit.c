@@ -10,19 +10,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "execbuf/submit.h"
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
-
-uint64_t submit_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "util/time.h"
 
 static bool tracing(const struct submit *s)
 {
@@ -35,7 +27,7 @@ void submit_event(struct submit *s, enum ttm_execbuf_phase phase,
 	struct ttm_execbuf_event ev = {
 		.phase = phase,
 		.begin_ns = begin_ns,
-		.end_ns = submit_now_ns(),
+		.end_ns = mono_ns(),
 		.seqno = s->seqno,
 		.result = result,
 	};
@@ -77,7 +69,7 @@ static void backoff_start(struct submit *s)
 {
 	s->backoffs++;
 	/* Not 0, which means "not backing off", even when not tracing. */
-	s->backoff_begin = tracing(s) ? submit_now_ns() : 1;
+	s->backoff_begin = tracing(s) ? mono_ns() : 1;
 }
 
 /*
@@ -90,7 +82,7 @@ static int lock_and_validate(struct submit *s)
 		.interruptible = s->args->flags & TTM_EXECBUF_INTERRUPTIBLE,
 		.exec = &s->exec,
 	};
-	uint64_t lock_begin = tracing(s) ? submit_now_ns() : 0;
+	uint64_t lock_begin = tracing(s) ? mono_ns() : 0;
 	uint64_t validate_begin = 0;
 	unsigned int i;
 	int ret = 0;
@@ -114,7 +106,7 @@ static int lock_and_validate(struct submit *s)
 			if (ret)
 				goto out;
 		}
-		validate_begin = tracing(s) ? submit_now_ns() : 0;
+		validate_begin = tracing(s) ? mono_ns() : 0;
 		for (i = 0; i < s->n; i++) {
 			ret = submit_validate_obj(s, i, &ctx);
 			if (ret == -EDEADLK) {
@@ -147,7 +139,7 @@ out:
 static int submit_steps(struct submit *s)
 {
 	struct ttm_execbuf_args *args = s->args;
-	uint64_t t = tracing(s) ? submit_now_ns() : 0;
+	uint64_t t = tracing(s) ? mono_ns() : 0;
 	unsigned int i;
 	int ret;
 
@@ -163,7 +155,7 @@ static int submit_steps(struct submit *s)
 		execbuf_count_backoffs(s->client->edev, s->backoffs,
 				       s->passes ? s->passes - 1 : 0);
 		if (ret == 0) {
-			t = tracing(s) ? submit_now_ns() : 0;
+			t = tracing(s) ? mono_ns() : 0;
 			ret = submit_queue(s);
 			submit_event(s, TTM_EXECBUF_PHASE_QUEUE, t, ret);
 		}
@@ -189,7 +181,7 @@ TTM_EXPORT int ttm_execbuf_submit(struct ttm_client *client,
 	 * though it gains them nothing.
 	 */
 	s.seqno = __atomic_add_fetch(&client->seqno, 1, __ATOMIC_RELAXED);
-	begin = tracing(&s) ? submit_now_ns() : 0;
+	begin = tracing(&s) ? mono_ns() : 0;
 	args->out_fence = NULL;
 	args->out_fence_fd = -1;
 	args->bad_index = -1;

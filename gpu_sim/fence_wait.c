@@ -5,10 +5,10 @@
  * ttmsim wait uses, so ttm_interrupt_thread() reaches fence waits too.
  */
 #include <errno.h>
-#include <time.h>
 
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
+#include "util/time.h"
 #include "ww/thread.h"
 
 struct fence_waiter {
@@ -31,24 +31,6 @@ static void fence_waiter_wake(struct ttm_fence *f, struct ttm_fence_cb *cb)
 	(void)f;
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	ww_thread_wake(t);
-}
-
-/* The absolute CLOCK_MONOTONIC time @timeout_ns from now. */
-static struct timespec deadline_in(int64_t timeout_ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	/* Far enough in the future to be forever, without overflowing. */
-	if (timeout_ns > INT64_C(1) << 62)
-		timeout_ns = INT64_C(1) << 62;
-	ts.tv_sec += timeout_ns / 1000000000;
-	ts.tv_nsec += timeout_ns % 1000000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	return ts;
 }
 
 /*
@@ -86,7 +68,7 @@ TTM_EXPORT int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 	if (timeout_ns == 0)
 		return -ETIME;
 	if (timeout_ns > 0)
-		deadline = deadline_in(timeout_ns);
+		deadline = mono_deadline_in((uint64_t)timeout_ns);
 
 	self = ww_thread_self();
 	w.thread = self;

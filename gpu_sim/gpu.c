@@ -10,18 +10,11 @@
 #include <time.h>
 
 #include "util/compiler.h"
+#include "util/time.h"
 #include "gpu_sim/gpu.h"
 
 #define GPU_MAX_ENGINES 64
 #define GPU_DEFAULT_HANG_MS 100
-
-uint64_t gpu_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int engine_init(struct ttm_gpu *gpu, unsigned int i)
 {
@@ -33,7 +26,8 @@ static int engine_init(struct ttm_gpu *gpu, unsigned int i)
 	e->gpu = gpu;
 	e->index = i;
 	e->context = ttm_fence_context_alloc(1);
-	atomic_init(&e->oldest, UINT64_MAX);
+	e->oldest = UINT64_MAX;
+	list_init(&e->jobs);
 	pthread_mutex_init(&e->lock, NULL);
 	/* Hang deadlines are on CLOCK_MONOTONIC, like the durations. */
 	pthread_condattr_init(&attr);
@@ -114,10 +108,10 @@ TTM_EXPORT int ttm_gpu_create(unsigned int n_engines,
 					  GPU_DEFAULT_HANG_MS);
 	gpu->on_retire = options->on_retire;
 	gpu->retire_data = options->retire_data;
-	atomic_init(&gpu->next_id, 0);
-	atomic_init(&gpu->now_us, 0);
+	gpu->next_id = 0;
+	gpu->now_us = 0;
 	pthread_mutex_init(&gpu->advance_lock, NULL);
-	gpu->epoch_ns = gpu_mono_ns();
+	gpu->epoch_ns = mono_ns();
 	for (i = 0; i < n_engines; i++) {
 		ret = engine_init(gpu, i);
 		if (ret) {
@@ -155,6 +149,7 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 			struct ttm_fence **ret_fence)
 {
 	struct ttm_gpu *gpu = e->gpu;
+	bool idle;
 	int ret;
 
 	pthread_mutex_lock(&e->lock);
@@ -171,21 +166,19 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 	 * so that a concurrent retirement never misses it (see
 	 * retired_out_of_order()).
 	 */
-	if (!e->tail)
-		atomic_store(&e->oldest, GPU_ID_ASSIGNING);
-	job->info.id = atomic_fetch_add(&gpu->next_id, 1) + 1;
+	idle = list_empty(&e->jobs);
+	if (idle)
+		__atomic_store_n(&e->oldest, GPU_ID_ASSIGNING,
+				 __ATOMIC_SEQ_CST);
+	job->info.id = __atomic_add_fetch(&gpu->next_id, 1, __ATOMIC_SEQ_CST);
 	job->info.submit_us = ttm_gpu_now_us(gpu);
-	if (e->tail) {
-		e->tail->next = job;
-	} else {
-		e->head = job;
-		atomic_store(&e->oldest, job->info.id);
-	}
-	e->tail = job;
+	list_add_tail(&job->node, &e->jobs);
+	if (idle)
+		__atomic_store_n(&e->oldest, job->info.id, __ATOMIC_SEQ_CST);
 	/* Before the unlock: from then on the job may retire and go. */
 	if (ret_fence)
 		*ret_fence = ttm_fence_get(job->fence);
-	atomic_fetch_add_explicit(&e->submitted, 1, memory_order_relaxed);
+	__atomic_fetch_add(&e->submitted, 1, __ATOMIC_RELAXED);
 	/* A busy engine finds the job by itself: no wake-up. */
 	if (e->sleepers)
 		pthread_cond_broadcast(&e->cond);
@@ -223,8 +216,8 @@ TTM_EXPORT int ttm_gpu_submit(struct ttm_gpu *gpu,
 TTM_EXPORT uint64_t ttm_gpu_now_us(struct ttm_gpu *gpu)
 {
 	if (gpu_is_virtual(gpu))
-		return atomic_load(&gpu->now_us);
-	return (gpu_mono_ns() - gpu->epoch_ns) / 1000;
+		return __atomic_load_n(&gpu->now_us, __ATOMIC_SEQ_CST);
+	return (mono_ns() - gpu->epoch_ns) / 1000;
 }
 
 TTM_EXPORT void ttm_gpu_get_stats(struct ttm_gpu *gpu,
@@ -236,11 +229,13 @@ TTM_EXPORT void ttm_gpu_get_stats(struct ttm_gpu *gpu,
 	for (i = 0; i < gpu->n_engines; i++) {
 		struct gpu_engine *e = &gpu->engines[i];
 
-		stats->submitted += atomic_load(&e->submitted);
-		stats->run += atomic_load(&e->run);
-		stats->failed += atomic_load(&e->failed);
-		stats->resets += atomic_load(&e->resets);
-		stats->out_of_order_retirements += atomic_load(&e->ooo);
+		stats->submitted += __atomic_load_n(&e->submitted,
+						    __ATOMIC_SEQ_CST);
+		stats->run += __atomic_load_n(&e->run, __ATOMIC_SEQ_CST);
+		stats->failed += __atomic_load_n(&e->failed, __ATOMIC_SEQ_CST);
+		stats->resets += __atomic_load_n(&e->resets, __ATOMIC_SEQ_CST);
+		stats->out_of_order_retirements +=
+			__atomic_load_n(&e->ooo, __ATOMIC_SEQ_CST);
 	}
 }
 

@@ -17,16 +17,7 @@
 #include <time.h>
 
 #include "gpu_sim/gpu.h"
-
-static struct timespec ns_to_timespec(uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000u),
-		.tv_nsec = (long)(ns % 1000000000u),
-	};
-
-	return ts;
-}
+#include "util/time.h"
 
 /* Sleep on e->cond, e->lock held, until @deadline_ns (0: none). */
 static bool engine_wait(struct gpu_engine *e, uint64_t deadline_ns)
@@ -38,7 +29,7 @@ static bool engine_wait(struct gpu_engine *e, uint64_t deadline_ns)
 	if (!deadline_ns) {
 		ret = pthread_cond_wait(&e->cond, &e->lock);
 	} else {
-		ts = ns_to_timespec(deadline_ns);
+		ts = mono_timespec(deadline_ns);
 		ret = pthread_cond_timedwait(&e->cond, &e->lock, &ts);
 	}
 	e->sleepers--;
@@ -47,7 +38,7 @@ static bool engine_wait(struct gpu_engine *e, uint64_t deadline_ns)
 
 static uint64_t engine_now_us(const struct gpu_engine *e)
 {
-	return (gpu_mono_ns() - e->gpu->epoch_ns) / 1000;
+	return (mono_ns() - e->gpu->epoch_ns) / 1000;
 }
 
 /* A hanging job: the watchdog fails it, or ttm_gpu_destroy() at once. */
@@ -62,7 +53,7 @@ static int job_hang(struct gpu_engine *e, uint64_t start_ns)
 	stopping = e->stopping;
 	pthread_mutex_unlock(&e->lock);
 	if (!stopping)
-		atomic_fetch_add_explicit(&e->resets, 1, memory_order_relaxed);
+		__atomic_fetch_add(&e->resets, 1, __ATOMIC_RELAXED);
 	return -ETIMEDOUT;
 }
 
@@ -76,13 +67,13 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 {
 	uint64_t start_ns;
 	struct timespec ts;
-	int err = atomic_load(&job->dep_error);
+	int err = __atomic_load_n(&job->dep_error, __ATOMIC_SEQ_CST);
 
 	if (err) {
 		*end_us = engine_now_us(e);
 		return err; /* never runs: memory untouched */
 	}
-	start_ns = gpu_mono_ns();
+	start_ns = mono_ns();
 	job->info.start_us = (start_ns - e->gpu->epoch_ns) / 1000;
 	if (job->hang) {
 		err = job_hang(e, start_ns);
@@ -90,7 +81,7 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 		return err;
 	}
 	if (job->duration_us) {
-		ts = ns_to_timespec(start_ns + job->duration_us * 1000);
+		ts = mono_timespec(start_ns + job->duration_us * 1000);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 				       NULL) == EINTR)
 			;
@@ -103,9 +94,10 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 /* The head of @e if it may start now, else NULL. e->lock held. */
 static struct gpu_job *engine_ready_head(struct gpu_engine *e)
 {
-	struct gpu_job *job = e->head;
+	struct gpu_job *job = gpu_engine_head(e);
 
-	if (!job || e->stopping || atomic_load(&job->pending))
+	if (!job || e->stopping ||
+	    __atomic_load_n(&job->pending, __ATOMIC_SEQ_CST))
 		return NULL;
 	job->started = true;
 	return job;

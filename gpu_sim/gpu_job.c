@@ -42,8 +42,8 @@ int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,
 		job->deps[i].propagate_error = desc->deps[i].propagate_error;
 		job->deps[i].job = job;
 	}
-	atomic_init(&job->pending, desc->n_deps);
-	atomic_init(&job->dep_error, 0);
+	job->pending = desc->n_deps;
+	job->dep_error = 0;
 	*ret_job = job;
 	return 0;
 }
@@ -78,8 +78,9 @@ static void dep_record_error(struct gpu_dep *dep, int status)
 
 	/* The first failed error-propagating dependency decides. */
 	if (dep->propagate_error && status < 0)
-		atomic_compare_exchange_strong(&dep->job->dep_error, &zero,
-					       status);
+		__atomic_compare_exchange_n(&dep->job->dep_error, &zero,
+					    status, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -95,7 +96,7 @@ static void dep_signalled(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 
 	pthread_mutex_lock(&e->lock);
 	dep_record_error(dep, ttm_fence_get_status(fence));
-	if (atomic_fetch_sub(&job->pending, 1) == 1)
+	if (__atomic_fetch_sub(&job->pending, 1, __ATOMIC_SEQ_CST) == 1)
 		engine_kick_locked(e);
 	pthread_mutex_unlock(&e->lock);
 }
@@ -117,7 +118,7 @@ void gpu_job_add_callbacks(struct gpu_job *job)
 			continue;
 		}
 		dep_record_error(dep, ttm_fence_get_status(dep->fence));
-		atomic_fetch_sub(&job->pending, 1);
+		__atomic_fetch_sub(&job->pending, 1, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -135,9 +136,9 @@ static void job_drop_callbacks(struct gpu_job *job)
 		if (job->deps[i].cb_added &&
 		    ttm_fence_remove_callback(job->deps[i].fence,
 					      &job->deps[i].cb))
-			atomic_fetch_sub(&job->pending, 1);
+			__atomic_fetch_sub(&job->pending, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&e->lock);
-	while (atomic_load(&job->pending)) {
+	while (__atomic_load_n(&job->pending, __ATOMIC_SEQ_CST)) {
 		e->sleepers++;
 		pthread_cond_wait(&e->cond, &e->lock);
 		e->sleepers--;
@@ -148,12 +149,12 @@ static void job_drop_callbacks(struct gpu_job *job)
 /* Unlink the head of @e, the oldest unretired job. e->lock held. */
 struct gpu_job *gpu_engine_pop(struct gpu_engine *e)
 {
-	struct gpu_job *job = e->head;
+	struct gpu_job *job = gpu_engine_head(e), *next;
 
-	e->head = job->next;
-	if (!e->head)
-		e->tail = NULL;
-	atomic_store(&e->oldest, e->head ? e->head->info.id : UINT64_MAX);
+	list_del(&job->node);
+	next = gpu_engine_head(e);
+	__atomic_store_n(&e->oldest, next ? next->info.id : UINT64_MAX,
+			 __ATOMIC_SEQ_CST);
 	return job;
 }
 
@@ -175,7 +176,8 @@ static bool retired_out_of_order(const struct gpu_job *job)
 	for (i = 0; i < gpu->n_engines; i++) {
 		if (i == self->index)
 			continue;
-		while ((oldest = atomic_load(&gpu->engines[i].oldest)) ==
+		while ((oldest = __atomic_load_n(&gpu->engines[i].oldest,
+						 __ATOMIC_SEQ_CST)) ==
 		       GPU_ID_ASSIGNING)
 			sched_yield();
 		if (oldest < job->info.id)
@@ -196,11 +198,11 @@ void gpu_job_retire(struct gpu_job *job, int status, uint64_t end_us)
 	job->info.status = status;
 	job->info.end_us = end_us;
 	if (status)
-		atomic_fetch_add_explicit(&e->failed, 1, memory_order_relaxed);
+		__atomic_fetch_add(&e->failed, 1, __ATOMIC_RELAXED);
 	else
-		atomic_fetch_add_explicit(&e->run, 1, memory_order_relaxed);
+		__atomic_fetch_add(&e->run, 1, __ATOMIC_RELAXED);
 	if (retired_out_of_order(job))
-		atomic_fetch_add_explicit(&e->ooo, 1, memory_order_relaxed);
+		__atomic_fetch_add(&e->ooo, 1, __ATOMIC_RELAXED);
 	if (gpu->on_retire)
 		gpu->on_retire(&job->info, gpu->retire_data);
 	ttm_fence_signal(job->fence, status);
@@ -225,7 +227,7 @@ void gpu_engine_cancel_all(struct gpu_engine *e)
 
 	for (;;) {
 		pthread_mutex_lock(&e->lock);
-		job = e->head;
+		job = gpu_engine_head(e);
 		pthread_mutex_unlock(&e->lock);
 		if (!job)
 			break;

@@ -29,7 +29,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 static void job_start(struct ttm_gpu *gpu, struct gpu_job *job, uint64_t now)
 {
 	job->started = true;
-	if (atomic_load(&job->dep_error)) {
+	if (__atomic_load_n(&job->dep_error, __ATOMIC_SEQ_CST)) {
 		job->end_us = now; /* fails at once, never runs */
 		return;
 	}
@@ -46,8 +46,9 @@ static struct gpu_job *engine_current(struct ttm_gpu *gpu,
 	bool ready;
 
 	pthread_mutex_lock(&e->lock);
-	job = e->head;
-	ready = job && (job->started || !atomic_load(&job->pending));
+	job = gpu_engine_head(e);
+	ready = job && (job->started ||
+			!__atomic_load_n(&job->pending, __ATOMIC_SEQ_CST));
 	pthread_mutex_unlock(&e->lock);
 	if (!ready)
 		return NULL;
@@ -59,14 +60,14 @@ static struct gpu_job *engine_current(struct ttm_gpu *gpu,
 /* The status of a started @job at its end; applies its operation. */
 static int job_finish(struct gpu_job *job, bool destroying)
 {
-	int err = atomic_load(&job->dep_error);
+	int err = __atomic_load_n(&job->dep_error, __ATOMIC_SEQ_CST);
 
 	if (err)
 		return err;
 	if (job->hang) {
 		if (!destroying)
-			atomic_fetch_add_explicit(&job->engine->resets, 1,
-						  memory_order_relaxed);
+			__atomic_fetch_add(&job->engine->resets, 1,
+					   __ATOMIC_RELAXED);
 		return -ETIMEDOUT;
 	}
 	gpu_ops_apply(job);
@@ -93,7 +94,7 @@ TTM_EXPORT int ttm_gpu_advance(struct ttm_gpu *gpu, uint64_t us)
 	if (!gpu || !gpu_is_virtual(gpu))
 		return -EINVAL;
 	pthread_mutex_lock(&gpu->advance_lock);
-	now = atomic_load(&gpu->now_us);
+	now = __atomic_load_n(&gpu->now_us, __ATOMIC_SEQ_CST);
 	target = add_sat(now, us);
 	for (;;) {
 		first = NULL;
@@ -109,10 +110,10 @@ TTM_EXPORT int ttm_gpu_advance(struct ttm_gpu *gpu, uint64_t us)
 		if (!first)
 			break;
 		now = first->end_us;
-		atomic_store(&gpu->now_us, now);
+		__atomic_store_n(&gpu->now_us, now, __ATOMIC_SEQ_CST);
 		job_end(first, now, false);
 	}
-	atomic_store(&gpu->now_us, target);
+	__atomic_store_n(&gpu->now_us, target, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&gpu->advance_lock);
 	return 0;
 }
@@ -130,11 +131,13 @@ void gpu_virtual_finish(struct ttm_gpu *gpu)
 	unsigned int i;
 
 	pthread_mutex_lock(&gpu->advance_lock);
-	now = atomic_load(&gpu->now_us);
+	now = __atomic_load_n(&gpu->now_us, __ATOMIC_SEQ_CST);
 	for (i = 0; i < gpu->n_engines; i++) {
 		e = &gpu->engines[i];
 		pthread_mutex_lock(&e->lock);
-		job = e->head && e->head->started ? e->head : NULL;
+		job = gpu_engine_head(e);
+		if (job && !job->started)
+			job = NULL;
 		pthread_mutex_unlock(&e->lock);
 		if (job)
 			job_end(job, job->hang ? now : job->end_us, true);

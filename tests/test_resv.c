@@ -6,6 +6,12 @@
  *  - misuse reported through the ww debug checker: with a counting
  *    handler (one report, the fence not added) and forked with the default
  *    one (the child dies of SIGABRT after its report);
+ *  - the same rule, resv-not-held, for each other call that needs the
+ *    reservation held (reserving slots, pinning, unpinning, validating, a
+ *    buffer's GPU range): forked (abort; with the checker off the call
+ *    goes through), handled (one report, the call refused), with the
+ *    buffer held by nobody or by another thread; correct use, reserved
+ *    alone or through the locking helper, reports nothing;
  *  - the slot policy: a slot per add, and slots left from an earlier
  *    holding still usable (the unlock cannot be seen);
  *  - ttm_resv_wait(): 0, -ETIME, -EINTR;
@@ -25,6 +31,8 @@
 
 #include "bo/resv.h"
 #include "gpu_sim/fence.h"
+#include "ttmsim/bo.h"
+#include "ttmsim/exec.h"
 #include "ttmsim/resv.h"
 
 static DEFINE_WD_CLASS(resv_test_class);
@@ -679,6 +687,286 @@ static void test_slots_after_relock(void **state)
 	ttm_fence_put(f);
 }
 
+/* ---- resv-not-held: the other calls that need the reservation held ------ */
+
+static const struct ttm_placement in_vram = TTM_PLACEMENT_VRAM_INIT;
+static const struct ttm_placement in_gtt = TTM_PLACEMENT_GTT_INIT;
+
+/* A buffer in VRAM, of a device without a GPU: no thread is started. */
+struct held_fix {
+	struct ttm_device *dev;
+	struct ttm_bo *bo;
+};
+
+static void held_fix_init(struct held_fix *f)
+{
+	assert_int_equal(ttm_device_create(NULL, &f->dev), 0);
+	assert_int_equal(ttm_bo_create(f->dev, 4096, &in_vram, 0, &f->bo), 0);
+}
+
+static void held_fix_fini(struct held_fix *f)
+{
+	ttm_bo_put(f->bo);
+	ttm_device_destroy(f->dev);
+}
+
+static void bo_lock(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+}
+
+/*
+ * One call that needs @bo reserved: @prepare (if any) sets up what it
+ * needs, reserving and unreserving; @call makes it, and returns what it
+ * returned (ttm_bo_gpu_range(): -EINVAL for the empty range of a
+ * refusal); @refused checks that a refused call changed nothing, then
+ * undoes @prepare.
+ */
+struct needs_held {
+	const char *name;
+	void (*prepare)(struct held_fix *f);
+	int (*call)(struct held_fix *f);
+	void (*refused)(struct held_fix *f);
+};
+
+static int call_pin(struct held_fix *f)
+{
+	return ttm_bo_pin(f->bo);
+}
+
+static void refused_pin(struct held_fix *f)
+{
+	assert_int_equal(ttm_bo_pin_count(f->bo), 0);
+	/* Still on the LRU: not pinned behind the count's back. */
+	assert_int_equal(ttm_device_lru(f->dev, TTM_DOMAIN_VRAM, NULL, 0), 1);
+}
+
+static void prepare_unpin(struct held_fix *f)
+{
+	bo_lock(f->bo);
+	assert_int_equal(ttm_bo_pin(f->bo), 0);
+	ttm_bo_unreserve(f->bo);
+}
+
+static int call_unpin(struct held_fix *f)
+{
+	return ttm_bo_unpin(f->bo);
+}
+
+static void refused_unpin(struct held_fix *f)
+{
+	assert_int_equal(ttm_bo_pin_count(f->bo), 1);
+	bo_lock(f->bo);
+	assert_int_equal(ttm_bo_unpin(f->bo), 0);
+	ttm_bo_unreserve(f->bo);
+}
+
+static int call_validate(struct held_fix *f)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+
+	return ttm_bo_validate(f->bo, &in_gtt, &ctx);
+}
+
+static void refused_validate(struct held_fix *f)
+{
+	struct ttm_device_stats s;
+
+	assert_int_equal(ttm_bo_domain(f->bo), TTM_DOMAIN_VRAM);
+	ttm_device_get_stats(f->dev, &s);
+	assert_int_equal(s.moves, 0);
+}
+
+static int call_gpu_range(struct held_fix *f)
+{
+	struct ttm_gpu_range range = { (void *)&range, 123 };
+
+	ttm_bo_gpu_range(f->bo, &range);
+	if (!range.addr && !range.size)
+		return -EINVAL;
+	assert_int_equal(range.size, ttm_bo_size(f->bo));
+	return 0;
+}
+
+static int call_reserve_fences(struct held_fix *f)
+{
+	return ttm_resv_reserve_fences(ttm_bo_resv(f->bo), 2);
+}
+
+static void refused_reserve_fences(struct held_fix *f)
+{
+	struct ttm_resv *resv = ttm_bo_resv(f->bo);
+
+	assert_int_equal(resv->reserved, 0);
+	assert_null(resv->fences);
+}
+
+static const struct needs_held needs_held[] = {
+	{ "ttm_bo_pin", NULL, call_pin, refused_pin },
+	{ "ttm_bo_unpin", prepare_unpin, call_unpin, refused_unpin },
+	{ "ttm_bo_validate", NULL, call_validate, refused_validate },
+	{ "ttm_bo_gpu_range", NULL, call_gpu_range, NULL },
+	{ "ttm_resv_reserve_fences", NULL, call_reserve_fences,
+	  refused_reserve_fences },
+};
+
+/* Exactly one report since watch_start(): resv-not-held by @name. */
+static void assert_not_held_report(const struct held_fix *f,
+				   const char *name)
+{
+	struct ww_debug_report r;
+
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NOT_HELD);
+	assert_int_equal(r.rule_number, 11);
+	assert_string_equal(r.name, "resv-not-held");
+	assert_string_equal(r.call, name);
+	assert_string_equal(r.class_name,
+			    ttm_device_ww_class(f->dev)->name);
+	assert_ptr_equal(r.lock, &ttm_bo_resv(f->bo)->lock);
+	assert_null(r.ctx);
+	/* No caller-site macro for these: the backtrace says where. */
+	assert_null(r.file);
+}
+
+/* The case a forked child runs; set before the fork. */
+static const struct needs_held *forked_case;
+
+static void needs_held_child(void)
+{
+	struct held_fix f;
+
+	held_fix_init(&f);
+	if (forked_case->prepare)
+		forked_case->prepare(&f);
+	forked_case->call(&f);
+}
+
+static void test_needs_held_forked(void **state)
+{
+	const struct needs_held *h = *state;
+	char want[96];
+	struct child c;
+
+	require_checker();
+	forked_case = h;
+	run_forked(needs_held_child, true, &c);
+	snprintf(want, sizeof(want), "call:     %s() (caller unknown",
+		 h->name);
+	if (!WIFSIGNALED(c.status) || WTERMSIG(c.status) != SIGABRT ||
+	    !strstr(c.out, "rule 11 broken (resv-not-held)") ||
+	    !strstr(c.out, "reservation_ww_class") || !strstr(c.out, want))
+		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
+}
+
+/* With the checker off (or not built in) the call goes through. */
+static void test_needs_held_forked_checker_off(void **state)
+{
+	struct child c;
+
+	forked_case = *state;
+	run_forked(needs_held_child, false, &c);
+	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || c.out[0])
+		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
+}
+
+/* Held by nobody: one report, the call refused and nothing changed. */
+static void test_needs_held_handled(void **state)
+{
+	const struct needs_held *h = *state;
+	struct held_fix f;
+
+	require_checker();
+	held_fix_init(&f);
+	if (h->prepare)
+		h->prepare(&f);
+	watch_start();
+	assert_int_equal(h->call(&f), -EINVAL);
+	assert_not_held_report(&f, h->name);
+	if (h->refused)
+		h->refused(&f);
+	held_fix_fini(&f);
+}
+
+/*
+ * Held by another thread is not held by this one: the same. Soft checks
+ * while the actor lives (an assert would leave it running on our stack).
+ */
+static void test_needs_held_foreign(void **state)
+{
+	const struct needs_held *h = *state;
+	struct ww_mutex *lock;
+	struct held_fix f;
+	struct actor a;
+	int ret = 0;
+
+	require_checker();
+	held_fix_init(&f);
+	if (h->prepare)
+		h->prepare(&f);
+	lock = &ttm_bo_resv(f.bo)->lock;
+	actor_start(&a, ttm_device_ww_class(f.dev));
+	if (CHECK_INT(actor_run(&a, act_lock_noctx, lock), 0)) {
+		watch_start();
+		ret = h->call(&f);
+		actor_run(&a, act_unlock, lock);
+	}
+	actor_stop(&a);
+	assert_checks_passed();
+	assert_int_equal(ret, -EINVAL);
+	assert_not_held_report(&f, h->name);
+	if (h->refused)
+		h->refused(&f);
+	held_fix_fini(&f);
+}
+
+/*
+ * Correct use reports nothing: each call with the buffer reserved alone,
+ * then through the locking helper's ticket, as a submission does.
+ */
+static void held_calls(struct held_fix *f)
+{
+	assert_int_equal(ttm_bo_pin(f->bo), 0);
+	assert_int_equal(ttm_bo_unpin(f->bo), 0);
+	assert_int_equal(call_validate(f), 0);
+	assert_int_equal(ttm_bo_domain(f->bo), TTM_DOMAIN_GTT);
+	assert_int_equal(call_gpu_range(f), 0);
+	assert_int_equal(call_reserve_fences(f), 0);
+}
+
+static void test_needs_held_correct(void **state)
+{
+	struct ww_debug_report r;
+	struct held_fix f;
+	struct ttm_exec exec;
+	int ret = 0;
+
+	(void)state;
+	require_checker();
+	held_fix_init(&f);
+	watch_start();
+	bo_lock(f.bo);
+	held_calls(&f);
+	ttm_bo_unreserve(f.bo);
+	assert_int_equal(watch_stop(&r), 0);
+	held_fix_fini(&f);
+
+	held_fix_init(&f);
+	watch_start();
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, f.bo);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+	held_calls(&f);
+	ttm_exec_fini(&exec);
+	assert_int_equal(watch_stop(&r), 0);
+	held_fix_fini(&f);
+}
+
 /* ---- waiting ------------------------------------------------------------- */
 
 struct waiter {
@@ -1004,12 +1292,26 @@ static void test_fini_drops_fences(void **state)
 	}
 }
 
+/* One test per call of needs_held[]. */
+#define NEEDS_HELD_TEST(fn, i, call)                                    \
+	{ .name = #fn "(" call ")", .test_func = fn,                    \
+	  .setup_func = checks_reset,                                   \
+	  .initial_state = (void *)&needs_held[i] }
+#define NEEDS_HELD_TESTS(fn)                                            \
+	NEEDS_HELD_TEST(fn, 0, "ttm_bo_pin"),                           \
+	NEEDS_HELD_TEST(fn, 1, "ttm_bo_unpin"),                         \
+	NEEDS_HELD_TEST(fn, 2, "ttm_bo_validate"),                      \
+	NEEDS_HELD_TEST(fn, 3, "ttm_bo_gpu_range"),                     \
+	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences")
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		/* Forked first, while this is the only thread. */
 		cmocka_unit_test(test_no_slot_forked),
 		cmocka_unit_test(test_no_slot_forked_checker_off),
+		NEEDS_HELD_TESTS(test_needs_held_forked),
+		NEEDS_HELD_TESTS(test_needs_held_forked_checker_off),
 		cmocka_unit_test(test_reserve_add_get),
 		cmocka_unit_test(test_usage_order),
 		cmocka_unit_test(test_write_excludes_read),
@@ -1020,6 +1322,9 @@ int main(void)
 		cmocka_unit_test(test_no_slot_handled),
 		cmocka_unit_test(test_not_held),
 		cmocka_unit_test(test_slots_after_relock),
+		NEEDS_HELD_TESTS(test_needs_held_handled),
+		NEEDS_HELD_TESTS(test_needs_held_foreign),
+		cmocka_unit_test(test_needs_held_correct),
 		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_wait_signalled),
 		cmocka_unit_test(test_wait_interrupted),

@@ -11,13 +11,19 @@
  *    when an older context queues), Wound-Wait wounds (of a sleeping waiter,
  *    of a lock stealer, forgotten once nothing is held), contexts that hold
  *    nothing, trylock with a context;
- *  - interrupts (ttm_interrupt_thread) and introspection.
+ *  - interrupts (ttm_interrupt_thread) and introspection;
+ *  - the environment variables read at load time (TTMSIM_WW_SPIN_NS,
+ *    TTMSIM_WW_INJECT, TTMSIM_WW_DEBUG): a bad value is ignored with one
+ *    line on stderr, a good one silently taken. This binary, run again with
+ *    --env-probe, loads the library and exits.
  *
  * Threads are sequenced with barriers, events and ww_mutex_waiter_count();
  * nothing sleeps to wait for a race. Worker threads report through CHECK();
  * see lib/helpers.h.
  */
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "lib/helpers.h"
 #include "ww/lockword.h" /* WW_HANDOFF, for one white-box test */
@@ -1463,7 +1469,99 @@ static void test_introspection(void **state)
 	assert_checks_passed();
 }
 
-int main(void)
+/* ---- environment ------------------------------------------------------ */
+
+extern char **environ;
+
+/*
+ * Run this binary with --env-probe and @name=@value in place of every
+ * TTMSIM_WW_* variable; its stderr (what the library's constructors said)
+ * into @out. Return its wait status.
+ */
+static int env_probe(const char *name, const char *value, char *out,
+		     size_t size)
+{
+	char self[4096], var[128], *argv[] = { self, "--env-probe", NULL };
+	char *envp[256];
+	posix_spawn_file_actions_t fa;
+	size_t n = 0, len = 0;
+	int fds[2], status;
+	ssize_t r, got;
+	pid_t pid;
+	char **e;
+
+	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(r > 0);
+	self[r] = '\0';
+	for (e = environ; *e && n < sizeof(envp) / sizeof(envp[0]) - 2; e++)
+		if (strncmp(*e, "TTMSIM_WW_", 10))
+			envp[n++] = *e;
+	snprintf(var, sizeof(var), "%s=%s", name, value);
+	envp[n++] = var;
+	envp[n] = NULL;
+
+	assert_int_equal(pipe(fds), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	assert_int_equal(posix_spawn(&pid, self, &fa, NULL, argv, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	while ((got = read(fds[0], out + len, size - 1 - len)) > 0 ||
+	       (got < 0 && errno == EINTR))
+		if (got > 0)
+			len += (size_t)got;
+	out[len] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void test_env(void **state)
+{
+	static const struct {
+		const char *name, *value;
+		bool bad;
+	} cases[] = {
+		{ "TTMSIM_WW_SPIN_NS", "0", false },
+		{ "TTMSIM_WW_SPIN_NS", "5000", false },
+		{ "TTMSIM_WW_SPIN_NS", "1000000000", false },
+		{ "TTMSIM_WW_SPIN_NS", "1000000001", true },
+		{ "TTMSIM_WW_SPIN_NS", "99999999999999999999999", true },
+		{ "TTMSIM_WW_SPIN_NS", "-5", true },
+		{ "TTMSIM_WW_SPIN_NS", "+5", true },
+		{ "TTMSIM_WW_SPIN_NS", " 5", true },
+		{ "TTMSIM_WW_SPIN_NS", "20us", true },
+		{ "TTMSIM_WW_SPIN_NS", "abc", true },
+		{ "TTMSIM_WW_INJECT", "1:8", false },
+		{ "TTMSIM_WW_INJECT", "8", true },
+		{ "TTMSIM_WW_DEBUG", "off", false },
+		{ "TTMSIM_WW_DEBUG", "yes", true },
+	};
+	char out[4096], want[256];
+	size_t i;
+	int status;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		status = env_probe(cases[i].name, cases[i].value, out,
+				   sizeof(out));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail_msg("%s='%s': probe wait status %#x, stderr: %s",
+				 cases[i].name, cases[i].value, status, out);
+		snprintf(want, sizeof(want), "ttmsim: %s='%s' ignored: ",
+			 cases[i].name, cases[i].value);
+		if (cases[i].bad ? strncmp(out, want, strlen(want)) ||
+				   strchr(out, '\n') != out + strlen(out) - 1
+				 : out[0] != '\0')
+			fail_msg("%s='%s': stderr \"%s\", expected %s",
+				 cases[i].name, cases[i].value, out,
+				 cases[i].bad ? "one warning" : "nothing");
+	}
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		BOTH_CLASSES(test_basic),
@@ -1506,7 +1604,12 @@ int main(void)
 		  .test_func = test_interrupt_dies_with_thread,
 		  .setup_func = checks_reset },
 		BOTH_CLASSES(test_introspection),
+		cmocka_unit_test(test_env),
 	};
+
+	/* For test_env: the constructors have spoken by now. */
+	if (argc == 2 && !strcmp(argv[1], "--env-probe"))
+		return 0;
 
 	return cmocka_run_group_tests_name("ww_basic", tests, NULL, NULL);
 }

@@ -83,8 +83,10 @@ static const struct {
 	[WW_DEBUG_EXIT_CTX] = { 10, "exit-ctx",
 		"thread exited with an acquire context still open" },
 	[WW_DEBUG_RESV_NOT_HELD] = { 11, "resv-not-held",
-		"fence added to a reservation object this thread does not "
-		"hold; lock it first" },
+		"call that needs a reservation object held (adding a fence, "
+		"reserving fence slots, pinning, unpinning, validating, "
+		"taking a buffer's GPU range) on one this thread does not "
+		"hold; reserve it first" },
 	[WW_DEBUG_RESV_NO_SLOT] = { 11, "resv-no-slot",
 		"fence added to a reservation object without a reserved "
 		"slot; call ttm_resv_reserve_fences() after locking it" },
@@ -146,8 +148,8 @@ TTM_EXPORT void ww_debug_print_report(const struct ww_debug_report *r,
 	if (r->file)
 		dprintf(fd, " at %s:%d", r->file, r->line);
 	else
-		dprintf(fd, " (caller unknown: called without the "
-			"ttmsim/ww_mutex.h macros)");
+		dprintf(fd, " (caller unknown: no caller-site macro; see "
+			"the backtrace)");
 	dprintf(fd, "\n  %-9s %d\n", "thread:", (int)r->tid);
 	dprintf(fd, "  %-9s %s\n", "class:",
 		r->class_name ? r->class_name : "(none)");

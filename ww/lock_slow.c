@@ -9,23 +9,45 @@
  * in the lock word: the flag forces the owner's unlock through the bucket,
  * so the owner's context cannot go away while we read its stamp.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "util/compiler.h"
+#include "util/time.h"
 #include "ww/lockword.h"
 #include "ww/slowpath.h"
 #include "ww/waitq.h"
 
 /* How long a waiter spins on a running owner before it sleeps. */
-static long ww_spin_ns = 20000;
+static uint64_t ww_spin_ns = 20000;
 
+/* Longer, a waiter would burn a CPU for what a sleep does better. */
+#define WW_SPIN_NS_MAX 1000000000ull
+
+/*
+ * TTMSIM_WW_SPIN_NS=N, in decimal nanoseconds, 0 (never spin) to 1 s.
+ * Anything else is ignored with one line on stderr, as TTMSIM_WW_INJECT
+ * and TTMSIM_WW_DEBUG are: a typo must not silently turn spinning off.
+ */
 __attribute__((constructor)) static void read_spin_env(void)
 {
 	const char *s = getenv("TTMSIM_WW_SPIN_NS");
+	unsigned long long n;
+	char *end;
 
-	if (s && *s)
-		ww_spin_ns = strtol(s, NULL, 10);
+	if (!s || !*s)
+		return;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	/* strtoull() takes a sign and blanks first: digits only here. */
+	if (*s >= '0' && *s <= '9' && *end == '\0' && !errno &&
+	    n <= WW_SPIN_NS_MAX) {
+		ww_spin_ns = n;
+		return;
+	}
+	fprintf(stderr, "ttmsim: TTMSIM_WW_SPIN_NS='%s' ignored: expected "
+		"nanoseconds from 0 to %llu\n", s, WW_SPIN_NS_MAX);
 }
 
 static void wound(struct ww_acquire_ctx *victim)
@@ -43,7 +65,7 @@ static void wake_younger_to_die(struct ww_bucket *b, struct ww_mutex *lock,
 {
 	struct ww_waiter *cur;
 
-	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(cur)) {
+	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(b, cur)) {
 		if (cur->ctx && cur->ctx != ctx && cur->ctx->acquired > 0 &&
 		    ww_ctx_younger(cur->ctx, ctx))
 			ww_thread_wake(cur->thread);
@@ -58,7 +80,7 @@ static struct ww_acquire_ctx *older_waiter(struct ww_bucket *b,
 {
 	struct ww_waiter *cur;
 
-	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(cur)) {
+	for (cur = ww_waitq_first(b, lock); cur; cur = ww_waitq_next(b, cur)) {
 		if (cur->ctx && cur->ctx != ctx &&
 		    ww_ctx_younger(ctx, cur->ctx) &&
 		    (!holding_only || cur->ctx->acquired > 0))
@@ -121,14 +143,6 @@ static int judge(struct ww_bucket *b, struct ww_mutex *lock,
 	return 0;
 }
 
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 /*
  * Spin while @holder keeps @lock and runs, for at most ww_spin_ns: most
  * critical sections are shorter than a sleep and wake-up. Called without
@@ -141,7 +155,7 @@ static bool spin_on_owner(struct ww_mutex *lock, uintptr_t token,
 			  struct ww_acquire_ctx *ctx, struct ww_thread *self,
 			  bool interruptible)
 {
-	long deadline = 0;
+	uint64_t deadline = 0;
 	unsigned int i;
 
 	for (i = 0;; i++) {
@@ -162,7 +176,7 @@ static bool spin_on_owner(struct ww_mutex *lock, uintptr_t token,
 		    __atomic_load_n(&self->interrupt, __ATOMIC_RELAXED))
 			return false;
 		if ((i & 63) == 0) {
-			long now = now_ns();
+			uint64_t now = mono_ns();
 
 			if (!deadline)
 				deadline = now + ww_spin_ns;
@@ -206,7 +220,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		.lock = lock, .ctx = ctx, .thread = self, .token = token,
 	};
 	struct ww_thread *wake = NULL;
-	bool queued = false, slept = false, spun = ww_spin_ns <= 0;
+	bool queued = false, slept = false, spun = ww_spin_ns == 0;
 	int ret;
 
 	ww_bucket_lock(b);
@@ -225,7 +239,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 			uintptr_t more;
 
 			if (queued)
-				ww_waitq_remove(b, &me);
+				ww_waitq_remove(&me);
 			queued = false;
 			more = ww_waitq_first(b, lock) ? WW_WAITERS : 0;
 			if (!ww_word_cas(lock, &word, token | more))
@@ -275,7 +289,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		ww_bucket_lock(b);
 	}
 	if (ret && queued) {
-		ww_waitq_remove(b, &me);
+		ww_waitq_remove(&me);
 		wake = settle_after_leave(b, lock);
 	}
 	ww_bucket_unlock(b);
@@ -295,7 +309,7 @@ void ww_unlock_slowpath(struct ww_mutex *lock)
 	if (!first) {
 		ww_word_store(lock, 0);
 	} else if (ww_word_load(lock) & WW_HANDOFF) {
-		ww_waitq_remove(b, first);
+		ww_waitq_remove(first);
 		first->granted = true;
 		ww_word_store(lock, first->token |
 			      (ww_waitq_first(b, lock) ? WW_WAITERS : 0));

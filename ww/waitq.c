@@ -10,6 +10,15 @@ static struct ww_bucket buckets[1u << WW_BUCKET_BITS] = {
 	},
 };
 
+/* An empty queue points to itself: not a constant initialiser. */
+__attribute__((constructor)) static void buckets_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(buckets) / sizeof(buckets[0]); i++)
+		list_init(&buckets[i].waiters);
+}
+
 struct ww_bucket *ww_bucket_of(const struct ww_mutex *lock)
 {
 	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9e3779b97f4a7c15ull;
@@ -17,61 +26,31 @@ struct ww_bucket *ww_bucket_of(const struct ww_mutex *lock)
 	return &buckets[h >> (64 - WW_BUCKET_BITS)];
 }
 
+/*
+ * The first waiter of @lock from node @n on, @n included, towards the
+ * tail (or the head if @back), or NULL: the bucket mixes several locks.
+ */
+static struct ww_waiter *waitq_from(struct ww_bucket *b, struct list_node *n,
+				    const struct ww_mutex *lock, bool back)
+{
+	for (; n != &b->waiters; n = back ? n->prev : n->next) {
+		struct ww_waiter *w = list_entry(n, struct ww_waiter, node);
+
+		if (w->lock == lock)
+			return w;
+	}
+	return NULL;
+}
+
 struct ww_waiter *ww_waitq_first(struct ww_bucket *b,
 				 const struct ww_mutex *lock)
 {
-	struct ww_waiter *w;
-
-	for (w = b->head; w; w = w->next)
-		if (w->lock == lock)
-			return w;
-	return NULL;
+	return waitq_from(b, b->waiters.next, lock, false);
 }
 
-struct ww_waiter *ww_waitq_next(struct ww_waiter *w)
+struct ww_waiter *ww_waitq_next(struct ww_bucket *b, struct ww_waiter *w)
 {
-	const struct ww_mutex *lock = w->lock;
-
-	for (w = w->next; w; w = w->next)
-		if (w->lock == lock)
-			return w;
-	return NULL;
-}
-
-static struct ww_waiter *waitq_prev(struct ww_waiter *w)
-{
-	const struct ww_mutex *lock = w->lock;
-
-	for (w = w->prev; w; w = w->prev)
-		if (w->lock == lock)
-			return w;
-	return NULL;
-}
-
-static struct ww_waiter *waitq_last(struct ww_bucket *b,
-				    const struct ww_mutex *lock)
-{
-	struct ww_waiter *w;
-
-	for (w = b->tail; w; w = w->prev)
-		if (w->lock == lock)
-			return w;
-	return NULL;
-}
-
-static void insert_before(struct ww_bucket *b, struct ww_waiter *pos,
-			  struct ww_waiter *w)
-{
-	w->next = pos;
-	w->prev = pos ? pos->prev : b->tail;
-	if (w->prev)
-		w->prev->next = w;
-	else
-		b->head = w;
-	if (pos)
-		pos->prev = w;
-	else
-		b->tail = w;
+	return waitq_from(b, w->node.next, w->lock, false);
 }
 
 /*
@@ -81,31 +60,25 @@ static void insert_before(struct ww_bucket *b, struct ww_waiter *pos,
  */
 void ww_waitq_add(struct ww_bucket *b, struct ww_waiter *w)
 {
-	struct ww_waiter *cur, *pos = NULL;
+	struct list_node *pos = &b->waiters; /* the tail */
+	struct ww_waiter *cur;
 
 	if (w->ctx) {
-		for (cur = waitq_last(b, w->lock); cur; cur = waitq_prev(cur)) {
+		for (cur = waitq_from(b, b->waiters.prev, w->lock, true); cur;
+		     cur = waitq_from(b, cur->node.prev, w->lock, true)) {
 			if (!cur->ctx)
 				continue;
 			if ((long)(w->ctx->stamp - cur->ctx->stamp) > 0)
 				break;
-			pos = cur;
+			pos = &cur->node;
 		}
 	}
-	insert_before(b, pos, w);
+	list_add_before(&w->node, pos);
 }
 
-void ww_waitq_remove(struct ww_bucket *b, struct ww_waiter *w)
+void ww_waitq_remove(struct ww_waiter *w)
 {
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		b->head = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	else
-		b->tail = w->prev;
-	w->prev = w->next = NULL;
+	list_del(&w->node);
 }
 
 unsigned int ww_waitq_count(struct ww_bucket *b, const struct ww_mutex *lock)
@@ -113,7 +86,7 @@ unsigned int ww_waitq_count(struct ww_bucket *b, const struct ww_mutex *lock)
 	struct ww_waiter *w;
 	unsigned int n = 0;
 
-	for (w = ww_waitq_first(b, lock); w; w = ww_waitq_next(w))
+	for (w = ww_waitq_first(b, lock); w; w = ww_waitq_next(b, w))
 		n++;
 	return n;
 }

@@ -23,44 +23,7 @@
 
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
-
-/* An intrusive, circular, doubly linked list: O(1) insert and removal. */
-struct bo_list {
-	struct bo_list *prev, *next;
-};
-
-static inline void bo_list_init(struct bo_list *head)
-{
-	head->prev = head->next = head;
-}
-
-static inline bool bo_list_empty(const struct bo_list *head)
-{
-	return head->next == head;
-}
-
-static inline void bo_list_del(struct bo_list *node)
-{
-	node->prev->next = node->next;
-	node->next->prev = node->prev;
-	bo_list_init(node);
-}
-
-static inline void bo_list_add_tail(struct bo_list *node,
-				    struct bo_list *head)
-{
-	node->prev = head->prev;
-	node->next = head;
-	head->prev->next = node;
-	head->prev = node;
-}
-
-static inline void bo_list_move_tail(struct bo_list *node,
-				     struct bo_list *head)
-{
-	bo_list_del(node);
-	bo_list_add_tail(node, head);
-}
+#include "util/list.h"
 
 /* One memory domain's manager. */
 struct bo_domain {
@@ -74,7 +37,7 @@ struct bo_domain {
 	 * room and switching, and ttm_device_check() may run in between.
 	 */
 	uint64_t incoming;
-	struct bo_list lru;    /* unpinned residents, head evicted first */
+	struct list_node lru;  /* unpinned residents, head evicted first */
 };
 
 struct ttm_device {
@@ -82,13 +45,13 @@ struct ttm_device {
 	pthread_cond_t idle;      /* zombies reached 0 */
 	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
-	struct bo_list pinned;    /* pinned residents, any domain */
+	struct list_node pinned;  /* pinned residents, any domain */
 	struct ww_class ww_class; /* of every reservation of the device */
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
-	struct bo_list ghosts;    /* sources of moves in flight */
+	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	void *private;            /* the layer above's; atomic */
 	void (*release_private)(void *data);
@@ -106,7 +69,7 @@ struct bo_ghost {
 	void *mem;
 	uint64_t size;
 	int domain;
-	struct bo_list node;      /* on dev->ghosts, under dev->lock */
+	struct list_node node;    /* on dev->ghosts, under dev->lock */
 };
 
 /*
@@ -127,14 +90,14 @@ struct ttm_bo {
 	int refcount;                 /* atomic */
 	unsigned int pin_count;       /* under the reservation */
 	struct ttm_placement placement;
-	struct bo_list node;          /* on an LRU or the pinned list */
+	struct list_node node;        /* on an LRU or the pinned list */
 	/* Delayed destroy: callbacks still to run, and their nodes. */
 	unsigned int destroy_pending; /* atomic */
 	struct bo_destroy_cb *destroy_cbs;
 };
 
 /* The list of @dev that an unpinned buffer of @domain belongs on. */
-static inline struct bo_list *bo_lru_of(struct ttm_device *dev, int domain)
+static inline struct list_node *bo_lru_of(struct ttm_device *dev, int domain)
 {
 	return &dev->domain[domain].lru;
 }

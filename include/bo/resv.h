@@ -27,7 +27,10 @@
 #ifndef TTMSIM_BO_RESV_H
 #define TTMSIM_BO_RESV_H
 
+#include <errno.h>
+
 #include "ttmsim/resv.h"
+#include "ww/debug.h"
 
 /* One fence and how it uses the buffer. */
 struct ttm_resv_entry {
@@ -80,5 +83,41 @@ static inline void resv_count_set(struct ttm_resv_list *list,
  * others. Inside a write section.
  */
 void resv_prune_locked(struct ttm_resv *resv);
+
+/* ---- misuse ------------------------------------------------------------ */
+
+/*
+ * Report @rule (rule 11 of the ww debug checker) for @resv, misused by API
+ * call @call made at @file:@line (NULL: unknown). Returns only if a
+ * handler is installed (bo/resv_add.c).
+ */
+void resv_misuse(const struct ttm_resv *resv, enum ww_debug_rule rule,
+		 const char *call, const char *file, int line);
+
+/*
+ * The "Locking: reserved" of a call that has no error of its own for it,
+ * backed at run time: rule 11, resv-not-held, if the calling thread does
+ * not hold @resv, as far as the checker's record of held locks tells.
+ * Nothing with the checker not built in (the branch is on a constant),
+ * one relaxed load with it off.
+ * Return: 0, or -EINVAL once reported with a handler installed: the call
+ * then does nothing (a void one just returns).
+ */
+static inline int ttm_resv_assert_held_at(const struct ttm_resv *resv,
+					  const char *call, const char *file,
+					  int line)
+{
+	if (!ww_debug_active() || ww_debug_lock_held(&resv->lock))
+		return 0;
+	resv_misuse(resv, WW_DEBUG_RESV_NOT_HELD, call, file, line);
+	return -EINVAL;
+}
+
+/* For the calls without a caller-site macro. */
+static inline int ttm_resv_assert_held(const struct ttm_resv *resv,
+				       const char *call)
+{
+	return ttm_resv_assert_held_at(resv, call, NULL, 0);
+}
 
 #endif /* TTMSIM_BO_RESV_H */

@@ -76,7 +76,4 @@ int submit_queue(struct submit *s);
 void submit_event(struct submit *s, enum ttm_execbuf_phase phase,
 		  uint64_t begin_ns, int result);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t submit_now_ns(void);
-
 #endif /* TTMSIM_EXECBUF_SUBMIT_H */

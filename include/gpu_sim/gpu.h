@@ -13,12 +13,12 @@
 #define TTMSIM_GPU_SIM_GPU_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
+#include "util/list.h"
 
 struct gpu_job;
 struct gpu_engine;
@@ -36,7 +36,7 @@ struct gpu_dep {
 };
 
 struct gpu_job {
-	struct gpu_job *next;     /* the engine's FIFO */
+	struct list_node node;    /* on the engine's FIFO */
 	struct gpu_engine *engine;
 	struct ttm_fence *fence;  /* the out-fence; the job's reference */
 	struct ttm_gpu_job_info info;
@@ -47,8 +47,8 @@ struct gpu_job {
 	 * the engine's lock, so that whoever reads 0 under that lock knows no
 	 * callback touches the job any more.
 	 */
-	atomic_uint pending;
-	atomic_int dep_error;     /* first error of an error-propagating dep */
+	unsigned int pending;     /* atomic */
+	int dep_error;            /* atomic; first error-propagating dep's */
 	bool started;
 	bool hang;
 	enum ttm_gpu_op op;
@@ -61,7 +61,7 @@ struct gpu_job {
 struct gpu_engine {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* the worker waits here, CLOCK_MONOTONIC */
-	struct gpu_job *head, *tail;
+	struct list_node jobs;    /* the FIFO, oldest first */
 	/* Protected by lock. */
 	/*
 	 * Threads waiting on cond (the worker, and a submitter or destroy
@@ -75,9 +75,9 @@ struct gpu_engine {
 	 * Id of the head (the oldest unretired job), UINT64_MAX if none,
 	 * GPU_ID_ASSIGNING while a submitter to the idle engine takes an id.
 	 */
-	_Atomic uint64_t oldest;
-	/* Counters, written by whoever runs the engine (relaxed). */
-	atomic_uint_fast64_t submitted, run, failed, resets, ooo;
+	uint64_t oldest;          /* atomic */
+	/* Atomic counters, written by whoever runs the engine (relaxed). */
+	uint64_t submitted, run, failed, resets, ooo;
 	uint64_t context;         /* fence context of the out-fences */
 	struct ttm_gpu *gpu;
 	unsigned int index;
@@ -91,12 +91,12 @@ struct ttm_gpu {
 	uint64_t hang_timeout_us;
 	ttm_gpu_retire_fn *on_retire;
 	void *retire_data;
-	_Atomic uint64_t next_id __attribute__((aligned(64)));
+	uint64_t next_id __attribute__((aligned(64))); /* atomic */
 	/* Real time: CLOCK_MONOTONIC at creation, ns. */
 	uint64_t epoch_ns __attribute__((aligned(64)));
 	/* Virtual clock: serialises ttm_gpu_advance(); now_us is the time. */
 	pthread_mutex_t advance_lock;
-	_Atomic uint64_t now_us;
+	uint64_t now_us;          /* atomic */
 	struct gpu_engine *engines;
 };
 
@@ -105,8 +105,11 @@ static inline bool gpu_is_virtual(const struct ttm_gpu *gpu)
 	return gpu->flags & TTM_GPU_DETERMINISTIC;
 }
 
-/* gpu.c */
-uint64_t gpu_mono_ns(void);
+/* The oldest unretired job of @e, or NULL. e->lock held. */
+static inline struct gpu_job *gpu_engine_head(struct gpu_engine *e)
+{
+	return list_first_entry_or_null(&e->jobs, struct gpu_job, node);
+}
 
 /* gpu_ops.c: check @job's operation and ranges; apply them. */
 int gpu_ops_validate(const struct ttm_gpu_job *job);

@@ -18,11 +18,12 @@
 #include <stdint.h>
 
 #include "ttmsim/ww_mutex.h"
+#include "util/list.h"
 
 struct ww_thread;
 
 struct ww_waiter {
-	struct ww_waiter *prev, *next;
+	struct list_node node;        /* on the bucket's queue */
 	struct ww_mutex *lock;
 	struct ww_acquire_ctx *ctx;   /* NULL: a plain (context-less) lock */
 	struct ww_thread *thread;
@@ -32,7 +33,7 @@ struct ww_waiter {
 
 struct ww_bucket {
 	pthread_mutex_t mutex;
-	struct ww_waiter *head, *tail;
+	struct list_node waiters;
 } __attribute__((aligned(64)));
 
 struct ww_bucket *ww_bucket_of(const struct ww_mutex *lock);
@@ -51,14 +52,14 @@ static inline void ww_bucket_unlock(struct ww_bucket *b)
 struct ww_waiter *ww_waitq_first(struct ww_bucket *b,
 				 const struct ww_mutex *lock);
 
-/** Next waiter of the same lock after @w, or NULL. Bucket locked. */
-struct ww_waiter *ww_waitq_next(struct ww_waiter *w);
+/** Next waiter of the same lock after @w in @b, or NULL. Bucket locked. */
+struct ww_waiter *ww_waitq_next(struct ww_bucket *b, struct ww_waiter *w);
 
 /** Queue @w (its lock, ctx, thread and token filled in). Bucket locked. */
 void ww_waitq_add(struct ww_bucket *b, struct ww_waiter *w);
 
-/** Unqueue @w. Bucket locked. */
-void ww_waitq_remove(struct ww_bucket *b, struct ww_waiter *w);
+/** Unqueue @w. Its bucket locked. */
+void ww_waitq_remove(struct ww_waiter *w);
 
 /** Number of waiters of @lock. Bucket locked. */
 unsigned int ww_waitq_count(struct ww_bucket *b, const struct ww_mutex *lock);

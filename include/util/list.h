@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The library's intrusive list: circular and doubly linked, so that adding
+ * and removing are O(1) and need no allocation. A struct list_node is both
+ * the head of a list and the link embedded in each element; an empty head,
+ * or a node on no list, points to itself. Not installed.
+ *
+ *	struct list_node lru;            the head
+ *	struct list_node node;           in each element
+ *
+ *	list_for_each(n, &lru)
+ *		use(list_entry(n, struct ttm_bo, node));
+ *
+ * Nothing here locks: the owner of the list says what protects it.
+ */
+#ifndef TTMSIM_UTIL_LIST_H
+#define TTMSIM_UTIL_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/compiler.h"
+
+struct list_node {
+	struct list_node *prev, *next;
+};
+
+/* An empty list, or a node on none. */
+static inline void list_init(struct list_node *node)
+{
+	node->prev = node->next = node;
+}
+
+static inline bool list_empty(const struct list_node *head)
+{
+	return head->next == head;
+}
+
+/* Link @node in front of @pos: at the tail when @pos is the head. */
+static inline void list_add_before(struct list_node *node,
+				   struct list_node *pos)
+{
+	node->prev = pos->prev;
+	node->next = pos;
+	pos->prev->next = node;
+	pos->prev = node;
+}
+
+static inline void list_add_tail(struct list_node *node,
+				 struct list_node *head)
+{
+	list_add_before(node, head);
+}
+
+/* Unlink @node, which is then on no list (deleting it again is harmless). */
+static inline void list_del(struct list_node *node)
+{
+	node->prev->next = node->next;
+	node->next->prev = node->prev;
+	list_init(node);
+}
+
+static inline void list_move_tail(struct list_node *node,
+				  struct list_node *head)
+{
+	list_del(node);
+	list_add_tail(node, head);
+}
+
+/* The element that embeds @node as its @member. */
+#define list_entry(node, type, member) container_of(node, type, member)
+
+/* The first element of @head, or NULL if it is empty. */
+#define list_first_entry_or_null(head, type, member)                    \
+	(list_empty(head) ? NULL : list_entry((head)->next, type, member))
+
+/* @n walks the nodes of @head, head to tail; @n must stay on the list. */
+#define list_for_each(n, head) \
+	for ((n) = (head)->next; (n) != (head); (n) = (n)->next)
+
+/* From the tail back to the head. */
+#define list_for_each_reverse(n, head) \
+	for ((n) = (head)->prev; (n) != (head); (n) = (n)->prev)
+
+#endif /* TTMSIM_UTIL_LIST_H */
