@@ -454,9 +454,11 @@ void ttm_bo_unreserve(struct ttm_bo *bo);
  * A pinned buffer is never evicted or moved. Counted: each pin needs an
  * unpin. Takes @bo off the LRU list.
  *
- * Context: Does not sleep. @bo reserved by the caller. Takes and releases
- * the device lock.
- * Return: 0, or -EOVERFLOW if the count would wrap.
+ * Context: Does not sleep. @bo reserved by the calling thread (checked
+ * by the ww debug checker while it is on: rule resv-not-held). Takes and
+ * releases the device lock.
+ * Return: 0; -EOVERFLOW if the count would wrap; -EINVAL if the checker's
+ * handler refused a call without the reservation (nothing changes).
  */
 int ttm_bo_pin(struct ttm_bo *bo);
 
@@ -464,9 +466,11 @@ int ttm_bo_pin(struct ttm_bo *bo);
  * ttm_bo_unpin() - drop one pin; the last puts @bo back at its LRU's tail.
  * @bo: the buffer.
  *
- * Context: Does not sleep. @bo reserved by the caller. Takes and releases
- * the device lock.
- * Return: 0, or -EINVAL if @bo is not pinned.
+ * Context: Does not sleep. @bo reserved by the calling thread (checked
+ * by the ww debug checker while it is on: rule resv-not-held). Takes and
+ * releases the device lock.
+ * Return: 0, or -EINVAL if @bo is not pinned or the checker's handler
+ * refused a call without the reservation (nothing changes).
  */
 int ttm_bo_unpin(struct ttm_bo *bo);
 
@@ -521,7 +525,9 @@ int ttm_bo_write(struct ttm_bo *bo, uint64_t offset, const void *buf,
  * afterwards). Jobs using it must add their fences to @bo's reservation
  * before unreserving, so that a move waits for them.
  *
- * Context: Does not sleep. @bo reserved by the caller.
+ * Context: Does not sleep. @bo reserved by the calling thread (checked
+ * by the ww debug checker while it is on: rule resv-not-held; when its
+ * handler refuses the call, @range is empty: no memory, size 0).
  */
 void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
 
@@ -570,7 +576,9 @@ struct ttm_operation_ctx {
  * fences signalled, and the old memory goes at once.
  *
  * Context: May sleep; interruptibly with @ctx->interruptible. @bo reserved
- * by the caller (by @ctx->exec if given). Takes and releases the device
+ * by the calling thread (through @ctx->exec if given; checked by the ww
+ * debug checker while it is on: rule resv-not-held, whose handler's
+ * refusal returns -EINVAL with nothing done). Takes and releases the device
  * lock and the reservations of eviction victims. On -EDEADLK, releases
  * every reservation @ctx->exec holds, @bo's included.
  * Return: 0; -EBUSY if @bo is pinned outside @placement (pinned buffers

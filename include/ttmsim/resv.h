@@ -110,8 +110,10 @@ void ttm_resv_fini(struct ttm_resv *resv);
  * holding stay usable here; code relying on them is wrong, but only a
  * missing slot is reported.
  *
- * Context: Does not sleep. @resv held by the caller.
- * Return: 0 or -ENOMEM.
+ * Context: Does not sleep. @resv held by the calling thread (checked by
+ * the ww debug checker while it is on: rule resv-not-held).
+ * Return: 0; -ENOMEM; -EINVAL if the checker's handler refused a call
+ * without the lock (nothing changes).
  */
 int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n);
 

@@ -53,7 +53,9 @@ extern "C" {
  * @WW_DEBUG_LOCK_DESTROYED: 9: use of a destroyed mutex.
  * @WW_DEBUG_EXIT_HELD: 10: thread exit holding ww_mutexes.
  * @WW_DEBUG_EXIT_CTX: 10: thread exit with an open ctx.
- * @WW_DEBUG_RESV_NOT_HELD: 11: fence added to an unheld resv.
+ * @WW_DEBUG_RESV_NOT_HELD: 11: a call that needs a reservation held by
+ *	the calling thread (adding a fence, pin, unpin, validate, the GPU
+ *	range, reserving fence slots) made without it.
  * @WW_DEBUG_RESV_NO_SLOT: 11: fence added without a slot.
  *
  * The number that starts each description is the rule of docs/ww-debug.md
