@@ -29,7 +29,7 @@ bool bo_placement_valid(const struct ttm_placement *placement)
 }
 
 /* Account @bo in @domain, whose bytes bo_domain_take_locked() took. */
-void bo_settle_locked(struct ttm_bo *bo, int domain)
+void bo_account_in_locked(struct ttm_bo *bo, int domain)
 {
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[domain];
@@ -53,7 +53,7 @@ static int bo_place(struct ttm_bo *bo)
 		int d = bo->placement.domains[i];
 
 		if (bo_domain_take_locked(dev, d, bo->size)) {
-			bo_settle_locked(bo, d);
+			bo_account_in_locked(bo, d);
 			ret = 0;
 		}
 	}
@@ -121,7 +121,7 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 	 */
 	ret = bo_place(bo);
 	if (ret == -ENOSPC)
-		ret = bo_place_evict(bo, &ctx);
+		ret = bo_create_make_room(bo, &ctx);
 	if (ret < 0) {
 		ttm_resv_fini(&bo->resv);
 		free(bo->mem);

@@ -125,14 +125,14 @@ TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 	return ret < 0 ? ret : bo_move(bo, ret, ctx);
 }
 
-int bo_place_evict(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
+int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
 {
 	int ret = evict_take_any(bo, &bo->placement, ctx);
 
 	if (ret < 0)
 		return ret;
 	pthread_mutex_lock(&bo->dev->lock);
-	bo_settle_locked(bo, ret);
+	bo_account_in_locked(bo, ret);
 	pthread_mutex_unlock(&bo->dev->lock);
 	return 0;
 }

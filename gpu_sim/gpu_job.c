@@ -124,8 +124,9 @@ void gpu_job_add_callbacks(struct gpu_job *job)
 
 /*
  * Take the callbacks of a job that will not run off its dependencies, and
- * wait for any that a concurrent signal is running. Without e->lock: a
- * fence may hold its own lock while it calls us back, and we take ours.
+ * wait for any that a concurrent signal is running. Without e->lock:
+ * ttm_fence_remove_callback() waits for a running dep_signalled(), which
+ * takes e->lock.
  */
 static void job_drop_callbacks(struct gpu_job *job)
 {

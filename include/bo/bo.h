@@ -109,15 +109,15 @@ bool bo_placement_valid(const struct ttm_placement *placement);
 void bo_free(struct ttm_bo *bo);
 
 /* Account @bo in @domain, whose bytes are taken; caller holds dev->lock. */
-void bo_settle_locked(struct ttm_bo *bo, int domain);
+void bo_account_in_locked(struct ttm_bo *bo, int domain);
 
 /*
  * Creation's fallback when no domain of @bo's placement has room: make
  * room as validation does, but without a ticket (@ctx->exec is NULL:
- * victims are only try-locked), and settle @bo there. 0, -ENOSPC
+ * victims are only try-locked), and account @bo in there. 0, -ENOSPC
  * (counted), -EBUSY for @ctx->no_wait_gpu, -ENOMEM.
  */
-int bo_place_evict(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx);
+int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx);
 
 /* Put @bo on its domain's LRU tail unless pinned; caller holds dev->lock. */
 void bo_lru_bump_locked(struct ttm_bo *bo);
@@ -167,9 +167,10 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
  * nothing ever could be: @bo does not fit beside the pinned buffers and
  * those of @ctx->exec's job, or there is no ticket (then buffers held by
  * anyone are as good as pinned, the caller itself may hold them).
- * Otherwise what is left is held only for a moment, by an eviction or a
- * move in progress or a reservation without a ticket: wait a little for
- * the device's accounting to change, and return 0 to try again;
+ * Otherwise what is left is held only for a moment: by another thread's
+ * eviction, by a reservation without a ticket (a move may run under it),
+ * or by a buffer waiting for delayed destroy. Wait a little for the
+ * device's accounting to change, and return 0 to try again;
  * -EBUSY for @ctx->no_wait_gpu, -EINTR if interruptible.
  */
 int bo_room_wait(struct ttm_bo *bo, int domain,
