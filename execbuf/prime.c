@@ -30,10 +30,14 @@
  * simulation of a few shared buffers, not a server of millions of them.
  *
  * Locking: registry_lock guards the registry and is taken with no client
- * lock held. A collected buffer is put only after it is dropped: the last
- * ttm_bo_put() may sleep on the buffer's fences (when memory for a delayed
- * destroy runs out), and every PRIME call of the process would wait behind
- * it.
+ * lock held. A collected buffer is put under it: ttm_bo_put() takes the
+ * device's and fences' locks, which never lead back here. Putting after
+ * the unlock would be wrong: a collection that returns must have freed
+ * what it found, whoever found it, because ttm_client_close() is the last
+ * PRIME call before ttm_device_destroy(); a collector that came second
+ * and found nothing would return while the first still puts a buffer of
+ * the device being destroyed. The price: a last put that sleeps (delayed
+ * destroy out of memory, bo/bo_destroy.c) holds up every PRIME call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,57 +64,42 @@ static struct prime_entry *entries;
 static struct pollfd *polls;
 static size_t n_entries, cap_entries;
 
-/*
- * Under registry_lock: drop entry @i, moving the last one into its place.
- * Return: its buffer reference, for the caller to put once unlocked.
- */
-static struct ttm_bo *entry_release(size_t i)
+/* Under registry_lock: drop entry @i, moving the last one into its place. */
+static void entry_release(size_t i)
 {
-	struct ttm_bo *bo = entries[i].bo;
-
 	/*
 	 * POLLNVAL: someone closed our write end behind our back, and its
 	 * number may be another file's by now. Not ours to close again.
 	 */
 	if (!(polls[i].revents & POLLNVAL))
 		close(polls[i].fd);
+	ttm_bo_put(entries[i].bo);
 	n_entries--;
 	entries[i] = entries[n_entries];
 	polls[i] = polls[n_entries];
-	return bo;
 }
-
-/* Buffers one look puts; a longer harvest looks again. */
-#define PRIME_COLLECT_BATCH 16
 
 void prime_collect(void)
 {
-	struct ttm_bo *dead[PRIME_COLLECT_BATCH];
-	size_t i, n_dead;
+	size_t i;
 	int n;
 
-	do {
-		n_dead = 0;
-		pthread_mutex_lock(&registry_lock);
-		if (n_entries == 0) {
-			pthread_mutex_unlock(&registry_lock);
-			return;
-		}
-		do {
-			n = poll(polls, n_entries, 0);
-		} while (n < 0 && errno == EINTR);
-		/* On failure (-ENOMEM in the kernel), the next call looks again. */
-		for (i = n_entries; n > 0 && i-- > 0 &&
-		     n_dead < PRIME_COLLECT_BATCH;) {
-			if (polls[i].revents & (POLLERR | POLLNVAL)) {
-				dead[n_dead++] = entry_release(i);
-				n--;
-			}
-		}
+	pthread_mutex_lock(&registry_lock);
+	if (n_entries == 0) {
 		pthread_mutex_unlock(&registry_lock);
-		for (i = 0; i < n_dead; i++)
-			ttm_bo_put(dead[i]);
-	} while (n_dead == PRIME_COLLECT_BATCH);
+		return;
+	}
+	do {
+		n = poll(polls, n_entries, 0);
+	} while (n < 0 && errno == EINTR);
+	/* On failure (-ENOMEM in the kernel), the next call looks again. */
+	for (i = n_entries; n > 0 && i-- > 0;) {
+		if (polls[i].revents & (POLLERR | POLLNVAL)) {
+			entry_release(i);
+			n--;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
 }
 
 /* Under registry_lock: room for one more entry. */
