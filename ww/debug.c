@@ -127,8 +127,15 @@ static struct ww_debug_thread *state_for(struct ww_thread *self,
 	/* A bad lock has no usable class: check it before looking it up. */
 	if (lock && !check_lock(lock)) {
 		*c = ww_debug_class_of(d, lock->ww_class);
-		if (!*c)
+		if (!*c) {
+			/*
+			 * The lock would be taken unrecorded: stop checking
+			 * the thread, or ww_debug_lock_held() would deny a
+			 * lock it holds.
+			 */
+			ww_debug_state_lose(self);
 			return NULL;
+		}
 	}
 	return d;
 }
@@ -224,10 +231,14 @@ void ww_debug_destroy(struct ww_mutex *lock, const char *file, int line)
 void ww_debug_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *cls,
 			   const char *file, int line)
 {
-	struct ww_debug_thread *d = ww_debug_state(ww_thread_self());
+	struct ww_thread *self = ww_thread_self();
+	struct ww_debug_thread *d = ww_debug_state(self);
 	struct ww_debug_class *c = d ? ww_debug_class_of(d, cls) : NULL;
 
 	if (!c) {
+		/* Out of memory: an unrecorded context, an untracked thread. */
+		if (d)
+			ww_debug_state_lose(self);
 		ww_raw_acquire_init(ctx, cls);
 		return;
 	}

@@ -222,8 +222,10 @@ void run_teardown(struct run *run)
 
 			if (bo && ttm_bo_pin_count(bo) &&
 			    ttm_bo_reserve(bo, false, false, NULL) == 0) {
-				while (ttm_bo_pin_count(bo))
-					ttm_bo_unpin(bo);
+				/* A refused unpin (checker) must not loop. */
+				while (ttm_bo_pin_count(bo) &&
+				       ttm_bo_unpin(bo) == 0)
+					;
 				ttm_bo_unreserve(bo);
 			}
 		}
