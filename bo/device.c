@@ -9,6 +9,20 @@
 #include "bo/bo.h"
 #include "util/compiler.h"
 
+/*
+ * Free the library's layers' state, after the driver's private data (the
+ * driver sits above them all) and the highest layer first: each may use
+ * those below it until its release returns.
+ */
+static void device_release_layers(struct ttm_device *dev)
+{
+	int i;
+
+	for (i = BO_LAYER_COUNT - 1; i >= 0; i--)
+		if (dev->layer[i].data && dev->layer[i].release)
+			dev->layer[i].release(dev->layer[i].data);
+}
+
 TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 				 struct ttm_device **ret_dev)
 {
@@ -70,6 +84,7 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 	pthread_mutex_unlock(&dev->lock);
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
+	device_release_layers(dev);
 	pthread_cond_destroy(&dev->changed);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
@@ -105,6 +120,29 @@ TTM_EXPORT void *ttm_device_private(struct ttm_device *dev)
 {
 	/* Acquire: the attached data was set up before it was published. */
 	return __atomic_load_n(&dev->private, __ATOMIC_ACQUIRE);
+}
+
+void *bo_device_layer_attach(struct ttm_device *dev, enum bo_layer layer,
+			     void *data, void (*release)(void *data))
+{
+	void *ret;
+
+	/* As ttm_device_set_private(): the lock orders the racing firsts. */
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->layer[layer].data) {
+		dev->layer[layer].release = release;
+		__atomic_store_n(&dev->layer[layer].data, data,
+				 __ATOMIC_RELEASE);
+	}
+	ret = dev->layer[layer].data;
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+void *bo_device_layer(struct ttm_device *dev, enum bo_layer layer)
+{
+	/* Acquire: the state was set up before it was published. */
+	return __atomic_load_n(&dev->layer[layer].data, __ATOMIC_ACQUIRE);
 }
 
 TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "bo/layer.h"
 #include "execbuf/execbuf.h"
 #include "util/compiler.h"
 
@@ -33,9 +34,14 @@ static void edev_release(void *data)
 	free(edev);
 }
 
+/*
+ * The state lives in execbuf's own slot of the device, never in
+ * ttm_device_set_private(): that one is the driver's.
+ */
 struct execbuf_dev *execbuf_dev_get(struct ttm_device *dev)
 {
-	struct execbuf_dev *edev = ttm_device_private(dev), *got;
+	struct execbuf_dev *edev = bo_device_layer(dev, BO_LAYER_EXECBUF);
+	struct execbuf_dev *got;
 
 	if (edev)
 		return edev;
@@ -44,7 +50,8 @@ struct execbuf_dev *execbuf_dev_get(struct ttm_device *dev)
 		return NULL;
 	pthread_mutex_init(&edev->lock, NULL);
 	pthread_cond_init(&edev->idle, NULL);
-	got = ttm_device_set_private(dev, edev, edev_release);
+	got = bo_device_layer_attach(dev, BO_LAYER_EXECBUF, edev,
+				     edev_release);
 	if (got != edev) {
 		/* Another client's first open won the race. */
 		pthread_cond_destroy(&edev->idle);
@@ -134,7 +141,7 @@ void execbuf_count_backoffs(struct execbuf_dev *edev, unsigned int backoffs,
 TTM_EXPORT void ttm_execbuf_get_stats(struct ttm_device *dev,
 				      struct ttm_execbuf_stats *stats)
 {
-	struct execbuf_dev *edev = ttm_device_private(dev);
+	struct execbuf_dev *edev = bo_device_layer(dev, BO_LAYER_EXECBUF);
 
 	if (!edev) {
 		*stats = (struct ttm_execbuf_stats){ 0 };
@@ -155,7 +162,7 @@ void execbuf_wait_idle(struct execbuf_dev *edev)
 
 TTM_EXPORT void ttm_execbuf_wait_idle(struct ttm_device *dev)
 {
-	struct execbuf_dev *edev = ttm_device_private(dev);
+	struct execbuf_dev *edev = bo_device_layer(dev, BO_LAYER_EXECBUF);
 
 	if (edev)
 		execbuf_wait_idle(edev);

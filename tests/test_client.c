@@ -4,7 +4,8 @@
  * rules (never 0, lowest free first, reused only after close, one handle
  * per buffer per client), references (the device's buffer count says when
  * a buffer is freed), the lifetime of exported descriptors, bogus
- * descriptors, and a handle table used by many threads at once.
+ * descriptors, a handle table used by many threads at once, and the
+ * first clients of a device opened at once.
  */
 #include <drm_fourcc.h>
 #include <fcntl.h>
@@ -584,6 +585,69 @@ static void test_threads(void **state)
 	assert_int_equal(buffers(fx->dev), 0);
 }
 
+/*
+ * The first clients of a device, opened by many threads at once, attach
+ * one execbuf state between them: every client's job is counted there.
+ * The states of the losers of the race are freed (ASan: no leak).
+ */
+struct first_open {
+	struct ttm_device *dev;
+	pthread_barrier_t *start;
+	struct ttm_client *c;
+};
+
+static void *first_open_main(void *arg)
+{
+	struct first_open *fo = arg;
+
+	pthread_barrier_wait(fo->start);
+	CHECK_INT(ttm_client_open(fo->dev, &fo->c), 0);
+	return NULL;
+}
+
+static void test_first_open_race(void **state)
+{
+	struct fixture *fx = *state;
+	struct first_open fo[N_THREADS];
+	pthread_t t[N_THREADS];
+	pthread_barrier_t start;
+	struct ttm_execbuf_stats st;
+	unsigned int i;
+
+	ttm_execbuf_get_stats(fx->dev, &st);
+	assert_int_equal(st.submitted, 0);
+	pthread_barrier_init(&start, NULL, N_THREADS);
+	for (i = 0; i < N_THREADS; i++) {
+		fo[i] = (struct first_open){ .dev = fx->dev, .start = &start };
+		t[i] = start_thread(first_open_main, &fo[i]);
+	}
+	for (i = 0; i < N_THREADS; i++)
+		join_thread(t[i]);
+	pthread_barrier_destroy(&start);
+	assert_checks_passed();
+
+	for (i = 0; i < N_THREADS; i++) {
+		struct ttm_execbuf_bo bo = {
+			.handle = create(fo[i].c),
+			.flags = TTM_EXECBUF_BO_WRITE,
+		};
+		struct ttm_execbuf_args args = {
+			.bos = &bo, .n_bos = 1, .op = TTM_GPU_OP_NOP,
+		};
+
+		assert_int_equal(ttm_execbuf_submit(fo[i].c, &args), 0);
+		ttm_fence_put(args.out_fence);
+	}
+	assert_int_equal(ttm_gpu_advance(fx->gpu, 1000), 0);
+	ttm_execbuf_wait_idle(fx->dev);
+	ttm_execbuf_get_stats(fx->dev, &st);
+	assert_int_equal(st.submitted, N_THREADS);
+	assert_int_equal(st.completed, N_THREADS);
+	for (i = 0; i < N_THREADS; i++)
+		ttm_client_close(fo[i].c);
+	assert_int_equal(buffers(fx->dev), 0);
+}
+
 #define CLIENT_TEST(fn) \
 	cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
@@ -603,6 +667,7 @@ int main(void)
 		CLIENT_TEST(test_prime_collect_many),
 		CLIENT_TEST(test_prime_bogus_fd),
 		CLIENT_TEST(test_threads),
+		CLIENT_TEST(test_first_open_race),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,11 +47,12 @@ static void on_retire(const struct ttm_gpu_job_info *info, void *data)
 
 /*
  * A device of @vram bytes of VRAM and 64 KiB of GTT on a GPU of ENGINES
- * engines. Eviction waits on the CPU for the copies that free room, which
- * a virtual clock would never run: tests that evict use real time.
+ * engines, and no client yet. Eviction waits on the CPU for the copies
+ * that free room, which a virtual clock would never run: tests that evict
+ * use real time.
  */
-static void fixture_init_opts(struct fixture *f, uint64_t vram,
-			      bool wound_wait, bool realtime)
+static void fixture_init_device(struct fixture *f, uint64_t vram,
+				bool wound_wait, bool realtime)
 {
 	struct ttm_gpu_options gopts = {
 		.flags = TTM_GPU_DETERMINISTIC,
@@ -74,6 +75,12 @@ static void fixture_init_opts(struct fixture *f, uint64_t vram,
 	/* Moves on the last engine, jobs on the others. */
 	opts.copy_engine = ENGINES - 1;
 	assert_int_equal(ttm_device_create(&opts, &f->dev), 0);
+}
+
+static void fixture_init_opts(struct fixture *f, uint64_t vram,
+			      bool wound_wait, bool realtime)
+{
+	fixture_init_device(f, vram, wound_wait, realtime);
 	assert_int_equal(ttm_client_open(f->dev, &f->client), 0);
 }
 
@@ -984,6 +991,105 @@ static void test_close_in_flight(void **state)
 	fixture_fini(&f);
 }
 
+/* ---- the driver's private data ------------------------------------------- */
+
+/*
+ * A driver's per-device data: zeroes, of any size a layer's state could
+ * have, so that a library using it as its own leaves a mark instead of
+ * hanging on a garbage mutex.
+ */
+#define DRIVER_PRIV_SIZE 4096
+
+static void *driver_priv_new(void)
+{
+	void *p = calloc(1, DRIVER_PRIV_SIZE);
+
+	assert_non_null(p);
+	return p;
+}
+
+static bool driver_priv_untouched(const void *p)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < DRIVER_PRIV_SIZE; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+static void *driver_released;
+static unsigned int driver_releases;
+
+static void driver_release(void *data)
+{
+	driver_released = data;
+	driver_releases++;
+}
+
+/* One job adding @value to @h through @f's client, run to completion. */
+static void submit_and_run(struct fixture *f, uint32_t h, uint32_t value)
+{
+	assert_int_equal(submit_add(f, &h, 1, value, 0, 0, 0, NULL), 0);
+	advance(f, 1000);
+}
+
+/*
+ * ttm_device_set_private() is the driver's alone: execbuf keeps its own
+ * per-device state elsewhere, whether the driver attaches its data before
+ * the first client or after jobs ran. The driver gets its pointer back,
+ * its memory untouched, and its release once, at ttm_device_destroy().
+ */
+static void test_driver_private(void **state)
+{
+	void *priv = driver_priv_new(), *other = driver_priv_new();
+	struct fixture f;
+	uint32_t a;
+
+	(void)state;
+	driver_released = NULL;
+	driver_releases = 0;
+
+	/* Attached before the first client. */
+	fixture_init_device(&f, 16 * KiB, false, false);
+	assert_ptr_equal(ttm_device_set_private(f.dev, priv, driver_release),
+			 priv);
+	assert_int_equal(ttm_client_open(f.dev, &f.client), 0);
+	a = new_handle(&f, BO_SIZE, &vram_gtt);
+	submit_and_run(&f, a, 3);
+	submit_and_run(&f, a, 4);
+	expect_words(&f, a, 7);
+	assert_int_equal(stats(&f).completed, 2);
+	assert_ptr_equal(ttm_device_private(f.dev), priv);
+	assert_true(driver_priv_untouched(priv));
+	/* Attached once: a second call gives the first data back. */
+	assert_ptr_equal(ttm_device_set_private(f.dev, other, driver_release),
+			 priv);
+	fixture_fini(&f);
+	assert_int_equal(driver_releases, 1);
+	assert_ptr_equal(driver_released, priv);
+
+	/* Attached after jobs ran. */
+	fixture_init(&f);
+	a = new_handle(&f, BO_SIZE, &vram_gtt);
+	submit_and_run(&f, a, 5);
+	assert_null(ttm_device_private(f.dev));
+	assert_ptr_equal(ttm_device_set_private(f.dev, other, driver_release),
+			 other);
+	submit_and_run(&f, a, 6);
+	expect_words(&f, a, 11);
+	assert_int_equal(stats(&f).submitted, 2);
+	assert_int_equal(stats(&f).completed, 2);
+	assert_ptr_equal(ttm_device_private(f.dev), other);
+	assert_true(driver_priv_untouched(other));
+	fixture_fini(&f);
+	assert_int_equal(driver_releases, 2);
+	assert_ptr_equal(driver_released, other);
+	free(priv);
+	free(other);
+}
+
 /* ---- events ---------------------------------------------------------------- */
 
 struct sink {
@@ -1106,6 +1212,7 @@ int main(void)
 		TEST(test_injected_restarts),
 		TEST(test_prime),
 		TEST(test_close_in_flight),
+		TEST(test_driver_private),
 		TEST(test_events),
 	};
 

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bo/layer.h"
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "util/list.h"
@@ -53,8 +54,12 @@ struct ttm_device {
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
-	void *private;            /* the layer above's; atomic */
+	void *private;            /* the driver's; atomic */
 	void (*release_private)(void *data);
+	struct {                  /* the library's layers' (bo/layer.h) */
+		void *data;       /* atomic */
+		void (*release)(void *data);
+	} layer[BO_LAYER_COUNT];
 };
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The execbuf layer's private structures: a client's handle table, and the
- * per-device state (counters) attached with ttm_device_set_private().
+ * per-device state (counters) in execbuf's slot of the device
+ * (bo/layer.h), not in ttm_device_set_private(), which is the driver's.
  */
 #ifndef TTMSIM_EXECBUF_EXECBUF_H
 #define TTMSIM_EXECBUF_EXECBUF_H
@@ -44,8 +45,9 @@ struct ttm_client {
 };
 
 /*
- * The execbuf state of @dev, attached on first use: NULL only if that
- * allocation failed (execbuf/stats.c).
+ * The execbuf state of @dev, attached on first use (any thread: racing
+ * firsts share the winner's): NULL only if that allocation failed. Freed
+ * by ttm_device_destroy(), once no job is in flight (execbuf/stats.c).
  */
 struct execbuf_dev *execbuf_dev_get(struct ttm_device *dev);
 

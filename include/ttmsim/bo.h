@@ -193,12 +193,16 @@ struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
 struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev);
 
 /**
- * ttm_device_set_private() - attach the per-device state of the layer above
- * (the execbuf layer's counters), once, like a driver's private data.
+ * ttm_device_set_private() - attach the driver's per-device data, once,
+ * as a DRM device's dev_private.
  * @dev: the device.
  * @data: the state to attach.
  * @release: called with the attached data by ttm_device_destroy(), after
  *	every delayed destroy and move; may be NULL.
+ *
+ * The slot is the driver's alone: ttmsim's own layers (execbuf's
+ * counters) keep their per-device state elsewhere, so clients and
+ * submissions work the same before and after it is set.
  *
  * Context: Does not sleep. Takes and releases the device lock. Any thread:
  * of two racing callers, the first wins.

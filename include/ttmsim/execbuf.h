@@ -70,7 +70,8 @@ struct ttm_client;
  * @ret_client: the new client.
  *
  * Context: Does not sleep. The first client of @dev takes and releases
- * the device lock (ttm_device_set_private()).
+ * the device lock, attaching execbuf's per-device state (in a slot of its
+ * own: ttm_device_set_private() stays the driver's).
  * Return: 0 and *@ret_client; -EINVAL if @dev has no GPU; -ENOMEM.
  */
 int ttm_client_open(struct ttm_device *dev, struct ttm_client **ret_client);
