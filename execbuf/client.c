@@ -184,7 +184,8 @@ static struct ttm_bo *handle_bo(const struct ttm_client *c, uint32_t handle)
 /*
  * Give @bo a handle, taking over the caller's reference @bo holds for it,
  * unless the client has one already: then return that, and the caller keeps
- * its reference. *@is_new says which. Under c->lock.
+ * its reference. *@is_new says which; nothing is written on failure.
+ * Under c->lock.
  */
 static int handle_insert(struct ttm_client *c, struct ttm_bo *bo,
 			 uint32_t *handle, bool *is_new)
@@ -264,7 +265,7 @@ TTM_EXPORT struct ttm_device *ttm_client_device(const struct ttm_client *client)
 }
 
 TTM_EXPORT int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
-				 uint32_t *handle)
+				 uint32_t *ret_handle, bool *ret_new)
 {
 	bool is_new;
 	int ret;
@@ -278,22 +279,24 @@ TTM_EXPORT int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
 	 */
 	ttm_bo_get(bo);
 	pthread_mutex_lock(&client->lock);
-	ret = handle_insert(client, bo, handle, &is_new);
+	ret = handle_insert(client, bo, ret_handle, &is_new);
 	pthread_mutex_unlock(&client->lock);
 	if (ret || !is_new)
 		ttm_bo_put(bo);
+	if (!ret && ret_new)
+		*ret_new = is_new;
 	return ret;
 }
 
 /* A new buffer's creation reference becomes the handle's. */
 static int add_new_bo(struct ttm_client *client, struct ttm_bo *bo,
-		      uint32_t *handle)
+		      uint32_t *ret_handle)
 {
 	bool is_new;
 	int ret;
 
 	pthread_mutex_lock(&client->lock);
-	ret = handle_insert(client, bo, handle, &is_new);
+	ret = handle_insert(client, bo, ret_handle, &is_new);
 	pthread_mutex_unlock(&client->lock);
 	if (ret)
 		ttm_bo_put(bo);
@@ -302,7 +305,7 @@ static int add_new_bo(struct ttm_client *client, struct ttm_bo *bo,
 
 TTM_EXPORT int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
 				    const struct ttm_placement *placement,
-				    uint32_t flags, uint32_t *handle)
+				    uint32_t flags, uint32_t *ret_handle)
 {
 	struct ttm_bo *bo;
 	int ret;
@@ -310,14 +313,14 @@ TTM_EXPORT int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
 	ret = ttm_bo_create(client->dev, size, placement, flags, &bo);
 	if (ret)
 		return ret;
-	return add_new_bo(client, bo, handle);
+	return add_new_bo(client, bo, ret_handle);
 }
 
 TTM_EXPORT int ttm_client_bo_create_fourcc(struct ttm_client *client,
 					   uint32_t width, uint32_t height,
 					   uint32_t fourcc,
 					   const struct ttm_placement *placement,
-					   uint32_t flags, uint32_t *handle)
+					   uint32_t flags, uint32_t *ret_handle)
 {
 	struct ttm_bo *bo;
 	int ret;
@@ -326,7 +329,7 @@ TTM_EXPORT int ttm_client_bo_create_fourcc(struct ttm_client *client,
 				   placement, flags, &bo);
 	if (ret)
 		return ret;
-	return add_new_bo(client, bo, handle);
+	return add_new_bo(client, bo, ret_handle);
 }
 
 TTM_EXPORT int ttm_client_bo_close(struct ttm_client *client, uint32_t handle)

@@ -124,7 +124,7 @@ static int registry_reserve(void)
 }
 
 TTM_EXPORT int ttm_client_export_fd(struct ttm_client *client,
-				    uint32_t handle, int *fd)
+				    uint32_t handle, int *ret_fd)
 {
 	struct ttm_bo *bo;
 	struct stat st;
@@ -157,7 +157,7 @@ TTM_EXPORT int ttm_client_export_fd(struct ttm_client *client,
 	pthread_mutex_unlock(&registry_lock);
 	if (ret)
 		goto err_close;
-	*fd = fds[0];
+	*ret_fd = fds[0];
 	return 0;
 
 err_close:
@@ -169,7 +169,7 @@ err_put:
 }
 
 TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
-				    uint32_t *handle)
+				    uint32_t *ret_handle, bool *ret_new)
 {
 	struct ttm_bo *bo = NULL;
 	struct stat st;
@@ -195,7 +195,7 @@ TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
 	if (!bo)
 		return -EBADF;
 
-	ret = ttm_client_bo_add(client, bo, handle);
+	ret = ttm_client_bo_add(client, bo, ret_handle, ret_new);
 	ttm_bo_put(bo);
 	return ret;
 }

@@ -4,8 +4,9 @@
  * rules (never 0, lowest free first, reused only after close, one handle
  * per buffer per client), references (the device's buffer count says when
  * a buffer is freed), the lifetime of exported descriptors, bogus
- * descriptors, a handle table used by many threads at once, and the
- * first clients of a device opened at once.
+ * descriptors, a handle table used by many threads at once, whether a
+ * handle is new (a driver's GEM-style handle count), and the first
+ * clients of a device opened at once.
  */
 #include <drm_fourcc.h>
 #include <fcntl.h>
@@ -93,12 +94,27 @@ static int export(struct ttm_client *c, uint32_t h)
 	return fd;
 }
 
-static uint32_t import(struct ttm_client *c, int fd)
+/* Import @fd into @c: a new handle if @want_new, else one @c had. */
+static uint32_t import(struct ttm_client *c, int fd, bool want_new)
 {
+	bool is_new = !want_new;
 	uint32_t h = 0;
 
-	assert_int_equal(ttm_client_import_fd(c, fd, &h), 0);
+	assert_int_equal(ttm_client_import_fd(c, fd, &h, &is_new), 0);
 	assert_int_not_equal(h, 0);
+	assert_int_equal(is_new, want_new);
+	return h;
+}
+
+/* Add @bo to @c: a new handle if @want_new, else the one @c had. */
+static uint32_t add(struct ttm_client *c, struct ttm_bo *bo, bool want_new)
+{
+	bool is_new = !want_new;
+	uint32_t h = 0;
+
+	assert_int_equal(ttm_client_bo_add(c, bo, &h, &is_new), 0);
+	assert_int_not_equal(h, 0);
+	assert_int_equal(is_new, want_new);
 	return h;
 }
 
@@ -173,10 +189,8 @@ static void test_handles_many(void **state)
 	assert_int_equal(create(c), n + 1);
 
 	/* Every buffer maps back to its own handle. */
-	for (i = 1; i <= n + 1; i++) {
-		assert_int_equal(ttm_client_bo_add(c, bo_of(c, i), &h), 0);
-		assert_int_equal(h, i);
-	}
+	for (i = 1; i <= n + 1; i++)
+		assert_int_equal(add(c, bo_of(c, i), false), i);
 	assert_int_equal(buffers(fx->dev), n + 1);
 	ttm_client_close(c);
 	assert_int_equal(buffers(fx->dev), 0);
@@ -255,7 +269,7 @@ static void test_close_releases(void **state)
 	uint32_t h1 = create(a), h2 = create(a), hb;
 
 	(void)h2;
-	assert_int_equal(ttm_client_bo_add(b, bo_of(a, h1), &hb), 0);
+	hb = add(b, bo_of(a, h1), true);
 	assert_int_equal(hb, 1);
 	assert_int_equal(buffers(fx->dev), 2);
 	ttm_client_close(a);
@@ -274,11 +288,15 @@ static void test_add_same_bo(void **state)
 	uint32_t h, h2, other = create(c);
 
 	assert_int_equal(ttm_bo_create(fx->dev, 4096, &system_only, 0, &bo), 0);
-	assert_int_equal(ttm_client_bo_add(c, bo, &h), 0);
+	h = add(c, bo, true);
 	assert_int_equal(h, other + 1);
-	assert_int_equal(ttm_client_bo_add(c, bo, &h2), 0);
+	assert_int_equal(add(c, bo, false), h);
+	/* Whether it is new is the caller's to ask. */
+	assert_int_equal(ttm_client_bo_add(c, bo, &h2, NULL), 0);
 	assert_int_equal(h2, h);
 	assert_ptr_equal(bo_of(c, h), bo);
+	/* The handle the buffer was created with is not new either. */
+	assert_int_equal(add(c, bo_of(c, other), false), other);
 
 	/* One handle, one reference: one close drops it. */
 	assert_int_equal(ttm_client_bo_close(c, h), 0);
@@ -289,10 +307,9 @@ static void test_add_same_bo(void **state)
 
 	/* A buffer added after its handle was closed gets a fresh one. */
 	assert_int_equal(ttm_bo_create(fx->dev, 4096, &system_only, 0, &bo), 0);
-	assert_int_equal(ttm_client_bo_add(c, bo, &h), 0);
+	h = add(c, bo, true);
 	assert_int_equal(ttm_client_bo_close(c, h), 0);
-	assert_int_equal(ttm_client_bo_add(c, bo, &h2), 0);
-	assert_int_equal(h2, h);
+	assert_int_equal(add(c, bo, true), h);
 	ttm_bo_put(bo);
 	ttm_client_close(c);
 	assert_int_equal(buffers(fx->dev), 0);
@@ -312,26 +329,26 @@ static void test_prime_share(void **state)
 	assert_int_equal(ttm_client_export_fd(a, 0, &fd), -ENOENT);
 
 	fd = export(a, ha);
-	hb = import(b, fd);
+	hb = import(b, fd, true);
 	assert_int_equal(hb, 2);
 	assert_ptr_equal(bo_of(a, ha), bo_of(b, hb));
 	/* Again, and from a second export: the handle b has. */
-	assert_int_equal(import(b, fd), hb);
+	assert_int_equal(import(b, fd, false), hb);
 	fd2 = export(a, ha);
 	assert_int_not_equal(fd2, fd);
-	assert_int_equal(import(b, fd2), hb);
+	assert_int_equal(import(b, fd2, false), hb);
 	/* Into the exporter: its own handle. */
-	assert_int_equal(import(a, fd2), ha);
+	assert_int_equal(import(a, fd2, false), ha);
 	/* Exported from the importer, back to the exporter: the same. */
 	close(fd2);
 	fd2 = export(b, hb);
-	assert_int_equal(import(a, fd2), ha);
+	assert_int_equal(import(a, fd2, false), ha);
 
 	/* Handles closed, fds open: the buffer stays. */
 	assert_int_equal(ttm_client_bo_close(b, hb), 0);
 	assert_int_equal(ttm_client_bo_close(a, ha), 0);
 	assert_int_equal(buffers(fx->dev), 2);
-	hb2 = import(b, fd);
+	hb2 = import(b, fd, true);
 	assert_int_equal(hb2, hb); /* the lowest free again */
 	assert_int_equal(ttm_client_bo_close(b, hb2), 0);
 
@@ -356,7 +373,7 @@ static void test_prime_fd_outlives_client(void **state)
 
 	/* A client opened after the exporter closed still imports it. */
 	b = open_client(fx->dev);
-	h = import(b, fd);
+	h = import(b, fd, true);
 	assert_int_equal(ttm_client_bo_close(b, h), 0);
 	assert_int_equal(buffers(fx->dev), 1);
 
@@ -366,13 +383,13 @@ static void test_prime_fd_outlives_client(void **state)
 	close(fd);
 	other = export(b, create(b)); /* a PRIME call: collects nothing */
 	assert_int_equal(buffers(fx->dev), 2);
-	assert_int_equal(import(b, dup_fd), 2);
+	assert_int_equal(import(b, dup_fd, true), 2);
 	assert_int_equal(ttm_client_bo_close(b, 2), 0);
 
 	/* Last read end closed: freed at the next PRIME call, not before. */
 	close(dup_fd);
 	assert_int_equal(buffers(fx->dev), 2);
-	assert_int_equal(import(b, other), 1);
+	assert_int_equal(import(b, other, false), 1);
 	assert_int_equal(buffers(fx->dev), 1);
 
 	close(other);
@@ -412,18 +429,19 @@ static void test_prime_bogus_fd(void **state)
 	struct ttm_device *other_dev;
 	struct ttm_fence *fence;
 	uint32_t h = 99;
+	bool is_new = true;
 	int fds[2], fd, null_fd, fence_fd;
 
 	assert_int_equal(pipe(fds), 0);
-	assert_int_equal(ttm_client_import_fd(c, fds[0], &h), -EBADF);
-	assert_int_equal(ttm_client_import_fd(c, fds[1], &h), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fds[0], &h, &is_new), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fds[1], &h, &is_new), -EBADF);
 	close(fds[0]);
 	close(fds[1]);
-	assert_int_equal(ttm_client_import_fd(c, -1, &h), -EBADF);
-	assert_int_equal(ttm_client_import_fd(c, fds[0], &h), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, -1, &h, &is_new), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fds[0], &h, &is_new), -EBADF);
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	assert_true(null_fd >= 0);
-	assert_int_equal(ttm_client_import_fd(c, null_fd, &h), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, null_fd, &h, &is_new), -EBADF);
 	close(null_fd);
 
 	/* A fence's descriptor is a pipe too, but not a buffer's. */
@@ -431,7 +449,8 @@ static void test_prime_bogus_fd(void **state)
 					  &fence), 0);
 	fence_fd = ttm_fence_export_fd(fence);
 	assert_true(fence_fd >= 0);
-	assert_int_equal(ttm_client_import_fd(c, fence_fd, &h), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fence_fd, &h, &is_new),
+			 -EBADF);
 	close(fence_fd);
 	ttm_fence_signal(fence, 0);
 	ttm_fence_put(fence);
@@ -439,7 +458,7 @@ static void test_prime_bogus_fd(void **state)
 	/* The read end of an export, closed: -EBADF, and nothing kept. */
 	fd = export(c, create(c));
 	close(fd);
-	assert_int_equal(ttm_client_import_fd(c, fd, &h), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fd, &h, &is_new), -EBADF);
 	assert_int_equal(h, 99);
 
 	/* A buffer of another device (same GPU). */
@@ -447,11 +466,13 @@ static void test_prime_bogus_fd(void **state)
 					.gpu = fx->gpu }, &other_dev), 0);
 	o = open_client(other_dev);
 	fd = export(o, create(o));
-	assert_int_equal(ttm_client_import_fd(c, fd, &h), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fd, &h, &is_new), -EBADF);
 	assert_int_equal(h, 99);
-	assert_int_equal(import(o, fd), 1);
-	assert_int_equal(ttm_client_bo_add(c, bo_of(o, 1), &h), -EINVAL);
+	assert_int_equal(import(o, fd, false), 1);
+	assert_int_equal(ttm_client_bo_add(c, bo_of(o, 1), &h, &is_new),
+			 -EINVAL);
 	assert_int_equal(h, 99);
+	assert_true(is_new); /* untouched by the failures */
 	close(fd);
 	ttm_client_close(o);
 	assert_int_equal(buffers(other_dev), 0);
@@ -484,6 +505,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	unsigned int i, k;
 	uint32_t h, h2;
+	bool is_new;
 	int ret, fd;
 
 	for (i = 0; i < N_OPS; i++) {
@@ -502,16 +524,21 @@ static void *worker_main(void *arg)
 
 			if (!CHECK(bo))
 				break;
-			CHECK_INT(ttm_client_bo_add(w->c, bo, &h2), 0);
+			is_new = true;
+			CHECK_INT(ttm_client_bo_add(w->c, bo, &h2, &is_new),
+				  0);
 			CHECK_INT(h2, h);
+			CHECK(!is_new);
 			ttm_bo_put(bo);
 			break;
 		}
 		case 1:
 			if (!CHECK_INT(ttm_client_export_fd(w->c, h, &fd), 0))
 				break;
-			ret = ttm_client_import_fd(w->peer, fd, &h2);
+			is_new = false;
+			ret = ttm_client_import_fd(w->peer, fd, &h2, &is_new);
 			CHECK_INT(ret, 0);
+			CHECK(is_new); /* the peer closes each import */
 			close(fd);
 			if (ret == 0)
 				CHECK_INT(ttm_client_bo_close(w->peer, h2), 0);
@@ -583,6 +610,84 @@ static void test_threads(void **state)
 
 	ttm_client_close(c);
 	assert_int_equal(buffers(fx->dev), 0);
+}
+
+/*
+ * A driver's GEM-style handle count, kept from what bo_add says: of the
+ * threads adding one buffer to a shared client at once, one made the
+ * handle; each of their own clients got one too. Every handle counted is
+ * a reference, dropped by one close.
+ */
+struct adder {
+	struct ttm_client *shared, *own;
+	struct ttm_bo *bo;
+	pthread_barrier_t *start;
+	unsigned int news;
+};
+
+static void *adder_main(void *arg)
+{
+	struct adder *a = arg;
+	unsigned int i;
+	bool is_new;
+	uint32_t h;
+
+	pthread_barrier_wait(a->start);
+	for (i = 0; i < 64; i++) {
+		if (!CHECK_INT(ttm_client_bo_add(a->shared, a->bo, &h,
+						 &is_new), 0))
+			break;
+		a->news += is_new;
+		if (!CHECK_INT(ttm_client_bo_add(a->own, a->bo, &h, &is_new),
+			       0))
+			break;
+		a->news += is_new;
+	}
+	return NULL;
+}
+
+static void test_handle_count(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_client *shared = open_client(fx->dev);
+	struct adder a[N_THREADS];
+	pthread_t t[N_THREADS];
+	pthread_barrier_t start;
+	unsigned int i, handle_count = 0;
+	struct ttm_bo *bo;
+
+	assert_int_equal(ttm_bo_create(fx->dev, 4096, &system_only, 0, &bo), 0);
+	pthread_barrier_init(&start, NULL, N_THREADS);
+	for (i = 0; i < N_THREADS; i++) {
+		a[i] = (struct adder){
+			.shared = shared, .own = open_client(fx->dev),
+			.bo = bo, .start = &start,
+		};
+		t[i] = start_thread(adder_main, &a[i]);
+	}
+	for (i = 0; i < N_THREADS; i++) {
+		join_thread(t[i]);
+		handle_count += a[i].news;
+	}
+	pthread_barrier_destroy(&start);
+	assert_checks_passed();
+	assert_int_equal(handle_count, N_THREADS + 1);
+
+	/* One close per counted handle; then only our reference is left. */
+	assert_int_equal(ttm_client_bo_close(shared, 1), 0);
+	handle_count--;
+	for (i = 0; i < N_THREADS; i++) {
+		assert_int_equal(ttm_client_bo_close(a[i].own, 1), 0);
+		handle_count--;
+		assert_null(ttm_client_lookup(a[i].own, 1));
+		ttm_client_close(a[i].own);
+	}
+	assert_int_equal(handle_count, 0);
+	assert_null(ttm_client_lookup(shared, 1));
+	assert_int_equal(buffers(fx->dev), 1);
+	ttm_bo_put(bo);
+	assert_int_equal(buffers(fx->dev), 0);
+	ttm_client_close(shared);
 }
 
 /*
@@ -667,6 +772,7 @@ int main(void)
 		CLIENT_TEST(test_prime_collect_many),
 		CLIENT_TEST(test_prime_bogus_fd),
 		CLIENT_TEST(test_threads),
+		CLIENT_TEST(test_handle_count),
 		CLIENT_TEST(test_first_open_race),
 	};
 

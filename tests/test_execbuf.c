@@ -405,6 +405,7 @@ static void test_duplicates(void **state)
 {
 	struct fixture f;
 	uint32_t a, b, c, a2;
+	bool is_new = true;
 
 	(void)state;
 	fixture_init(&f);
@@ -412,8 +413,10 @@ static void test_duplicates(void **state)
 	b = new_handle(&f, BO_SIZE, &vram_gtt);
 	c = new_handle(&f, BO_SIZE, &vram_gtt);
 	/* Another handle of the same client for a: the same one. */
-	assert_int_equal(ttm_client_bo_add(f.client, bo_of(&f, a), &a2), 0);
+	assert_int_equal(ttm_client_bo_add(f.client, bo_of(&f, a), &a2,
+					   &is_new), 0);
 	assert_int_equal(a2, a);
+	assert_false(is_new);
 
 	assert_int_equal(submit_add(&f, (uint32_t[]){ a, b, c, b }, 4, 1, 0,
 				    0, 0, NULL), -EINVAL);
@@ -940,6 +943,7 @@ static void test_prime(void **state)
 	struct ttm_client *other;
 	struct fixture f;
 	uint32_t a, mine;
+	bool is_new = false;
 	int fd;
 
 	(void)state;
@@ -947,7 +951,8 @@ static void test_prime(void **state)
 	a = new_handle(&f, BO_SIZE, &vram_gtt);
 	assert_int_equal(ttm_client_export_fd(f.client, a, &fd), 0);
 	assert_int_equal(ttm_client_open(f.dev, &other), 0);
-	assert_int_equal(ttm_client_import_fd(other, fd, &mine), 0);
+	assert_int_equal(ttm_client_import_fd(other, fd, &mine, &is_new), 0);
+	assert_true(is_new);
 	close(fd);
 
 	struct ttm_execbuf_bo list[1] = { { mine, TTM_EXECBUF_BO_WRITE } };

@@ -143,7 +143,7 @@ static void watchdog_stalled(void *arg)
 /*
  * Open the worker's client and give it a handle for every buffer, in an
  * order of its own: by ttm_client_bo_add(), or by importing the PRIME
- * descriptor. Asking again must give the same handle.
+ * descriptor: a new handle. Asking again must give the same one, not new.
  */
 static bool worker_setup(struct worker *w)
 {
@@ -151,6 +151,7 @@ static bool worker_setup(struct worker *w)
 	unsigned int order[NUM_BOS], b, i, j, t;
 	uint32_t h;
 	struct ttm_bo *bo;
+	bool is_new;
 	int ret;
 
 	ret = ttm_client_open(s->dev, &w->client);
@@ -168,12 +169,15 @@ static bool worker_setup(struct worker *w)
 	}
 	for (i = 0; i < NUM_BOS; i++) {
 		b = order[i];
+		is_new = false;
 		ret = is_prime(b) ?
-		      ttm_client_import_fd(w->client, s->fds[b], &w->handle[b]) :
-		      ttm_client_bo_add(w->client, s->bos[b], &w->handle[b]);
-		if (!CHECK_MSG(ret == 0 && w->handle[b] != 0,
-			       "buffer %u: handle %u, %d", b, w->handle[b],
-			       ret))
+		      ttm_client_import_fd(w->client, s->fds[b], &w->handle[b],
+					   &is_new) :
+		      ttm_client_bo_add(w->client, s->bos[b], &w->handle[b],
+					&is_new);
+		if (!CHECK_MSG(ret == 0 && w->handle[b] != 0 && is_new,
+			       "buffer %u: handle %u (new: %d), %d", b,
+			       w->handle[b], is_new, ret))
 			return false;
 		/* Handles come lowest free first: 1, 2, ... */
 		if (!CHECK_INT(w->handle[b], i + 1))
@@ -181,11 +185,13 @@ static bool worker_setup(struct worker *w)
 	}
 	for (b = 0; b < NUM_BOS; b++) {
 		/* The same buffer, the same handle, either way. */
-		ret = ttm_client_bo_add(w->client, s->bos[b], &h);
-		if (!CHECK_INT(ret, 0) || !CHECK_INT(h, w->handle[b]))
+		ret = ttm_client_bo_add(w->client, s->bos[b], &h, &is_new);
+		if (!CHECK_INT(ret, 0) || !CHECK_INT(h, w->handle[b]) ||
+		    !CHECK(!is_new))
 			return false;
 		if (is_prime(b)) {
-			ret = ttm_client_import_fd(w->client, s->fds[b], &h);
+			ret = ttm_client_import_fd(w->client, s->fds[b], &h,
+						   NULL);
 			if (!CHECK_INT(ret, 0) || !CHECK_INT(h, w->handle[b]))
 				return false;
 		}

@@ -103,18 +103,18 @@ struct ttm_device *ttm_client_device(const struct ttm_client *client);
  * @size: as for ttm_bo_create().
  * @placement: as for ttm_bo_create().
  * @flags: as for ttm_bo_create().
- * @handle: the new handle.
+ * @ret_handle: the new handle.
  *
  * Handles are small integers, never 0, the lowest free one first, and
  * reused only after ttm_client_bo_close(), as GEM's.
  *
  * Context: May sleep, as ttm_bo_create(). Takes and releases @client's
  * lock.
- * Return: 0 and *@handle; as ttm_bo_create(); -ENOMEM.
+ * Return: 0 and *@ret_handle; as ttm_bo_create(); -ENOMEM.
  */
 int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
 			 const struct ttm_placement *placement, uint32_t flags,
-			 uint32_t *handle);
+			 uint32_t *ret_handle);
 
 /**
  * ttm_client_bo_create_fourcc() - ttm_bo_create_fourcc() and a handle for
@@ -125,7 +125,7 @@ int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
  * @fourcc: as for ttm_bo_create_fourcc().
  * @placement: as for ttm_bo_create_fourcc().
  * @flags: as for ttm_bo_create_fourcc().
- * @handle: the new handle.
+ * @ret_handle: the new handle.
  *
  * Context: May sleep, as ttm_bo_create(). Takes and releases @client's
  * lock.
@@ -134,22 +134,28 @@ int ttm_client_bo_create(struct ttm_client *client, uint64_t size,
 int ttm_client_bo_create_fourcc(struct ttm_client *client, uint32_t width,
 				uint32_t height, uint32_t fourcc,
 				const struct ttm_placement *placement,
-				uint32_t flags, uint32_t *handle);
+				uint32_t flags, uint32_t *ret_handle);
 
 /**
  * ttm_client_bo_add() - a handle of @client for @bo (a new reference).
  * @client: the client.
  * @bo: the buffer.
- * @handle: the handle.
+ * @ret_handle: the handle.
+ * @ret_new: NULL, or set to whether the handle is new.
  *
  * If @client already has a handle for @bo, that one, and no new
- * reference (as GEM does).
+ * reference (as GEM does): *@ret_new is false, and one
+ * ttm_client_bo_close() still drops the handle. True means this call made
+ * it: a driver keeping a GEM-style count of the handles of its buffers
+ * adds one for each true and takes one off for each close. Of two racing
+ * calls for one buffer and client, exactly one gets true.
  *
  * Context: Does not sleep. Takes and releases @client's lock.
- * Return: 0 and *@handle; -EINVAL if @bo is of another device; -ENOMEM.
+ * Return: 0, *@ret_handle and *@ret_new; -EINVAL if @bo is of another
+ * device; -ENOMEM. Neither is written on failure.
  */
 int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
-		      uint32_t *handle);
+		      uint32_t *ret_handle, bool *ret_new);
 
 /**
  * ttm_client_bo_close() - drop @handle (and its reference to the buffer).
@@ -178,7 +184,7 @@ struct ttm_bo *ttm_client_lookup(struct ttm_client *client, uint32_t handle);
  * which any client may import (PRIME's handle-to-fd).
  * @client: the client.
  * @handle: the handle.
- * @fd: the new descriptor.
+ * @ret_fd: the new descriptor.
  *
  * The descriptor holds a reference to the buffer until it, and every dup
  * of it (in any process), is closed. ttmsim notices that lazily, at the
@@ -190,26 +196,30 @@ struct ttm_bo *ttm_client_lookup(struct ttm_client *client, uint32_t handle);
  *
  * Context: Does not sleep. Takes and releases @client's lock and the
  * PRIME registry lock.
- * Return: 0 and *@fd; -ENOENT for a bad handle; -EMFILE, -ENFILE, -ENOMEM.
+ * Return: 0 and *@ret_fd; -ENOENT for a bad handle; -EMFILE, -ENFILE,
+ * -ENOMEM.
  */
 int ttm_client_export_fd(struct ttm_client *client, uint32_t handle,
-			 int *fd);
+			 int *ret_fd);
 
 /**
  * ttm_client_import_fd() - a handle of @client for the buffer @fd names
  * (PRIME's fd-to-handle).
  * @client: the client.
  * @fd: from ttm_client_export_fd(); it stays the caller's.
- * @handle: the handle: the one @client already has for that buffer if
+ * @ret_handle: the handle: the one @client already has for that buffer if
  *	any.
+ * @ret_new: NULL, or set to whether the handle is new, as for
+ *	ttm_client_bo_add().
  *
  * Context: Does not sleep. Takes and releases the PRIME registry lock and
  * @client's lock.
- * Return: 0 and *@handle; -EBADF if @fd is not a descriptor from
- * ttm_client_export_fd() (or names a buffer of another device); -ENOMEM.
+ * Return: 0, *@ret_handle and *@ret_new; -EBADF if @fd is not a
+ * descriptor from ttm_client_export_fd() (or names a buffer of another
+ * device); -ENOMEM. Neither is written on failure.
  */
 int ttm_client_import_fd(struct ttm_client *client, int fd,
-			 uint32_t *handle);
+			 uint32_t *ret_handle, bool *ret_new);
 
 /* ---- submission ------------------------------------------------------- */
 

@@ -298,7 +298,7 @@ static int make_clients(const struct execbuf_config *cfg, struct run *run,
 			return fail("ttm_client_lookup", -ENOENT);
 		for (t = 1; t < cfg->threads; t++) {
 			ret = ttm_client_bo_add(workers[t].client, bo,
-						&workers[t].handles[b]);
+						&workers[t].handles[b], NULL);
 			if (ret) {
 				ttm_bo_put(bo);
 				return fail("ttm_client_bo_add", ret);

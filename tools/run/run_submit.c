@@ -20,7 +20,8 @@ static uint32_t handle_of(struct run_thread *th, unsigned int i)
 	struct run *run = th->run;
 
 	if (!th->handles[i] && run->bos[i] &&
-	    ttm_client_bo_add(th->client, run->bos[i], &th->handles[i]))
+	    ttm_client_bo_add(th->client, run->bos[i], &th->handles[i],
+			      NULL))
 		th->handles[i] = 0;
 	return th->handles[i];
 }
