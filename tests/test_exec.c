@@ -4,17 +4,20 @@
  * references, the back-off protocol under real contention in both classes
  * (same stamp across retries, contended buffer slow-locked first), a stress
  * run with injected back-offs, the eviction back-off of
- * ttm_exec_set_contended(), interrupts, fence slots.
+ * ttm_exec_set_contended() and the buffer it holds for eviction only (never
+ * listed with the body's, so that the job's fence can go into each of
+ * those), interrupts, fence slots.
  *
  * The ww debug checker is on and aborts on any misuse of the ww API, so a
  * passing run also shows that the helper follows the back-off rules.
  * Threads meet through actors (lib/helpers.h), never by sleeping.
  */
-#include "lib/helpers.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
 #include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
 
 #define NUM_BOS 8
 #define BO_SIZE 4096
@@ -31,8 +34,13 @@ static const bool wound_wait_true = true, wound_wait_false = false;
 	  .setup_func = checks_reset,                                   \
 	  .initial_state = (void *)&wound_wait_false }
 
-/* A device of the state's class with @n buffers in SYSTEM. */
+/*
+ * A device of the state's class with NUM_BOS buffers in SYSTEM; or, from
+ * fixture_init_vram(), one with a real-time GPU and a 16 KiB VRAM that
+ * bos[0] fills (it may go to GTT).
+ */
 struct fixture {
+	struct ttm_gpu *gpu;
 	struct ttm_device *dev;
 	struct ttm_bo *bos[NUM_BOS];
 };
@@ -43,8 +51,27 @@ static void fixture_init(struct fixture *f, void **state)
 		.wound_wait = *state && *(const bool *)*state,
 	};
 
+	f->gpu = NULL;
 	assert_int_equal(ttm_device_create(&opts, &f->dev), 0);
 	for (int i = 0; i < NUM_BOS; i++)
+		assert_int_equal(ttm_bo_create(f->dev, BO_SIZE, &sys_place, 0,
+					       &f->bos[i]), 0);
+}
+
+static void fixture_init_vram(struct fixture *f, void **state)
+{
+	struct ttm_device_options opts = {
+		.vram_size = 4 * BO_SIZE,
+		.wound_wait = *state && *(const bool *)*state,
+	};
+
+	assert_int_equal(ttm_gpu_create(1, NULL, &f->gpu), 0);
+	opts.gpu = f->gpu;
+	assert_int_equal(ttm_device_create(&opts, &f->dev), 0);
+	assert_int_equal(ttm_bo_create(f->dev, 4 * BO_SIZE, &vram_gtt, 0,
+				       &f->bos[0]), 0);
+	assert_int_equal(ttm_bo_domain(f->bos[0]), TTM_DOMAIN_VRAM);
+	for (int i = 1; i < NUM_BOS; i++)
 		assert_int_equal(ttm_bo_create(f->dev, BO_SIZE, &sys_place, 0,
 					       &f->bos[i]), 0);
 }
@@ -56,6 +83,7 @@ static void fixture_fini(struct fixture *f)
 		ttm_bo_put(f->bos[i]);
 	}
 	ttm_device_destroy(f->dev);
+	ttm_gpu_destroy(f->gpu);
 }
 
 static struct ww_mutex *lock_of(struct ttm_bo *bo)
@@ -69,6 +97,12 @@ static uint64_t live_buffers(struct ttm_device *dev)
 
 	ttm_device_get_stats(dev, &s);
 	return s.buffers;
+}
+
+static void count_report(const struct ww_debug_report *report, void *data)
+{
+	(void)report;
+	(*(int *)data)++;
 }
 
 /* ---- lists and duplicates ------------------------------------------- */
@@ -422,8 +456,9 @@ static void test_stress(void **state)
 /*
  * Validation contends on a buffer nobody holds (an injected back-off):
  * ttm_exec_set_contended() drops everything, the next pass starts with
- * that buffer slow-locked and evictable, and fini unlocks it. Locking it
- * in the body makes it one of the caller's.
+ * that buffer slow-locked and evictable, listed apart from the body's
+ * buffers, and fini unlocks it. Locking it in the body makes it one of
+ * the caller's: listed, after those the body locked before it.
  */
 static void test_set_contended(void **state)
 {
@@ -443,9 +478,12 @@ static void test_set_contended(void **state)
 			passes++;
 			if (passes == 2) {
 				/* Slow-locked first, before the body asks. */
-				assert_int_equal(ttm_exec_count(&exec), 1);
-				assert_ptr_equal(ttm_exec_locked_bo(&exec, 0),
+				assert_int_equal(ttm_exec_count(&exec), 0);
+				assert_null(ttm_exec_locked_bo(&exec, 0));
+				assert_ptr_equal(ttm_exec_evictable_bo(&exec,
+								       0),
 						 f.bos[2]);
+				assert_null(ttm_exec_evictable_bo(&exec, 1));
 				assert_ptr_equal(ww_mutex_owner_ctx(
 						lock_of(f.bos[2])), ticket);
 				assert_true(ttm_exec_is_evictable(&exec,
@@ -464,6 +502,9 @@ static void test_set_contended(void **state)
 					ttm_exec_lock_bo(&exec, f.bos[2]), 0);
 				assert_false(ttm_exec_is_evictable(&exec,
 								   f.bos[2]));
+				assert_null(ttm_exec_evictable_bo(&exec, 0));
+				assert_ptr_equal(ttm_exec_locked_bo(&exec, 2),
+						 f.bos[2]);
 			}
 			if (passes == 1) {
 				/* "Eviction" with the ticket backs off. */
@@ -481,7 +522,8 @@ static void test_set_contended(void **state)
 			ttm_exec_retry_on_contention(&exec);
 		}
 		assert_int_equal(passes, 2);
-		assert_int_equal(ttm_exec_count(&exec), 3);
+		/* Counted only once the body locked it. */
+		assert_int_equal(ttm_exec_count(&exec), claim ? 3 : 2);
 		assert_true(ttm_exec_is_evictable(&exec, f.bos[2]) == !claim);
 		ttm_exec_done(&exec);
 		ttm_exec_fini(&exec);
@@ -538,14 +580,106 @@ static void test_set_contended_held(void **state)
 		ttm_exec_retry_on_contention(&exec);
 	}
 	assert_int_equal(passes, 2);
-	assert_ptr_equal(ttm_exec_locked_bo(&exec, 0), f.bos[2]);
+	/* Held for eviction only: not among the body's buffers. */
+	assert_int_equal(ttm_exec_count(&exec), 1);
+	assert_ptr_equal(ttm_exec_locked_bo(&exec, 0), f.bos[0]);
+	assert_ptr_equal(ttm_exec_evictable_bo(&exec, 0), f.bos[2]);
 	assert_true(ttm_exec_is_evictable(&exec, f.bos[2]));
-	assert_ptr_equal(ttm_exec_locked_bo(&exec, 1), f.bos[0]);
 	ttm_exec_fini(&exec);
+	assert_false(ww_mutex_is_locked(lock_of(f.bos[2])));
 
 	actor_stop(&a);
 	assert_checks_passed();
 	fixture_fini(&f);
+}
+
+/*
+ * The kernel's idiom once everything is locked and validated: the job's
+ * fence goes into every buffer the helper lists. Under memory pressure
+ * plus contention, the eviction backs off on a buffer an older ticket
+ * holds; the next pass slow-locks it for eviction only, with no fence
+ * slot reserved by anyone. It must not be listed: the idiom would add a
+ * fence without a slot (reported, and refused, by the checker). Both
+ * classes: the older asks for our buffer, so that Wait-Die kills our
+ * eviction's reservation and Wound-Wait wounds it.
+ */
+static void test_job_fence_after_evict_backoff(void **state)
+{
+	static const int hold[] = { 0 }, want[] = { 1 };
+	struct exec_job old = { .order = hold, .n = 1 };
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_bo *victim, *mine, *bo;
+	struct ttm_fence *job;
+	struct ttm_exec exec;
+	struct fixture f;
+	struct actor a;
+	int passes = 0, reports = 0, ret = 0;
+	unsigned int i, listed = 0, held = 0, count;
+
+	fixture_init_vram(&f, state);
+	victim = f.bos[0];
+	mine = f.bos[1];
+	old.f = &f;
+	actor_start(&a, NULL);
+	assert_int_equal(actor_run(&a, act_exec_init, &old), 0);
+	assert_int_equal(actor_run(&a, act_exec_lock, &old), 0);
+
+	ttm_exec_init(&exec, f.dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		ret = ttm_exec_prepare_bo(&exec, mine, 1);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1) {
+			old.order = want;
+			assert_true(actor_post(&a, act_lock_then_fini, &old));
+			assert_true(wait_for_waiters(lock_of(mine), 1));
+		}
+		ret = ttm_bo_validate(mine, &vram_only, &ctx);
+		if (passes == 1)
+			assert_int_equal(ret, -EDEADLK);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+	}
+	assert_int_equal(passes, 2);
+	ttm_exec_done(&exec);
+	/* The victim is held, for eviction only, and went to GTT. */
+	assert_ptr_equal(ww_mutex_owner_ctx(lock_of(victim)),
+			 ttm_exec_ticket(&exec));
+	assert_true(ttm_exec_is_evictable(&exec, victim));
+	assert_int_equal(ttm_bo_domain(victim), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(mine), TTM_DOMAIN_VRAM);
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &job),
+			 0);
+	ww_debug_set_handler(count_report, &reports);
+	ttm_exec_for_each_locked_bo(&exec, i, bo) {
+		ttm_resv_add_fence(ttm_bo_resv(bo), job,
+				   TTM_RESV_USAGE_WRITE);
+		listed++;
+	}
+	ww_debug_set_handler(NULL, NULL);
+	count = ttm_exec_count(&exec);
+	ttm_exec_for_each_evictable_bo(&exec, i, bo) {
+		assert_ptr_equal(bo, victim);
+		held++;
+	}
+	assert_int_equal(held, 1);
+	ttm_exec_fini(&exec);
+	assert_false(ww_mutex_is_locked(lock_of(victim)));
+
+	assert_true(actor_wait(&a));
+	assert_int_equal(actor_ret(&a), 0);
+	actor_stop(&a);
+	ttm_fence_signal(job, 0);
+	ttm_fence_put(job);
+	assert_checks_passed();
+	fixture_fini(&f);
+	/* Checked last: a failure here leaves nothing behind. */
+	assert_int_equal(reports, 0);
+	assert_int_equal(listed, 1);
+	assert_int_equal(count, 1);
 }
 
 /* ---- interrupts ------------------------------------------------------- */
@@ -627,12 +761,6 @@ static void test_interrupt_slowpath(void **state)
 }
 
 /* ---- fence slots ------------------------------------------------------ */
-
-static void count_report(const struct ww_debug_report *report, void *data)
-{
-	(void)report;
-	(*(int *)data)++;
-}
 
 static void test_prepare(void **state)
 {
@@ -728,6 +856,7 @@ int main(void)
 		CLASS_TESTS(test_stress),
 		CLASS_TESTS(test_set_contended),
 		CLASS_TESTS(test_set_contended_held),
+		CLASS_TESTS(test_job_fence_after_evict_backoff),
 		CLASS_TESTS(test_interrupt_lock),
 		CLASS_TESTS(test_interrupt_slowpath),
 		CLASS_TESTS(test_prepare),

@@ -35,7 +35,9 @@
  *			}
  *		}
  *		ttm_exec_done(&exec);
- *		// Use the buffers: submit a job, add its fence to each.
+ *		// Use the buffers: submit a job, then add its fence to
+ *		// each with ttm_exec_for_each_locked_bo() (each has the
+ *		// slot reserved above).
  *	out:
  *		ttm_exec_fini(&exec);
  *		return ret;
@@ -93,7 +95,8 @@ struct ttm_exec {
 	struct ttm_bo *contended;   /* to lock first next pass; a reference */
 	bool contended_evictable;   /* it came from ttm_exec_set_contended() */
 	struct ttm_bo *prelocked;   /* slow-locked, unclaimed by the body */
-	struct ttm_bo *evictable;   /* held for eviction only (in @bos) */
+	struct ttm_bo *evictable;   /* held for eviction only, not in @bos;
+				       a reference */
 	int error;                  /* this pass' slow lock failed */
 	bool in_pass;
 	struct ttm_bo *inline_bos[TTM_EXEC_INLINE_BOS];
@@ -199,7 +202,9 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
  * call ttm_exec_retry_on_contention(). The next pass starts by
  * slow-locking @bo, which then stays held (and is unlocked by
  * ttm_exec_fini()) but is not one of the caller's buffers:
- * ttm_exec_is_evictable() says so, until the body locks @bo itself.
+ * ttm_exec_is_evictable() says so, and @bo is left out of
+ * ttm_exec_for_each_locked_bo() and ttm_exec_count() (see
+ * ttm_exec_for_each_evictable_bo()), until the body locks @bo itself.
  * @bo must be the buffer whose reservation returned -EDEADLK to the ticket,
  * as the ww_mutex rules require for the slow path.
  *
@@ -237,20 +242,23 @@ bool ttm_exec_is_evictable(const struct ttm_exec *exec,
 struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec);
 
 /**
- * ttm_exec_count() - how many buffers @exec holds.
+ * ttm_exec_count() - how many buffers the body locked through @exec.
  * @exec: the helper.
  *
  * Context: Does not sleep.
- * Return: the number of buffers, the evictable one included.
+ * Return: the number of buffers ttm_exec_for_each_locked_bo() lists: the
+ * buffer held for eviction only (ttm_exec_is_evictable()) is not counted.
  */
 unsigned int ttm_exec_count(const struct ttm_exec *exec);
 
 /**
- * ttm_exec_locked_bo() - the @index-th buffer @exec holds, in locking order.
+ * ttm_exec_locked_bo() - the @index-th buffer the body locked through
+ * @exec, in locking order (the kernel's drm_exec_obj()).
  * @exec: the helper.
  * @index: from 0.
  *
- * No reference is taken: @exec holds one until it unlocks the buffer.
+ * A buffer slow-locked at the start of a pass counts as locked first. No
+ * reference is taken: @exec holds one until it unlocks the buffer.
  *
  * Context: Does not sleep.
  * Return: the buffer, or NULL if @index >= ttm_exec_count().
@@ -259,19 +267,58 @@ struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
 				  unsigned int index);
 
 /**
- * ttm_exec_for_each_locked_bo() - iterate over the buffers @exec holds, in
- * locking order (the evictable one included: see ttm_exec_is_evictable()).
+ * ttm_exec_for_each_locked_bo() - iterate over the buffers the body locked
+ * through @exec, in locking order.
  * @exec: the helper.
  * @index: an unsigned int.
  * @bo: a struct ttm_bo *.
  *
- * Do not lock or back off inside the iteration: the list would change.
+ * The kernel's drm_exec_for_each_locked_object(): every buffer listed is
+ * one the caller asked for, so "add the job's fence to each" is safe for
+ * those prepared with a slot. A buffer held for eviction only
+ * (ttm_exec_is_evictable()) is not listed: see
+ * ttm_exec_for_each_evictable_bo(). Do not lock, unlock or back off inside
+ * the iteration: the list would change.
  *
  * Context: Does not sleep.
  */
 #define ttm_exec_for_each_locked_bo(exec, index, bo)                    \
 	for ((index) = 0;                                               \
 	     ((bo) = ttm_exec_locked_bo((exec), (index))) != NULL;      \
+	     (index)++)
+
+/**
+ * ttm_exec_evictable_bo() - the @index-th buffer @exec holds for eviction
+ * only.
+ * @exec: the helper.
+ * @index: from 0.
+ *
+ * Such a buffer was slow-locked because an eviction contended on it
+ * (ttm_exec_set_contended()); it is the caller's only once the body locks
+ * it. There is at most one today. No reference is taken.
+ *
+ * Context: Does not sleep.
+ * Return: the buffer, or NULL if there is no @index-th one.
+ */
+struct ttm_bo *ttm_exec_evictable_bo(const struct ttm_exec *exec,
+				     unsigned int index);
+
+/**
+ * ttm_exec_for_each_evictable_bo() - iterate over the buffers @exec holds
+ * for eviction only.
+ * @exec: the helper.
+ * @index: an unsigned int.
+ * @bo: a struct ttm_bo *.
+ *
+ * The buffers ttm_exec_for_each_locked_bo() leaves out
+ * (ttm_exec_is_evictable()). @exec unlocks them in ttm_exec_fini(); their
+ * reservations hold no fence slot reserved for the caller.
+ *
+ * Context: Does not sleep.
+ */
+#define ttm_exec_for_each_evictable_bo(exec, index, bo)                 \
+	for ((index) = 0;                                               \
+	     ((bo) = ttm_exec_evictable_bo((exec), (index))) != NULL;   \
 	     (index)++)
 
 /**
