@@ -216,6 +216,46 @@ TTM_EXPORT int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
 	return ttm_resv_reserve_fences(ttm_bo_resv(bo), num_fences);
 }
 
+TTM_EXPORT int ttm_exec_prepare_array(struct ttm_exec *exec,
+				      struct ttm_bo *const *bos,
+				      unsigned int n, unsigned int num_fences)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ttm_exec_prepare_bo(exec, bos[i], num_fences);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+TTM_EXPORT void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	unsigned int i;
+
+	if (!bo)
+		return;
+	if (bo == exec->prelocked)
+		exec->prelocked = NULL;
+	if (bo == exec->evictable) {
+		exec->evictable = NULL;
+		exec_unlock(bo, false);
+		return;
+	}
+	/* Newest first: a buffer just locked is the likely one. */
+	for (i = exec->num_bos; i-- > 0;) {
+		if (exec->bos[i] != bo)
+			continue;
+		exec->num_bos--;
+		memmove(&exec->bos[i], &exec->bos[i + 1],
+			(exec->num_bos - i) * sizeof(*exec->bos));
+		exec_unlock(bo, true);
+		return;
+	}
+}
+
 TTM_EXPORT void ttm_exec_set_contended(struct ttm_exec *exec,
 				       struct ttm_bo *bo)
 {
@@ -226,6 +266,11 @@ TTM_EXPORT bool ttm_exec_is_evictable(const struct ttm_exec *exec,
 				      const struct ttm_bo *bo)
 {
 	return bo && bo == exec->evictable;
+}
+
+TTM_EXPORT int ttm_exec_error(const struct ttm_exec *exec)
+{
+	return exec->error;
 }
 
 TTM_EXPORT struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec)

@@ -95,7 +95,8 @@ static int lock_and_validate(struct submit *s)
 			 * was interrupted: then every lock below fails.
 			 */
 			submit_event(s, TTM_EXECBUF_PHASE_BACKOFF,
-				     s->backoff_begin, s->exec.error);
+				     s->backoff_begin,
+				     ttm_exec_error(&s->exec));
 			s->backoff_begin = 0;
 		}
 		for (i = 0; i < s->n; i++) {

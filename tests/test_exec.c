@@ -340,6 +340,255 @@ static void test_contention(void **state)
 	fixture_fini(&f);
 }
 
+/* ---- drm_exec parity: unlock one, arrays, reverse order -------------- */
+
+/* Run one loop that only locks @bo; its result. */
+static int lock_one(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	int ret = 0;
+
+	ttm_exec_until_all_locked(exec) {
+		ret = ttm_exec_lock_bo(exec, bo);
+		ttm_exec_retry_on_contention(exec);
+	}
+	return ret;
+}
+
+/*
+ * Unlocking one buffer: it leaves the list, the others keep their order,
+ * its reference goes, and locking it again is an ordinary lock. A buffer
+ * the helper does not hold is left alone.
+ */
+static void test_unlock_bo(void **state)
+{
+	static const int order[] = { 0, 1, 2, 3 };
+	static const int after[] = { 0, 2, 3 }, again[] = { 0, 2, 3, 1 };
+	struct ttm_exec exec;
+	struct ttm_bo *extra;
+	struct fixture f;
+	int rets[4];
+
+	fixture_init(&f, state);
+	assert_int_equal(ttm_bo_create(f.dev, BO_SIZE, &sys_place, 0, &extra),
+			 0);
+	ttm_exec_init(&exec, f.dev, 0);
+	assert_int_equal(lock_order(&exec, &f, order, 4, rets), 1);
+	ttm_exec_unlock_bo(&exec, f.bos[1]);
+	assert_false(ww_mutex_is_locked(lock_of(f.bos[1])));
+	check_list(&exec, &f, after, 3);
+
+	ttm_exec_unlock_bo(&exec, f.bos[1]);
+	ttm_exec_unlock_bo(&exec, f.bos[5]);
+	ttm_exec_unlock_bo(&exec, NULL);
+	assert_false(ww_mutex_is_locked(lock_of(f.bos[5])));
+	check_list(&exec, &f, after, 3);
+
+	assert_int_equal(lock_one(&exec, f.bos[1]), 0);
+	check_list(&exec, &f, again, 4);
+
+	/* The helper's reference goes with the buffer. */
+	assert_int_equal(lock_one(&exec, extra), 0);
+	ttm_bo_put(extra);
+	assert_int_equal(live_buffers(f.dev), NUM_BOS + 1);
+	ttm_exec_unlock_bo(&exec, extra);
+	assert_int_equal(live_buffers(f.dev), NUM_BOS);
+	check_list(&exec, &f, again, 4);
+	ttm_exec_done(&exec);
+	ttm_exec_unlock_bo(&exec, f.bos[0]);
+	ttm_exec_fini(&exec);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
+/*
+ * Unlocking the buffer a pass started with, slow-locked, before the body
+ * claimed it: the body's lock then takes it for real. The same for the
+ * buffer held for eviction only, which is then held no more.
+ */
+static void test_unlock_prelocked(void **state)
+{
+	struct ww_acquire_ctx *ticket = NULL;
+	struct ttm_exec exec;
+	struct fixture f;
+	int passes = 0, ret = 0;
+
+	fixture_init(&f, state);
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		if (passes == 2) {
+			assert_ptr_equal(ttm_exec_locked_bo(&exec, 0),
+					 f.bos[1]);
+			ttm_exec_unlock_bo(&exec, f.bos[1]);
+			assert_false(ww_mutex_is_locked(lock_of(f.bos[1])));
+			assert_int_equal(ttm_exec_count(&exec), 0);
+		}
+		ret = ttm_exec_lock_bo(&exec, f.bos[0]);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1)
+			ww_debug_inject(3, 1);
+		ret = ttm_exec_lock_bo(&exec, f.bos[1]);
+		ww_debug_inject(0, 0);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+	}
+	assert_int_equal(passes, 2);
+	assert_ptr_equal(ww_mutex_owner_ctx(lock_of(f.bos[1])),
+			 ttm_exec_ticket(&exec));
+	assert_ptr_equal(ttm_exec_locked_bo(&exec, 1), f.bos[1]);
+	ttm_exec_fini(&exec);
+
+	passes = 0;
+	ttm_exec_init(&exec, f.dev, 0);
+	ticket = ttm_exec_ticket(&exec);
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		if (passes == 2) {
+			assert_true(ttm_exec_is_evictable(&exec, f.bos[2]));
+			ttm_exec_unlock_bo(&exec, f.bos[2]);
+			assert_false(ttm_exec_is_evictable(&exec, f.bos[2]));
+			assert_null(ttm_exec_evictable_bo(&exec, 0));
+			assert_false(ww_mutex_is_locked(lock_of(f.bos[2])));
+		}
+		ret = ttm_exec_lock_bo(&exec, f.bos[0]);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1) {
+			ww_debug_inject(7, 1);
+			ret = ttm_bo_reserve(f.bos[2], false, false, ticket);
+			ww_debug_inject(0, 0);
+			assert_int_equal(ret, -EDEADLK);
+			ttm_exec_set_contended(&exec, f.bos[2]);
+		}
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(passes, 2);
+	assert_int_equal(ttm_exec_count(&exec), 1);
+	/* Unlocked, it is an ordinary buffer to lock. */
+	assert_int_equal(lock_one(&exec, f.bos[2]), 0);
+	assert_int_equal(ttm_exec_count(&exec), 2);
+	ttm_exec_fini(&exec);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
+/* Newest first; an empty helper runs no iteration. */
+static void test_reverse(void **state)
+{
+	static const int order[] = { 3, 0, 5, 1 };
+	struct ttm_exec exec;
+	struct ttm_bo *bo;
+	struct fixture f;
+	unsigned int i, seen = 0;
+	int rets[4];
+
+	fixture_init(&f, state);
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_for_each_locked_bo_reverse(&exec, i, bo)
+		seen++;
+	assert_int_equal(seen, 0);
+	assert_int_equal(lock_order(&exec, &f, order, 4, rets), 1);
+	ttm_exec_for_each_locked_bo_reverse(&exec, i, bo) {
+		assert_int_equal(i, 3 - seen);
+		assert_ptr_equal(bo, f.bos[order[3 - seen]]);
+		seen++;
+	}
+	assert_int_equal(seen, 4);
+	ttm_exec_fini(&exec);
+	fixture_fini(&f);
+}
+
+/* Add @fence to every listed buffer; the checker's reports. */
+static int add_to_each(struct ttm_exec *exec, struct ttm_fence *fence)
+{
+	struct ttm_bo *bo;
+	unsigned int i;
+	int reports = 0;
+
+	ww_debug_set_handler(count_report, &reports);
+	ttm_exec_for_each_locked_bo(exec, i, bo)
+		ttm_resv_add_fence(ttm_bo_resv(bo), fence,
+				   TTM_RESV_USAGE_WRITE);
+	ww_debug_set_handler(NULL, NULL);
+	return reports;
+}
+
+/*
+ * An array is prepared in order and stops at the first error; a back-off
+ * inside it restarts the loop, which prepares the whole array again.
+ */
+static void test_prepare_array(void **state)
+{
+	struct ttm_fence *fence;
+	struct ttm_exec exec;
+	struct ttm_bo *arr[3];
+	struct fixture f;
+	int passes = 0, ret = 0, ignore = 0;
+
+	fixture_init(&f, state);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &fence), 0);
+
+	/* Each with a slot: the job's fence goes into every one. */
+	arr[0] = f.bos[0];
+	arr[1] = f.bos[1];
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_prepare_array(&exec, arr, 2, 1);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(ttm_exec_count(&exec), 2);
+	assert_int_equal(add_to_each(&exec, fence), 0);
+	ttm_exec_fini(&exec);
+
+	/* A repeat stops it; with TTM_EXEC_IGNORE_DUPLICATES it does not. */
+	arr[0] = f.bos[2];
+	arr[1] = f.bos[2];
+	arr[2] = f.bos[3];
+	for (ignore = 0; ignore < 2; ignore++) {
+		ttm_exec_init(&exec, f.dev,
+			      ignore ? TTM_EXEC_IGNORE_DUPLICATES : 0);
+		ttm_exec_until_all_locked(&exec) {
+			ret = ttm_exec_prepare_array(&exec, arr, 3, 1);
+			ttm_exec_retry_on_contention(&exec);
+		}
+		assert_int_equal(ret, ignore ? 0 : -EALREADY);
+		assert_int_equal(ttm_exec_count(&exec), ignore ? 2 : 1);
+		assert_true(ww_mutex_is_locked(lock_of(f.bos[3])) == ignore);
+		ttm_exec_fini(&exec);
+	}
+
+	/* A back-off at the second buffer: the array again, whole. */
+	arr[0] = f.bos[4];
+	arr[1] = f.bos[5];
+	arr[2] = f.bos[6];
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		if (passes == 1)
+			ww_debug_inject(3, 1);
+		ret = ttm_exec_prepare_array(&exec, arr, 3, 1);
+		ww_debug_inject(0, 0);
+		if (passes == 1) {
+			assert_int_equal(ret, -EDEADLK);
+			assert_int_equal(ttm_exec_count(&exec), 0);
+		}
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(passes, 2);
+	assert_int_equal(ttm_exec_count(&exec), 3);
+	assert_int_equal(add_to_each(&exec, fence), 0);
+	ttm_exec_fini(&exec);
+
+	ttm_fence_signal(fence, 0);
+	ttm_fence_put(fence);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
 /* ---- stress ----------------------------------------------------------- */
 
 #define STRESS_BOS 32
@@ -751,6 +1000,8 @@ static void test_interrupt_slowpath(void **state)
 	assert_true(actor_wait(&b));
 	assert_int_equal(actor_ret(&b), -EINTR);
 	assert_int_equal(job.passes, 2);
+	/* What every lock of the pass returns, readable without a lock. */
+	assert_int_equal(ttm_exec_error(&job.exec), -EINTR);
 	assert_int_equal(ttm_exec_count(&job.exec), 0);
 	assert_false(ww_mutex_is_locked(lock_of(f.bos[0])));
 	assert_int_equal(actor_run(&b, act_exec_fini, &job), 0);
@@ -853,6 +1104,10 @@ int main(void)
 		CLASS_TESTS(test_duplicates),
 		CLASS_TESTS(test_references),
 		CLASS_TESTS(test_contention),
+		CLASS_TESTS(test_unlock_bo),
+		CLASS_TESTS(test_unlock_prelocked),
+		CLASS_TESTS(test_reverse),
+		CLASS_TESTS(test_prepare_array),
 		CLASS_TESTS(test_stress),
 		CLASS_TESTS(test_set_contended),
 		CLASS_TESTS(test_set_contended_held),

@@ -189,6 +189,47 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
 			unsigned int num_fences);
 
 /**
+ * ttm_exec_prepare_array() - ttm_exec_prepare_bo() on each buffer of an
+ * array, in order.
+ * @exec: the helper.
+ * @bos: the buffers, of devices of @exec's class.
+ * @n: how many.
+ * @num_fences: how many slots to reserve in each buffer's reservation.
+ *
+ * The kernel's drm_exec_prepare_array(). It stops at the first error;
+ * call ttm_exec_retry_on_contention() right after it, as after one lock.
+ *
+ * Context: May sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE. The thread
+ * of ttm_exec_init() only. Takes the reservations of @bos; on -EDEADLK
+ * releases every reservation @exec holds.
+ * Return: 0, or the first error of ttm_exec_prepare_bo(), with the buffers
+ * before it locked (none after -EDEADLK): -EDEADLK, -EALREADY (a buffer
+ * listed twice without TTM_EXEC_IGNORE_DUPLICATES), -EINTR, -ENOMEM.
+ */
+int ttm_exec_prepare_array(struct ttm_exec *exec, struct ttm_bo *const *bos,
+			   unsigned int n, unsigned int num_fences);
+
+/**
+ * ttm_exec_unlock_bo() - unreserve one buffer @exec holds, and forget it.
+ * @exec: the helper.
+ * @bo: the buffer.
+ *
+ * The kernel's drm_exec_unlock_obj(): for a buffer the caller turns out
+ * not to need after all. @bo leaves the list (the others keep their
+ * order), is unreserved with ttm_bo_unreserve() (a buffer held for
+ * eviction only, ttm_exec_is_evictable(), without the LRU bump) and loses
+ * @exec's reference. Locking it again later in the transaction is an
+ * ordinary lock. Nothing happens if @exec does not hold @bo. As after any
+ * unlock, reserve fence slots again before adding a fence (the kernel's
+ * rule).
+ *
+ * Context: Does not sleep. The thread of ttm_exec_init() only, not inside
+ * ttm_exec_for_each_locked_bo(). Releases @bo's reservation; takes and
+ * releases the device lock.
+ */
+void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo);
+
+/**
  * ttm_exec_set_contended() - back off for @bo after an -EDEADLK that came
  * from elsewhere than ttm_exec_lock_bo().
  * @exec: the helper.
@@ -288,6 +329,24 @@ struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
 	     (index)++)
 
 /**
+ * ttm_exec_for_each_locked_bo_reverse() - iterate over the buffers the body
+ * locked through @exec, newest first.
+ * @exec: the helper.
+ * @index: an unsigned int (it wraps below 0, which ends the loop).
+ * @bo: a struct ttm_bo *.
+ *
+ * The kernel's drm_exec_for_each_locked_object_reverse(): the order in
+ * which to undo what was done in locking order. As
+ * ttm_exec_for_each_locked_bo() otherwise.
+ *
+ * Context: Does not sleep.
+ */
+#define ttm_exec_for_each_locked_bo_reverse(exec, index, bo)            \
+	for ((index) = ttm_exec_count(exec) - 1;                        \
+	     ((bo) = ttm_exec_locked_bo((exec), (index))) != NULL;      \
+	     (index)--)
+
+/**
  * ttm_exec_evictable_bo() - the @index-th buffer @exec holds for eviction
  * only.
  * @exec: the helper.
@@ -333,6 +392,21 @@ static inline bool ttm_exec_is_contended(const struct ttm_exec *exec)
 {
 	return exec->contended != NULL;
 }
+
+/**
+ * ttm_exec_error() - the error every lock call of this pass returns.
+ * @exec: the helper.
+ *
+ * A pass after a back-off starts with the slow lock of the contended
+ * buffer, which can fail (-EINTR with TTM_EXEC_INTERRUPTIBLE, -ENOMEM
+ * making room on the list); then nothing is held, and every lock call of
+ * the pass returns that error. This tells the body at the top of the pass
+ * how the back-off ended, without trying a lock.
+ *
+ * Context: Does not sleep.
+ * Return: 0, or the negative errno of the failed slow lock.
+ */
+int ttm_exec_error(const struct ttm_exec *exec);
 
 /**
  * ttm_exec_next_pass() - the loop condition of ttm_exec_until_all_locked();
