@@ -6,7 +6,9 @@
  * run with injected back-offs, the eviction back-off of
  * ttm_exec_set_contended() and the buffer it holds for eviction only (never
  * listed with the body's, so that the job's fence can go into each of
- * those), interrupts, fence slots.
+ * those), drm_exec's unlock of one buffer, arrays and reverse order, a
+ * job's buffer list folded and validated as a whole, interrupts, fence
+ * slots.
  *
  * The ww debug checker is on and aborts on any misuse of the ww API, so a
  * passing run also shows that the helper follows the back-off rules.
@@ -342,6 +344,21 @@ static void test_contention(void **state)
 
 /* ---- drm_exec parity: unlock one, arrays, reverse order -------------- */
 
+/*
+ * An "eviction" with @exec's ticket backs off on @bo (an injected
+ * -EDEADLK) and hands it to the helper, as bo_evict_one() does.
+ */
+static void evict_backoff(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	int ret;
+
+	ww_debug_inject(7, 1);
+	ret = ttm_bo_reserve(bo, false, false, ttm_exec_ticket(exec));
+	ww_debug_inject(0, 0);
+	assert_int_equal(ret, -EDEADLK);
+	ttm_exec_set_contended(exec, bo);
+}
+
 /* Run one loop that only locks @bo; its result. */
 static int lock_one(struct ttm_exec *exec, struct ttm_bo *bo)
 {
@@ -407,7 +424,6 @@ static void test_unlock_bo(void **state)
  */
 static void test_unlock_prelocked(void **state)
 {
-	struct ww_acquire_ctx *ticket = NULL;
 	struct ttm_exec exec;
 	struct fixture f;
 	int passes = 0, ret = 0;
@@ -441,7 +457,6 @@ static void test_unlock_prelocked(void **state)
 
 	passes = 0;
 	ttm_exec_init(&exec, f.dev, 0);
-	ticket = ttm_exec_ticket(&exec);
 	ttm_exec_until_all_locked(&exec) {
 		passes++;
 		if (passes == 2) {
@@ -454,13 +469,8 @@ static void test_unlock_prelocked(void **state)
 		ret = ttm_exec_lock_bo(&exec, f.bos[0]);
 		ttm_exec_retry_on_contention(&exec);
 		assert_int_equal(ret, 0);
-		if (passes == 1) {
-			ww_debug_inject(7, 1);
-			ret = ttm_bo_reserve(f.bos[2], false, false, ticket);
-			ww_debug_inject(0, 0);
-			assert_int_equal(ret, -EDEADLK);
-			ttm_exec_set_contended(&exec, f.bos[2]);
-		}
+		if (passes == 1)
+			evict_backoff(&exec, f.bos[2]);
 		ttm_exec_retry_on_contention(&exec);
 	}
 	assert_int_equal(passes, 2);
@@ -756,13 +766,7 @@ static void test_set_contended(void **state)
 						 f.bos[2]);
 			}
 			if (passes == 1) {
-				/* "Eviction" with the ticket backs off. */
-				ww_debug_inject(7, 1);
-				ret = ttm_bo_reserve(f.bos[2], false, false,
-						     ticket);
-				ww_debug_inject(0, 0);
-				assert_int_equal(ret, -EDEADLK);
-				ttm_exec_set_contended(&exec, f.bos[2]);
+				evict_backoff(&exec, f.bos[2]);
 				assert_true(ttm_exec_is_contended(&exec));
 				assert_int_equal(ttm_exec_count(&exec), 0);
 				assert_false(ww_mutex_is_locked(
@@ -929,6 +933,138 @@ static void test_job_fence_after_evict_backoff(void **state)
 	assert_int_equal(reports, 0);
 	assert_int_equal(listed, 1);
 	assert_int_equal(count, 1);
+}
+
+/* ---- a job's buffer list --------------------------------------------- */
+
+/*
+ * Folding: the distinct buffers first, in list order, each from its first
+ * entry (placement) and written if any entry writes; the repeats after
+ * them, in list order; the first repeat's position.
+ */
+static void test_entries_fold(void **state)
+{
+	static const struct ttm_placement other = TTM_PLACEMENT_GTT_INIT;
+	static const int order[] = { 3, 0, 5, 0, 3, 1 };
+	static const bool write[] = { false, false, true, true, false, false };
+	static const unsigned int kept[] = { 0, 1, 2, 5 }, folded[] = { 3, 4 };
+	struct ttm_exec_entry e[6];
+	unsigned int i, n, dup = 0;
+	struct fixture f;
+
+	fixture_init(&f, state);
+	for (i = 0; i < 6; i++)
+		e[i] = (struct ttm_exec_entry){
+			.bo = f.bos[order[i]],
+			.placement = i == 4 ? &other : NULL,
+			.index = 99,
+			.write = write[i],
+		};
+	n = ttm_exec_entries_fold(e, 6, &dup);
+	assert_int_equal(n, 4);
+	assert_int_equal(dup, 3);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(e[i].index, kept[i]);
+		assert_ptr_equal(e[i].bo, f.bos[order[kept[i]]]);
+		assert_null(e[i].placement);
+	}
+	assert_false(e[0].write);
+	assert_true(e[1].write);   /* its repeat writes */
+	assert_true(e[2].write);
+	assert_false(e[3].write);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(e[4 + i].index, folded[i]);
+		assert_ptr_equal(e[4 + i].bo, f.bos[order[folded[i]]]);
+	}
+	assert_ptr_equal(e[5].placement, &other);
+
+	/* No repeat: the list as it was, each at its place. */
+	for (i = 0; i < 4; i++)
+		e[i] = (struct ttm_exec_entry){ .bo = f.bos[7 - i] };
+	assert_int_equal(ttm_exec_entries_fold(e, 4, &dup), 4);
+	assert_int_equal(dup, 4);
+	for (i = 0; i < 4; i++) {
+		assert_ptr_equal(e[i].bo, f.bos[7 - i]);
+		assert_int_equal(e[i].index, i);
+	}
+	assert_int_equal(ttm_exec_entries_fold(e, 1, NULL), 1);
+	assert_int_equal(ttm_exec_entries_fold(e, 0, &dup), 0);
+	assert_int_equal(dup, 0);
+	fixture_fini(&f);
+}
+
+/*
+ * Lock @e with a slot each, then validate them one by one with
+ * ttm_bo_validate(), or @whole with ttm_exec_entries_validate().
+ */
+static int validate_job(struct fixture *f, struct ttm_exec_entry *e,
+			unsigned int n, bool whole, unsigned int *ret_failed)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	ttm_exec_init(&exec, f->dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n; i++) {
+			ret = ttm_exec_prepare_bo(&exec, e[i].bo, 1);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+		}
+		for (i = 0; i < n && !whole && !ret; i++) {
+			ret = ttm_bo_validate(e[i].bo, e[i].placement, &ctx);
+			ttm_exec_retry_on_contention(&exec);
+		}
+		if (whole) {
+			ret = ttm_exec_entries_validate(e, n, &ctx,
+							ret_failed);
+			ttm_exec_retry_on_contention(&exec);
+		}
+	}
+	ttm_exec_done(&exec);
+	ttm_exec_fini(&exec);
+	assert_dev_ok(f->dev);
+	return ret;
+}
+
+/*
+ * VRAM is full of the job's own VRAM-or-GTT buffer when its VRAM-only
+ * buffer comes: ttm_bo_validate() alone says -ENOSPC (eviction never takes
+ * the job's buffers), the job's list validated as a whole moves the first
+ * to GTT. A job that can never fit, or names a bad placement, fails at
+ * the entry concerned.
+ */
+static void test_entries_validate(void **state)
+{
+	static const struct ttm_placement none = { 0 };
+	struct ttm_exec_entry e[2];
+	unsigned int failed = 99;
+	struct fixture f;
+
+	fixture_init_vram(&f, state);
+	e[0] = (struct ttm_exec_entry){ f.bos[0], &vram_gtt, 0, false };
+	e[1] = (struct ttm_exec_entry){ f.bos[1], &vram_only, 0, false };
+	assert_int_equal(validate_job(&f, e, 2, false, NULL), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(f.bos[1]), TTM_DOMAIN_SYSTEM);
+
+	assert_int_equal(validate_job(&f, e, 2, true, &failed), 0);
+	assert_int_equal(failed, 99);
+	assert_int_equal(ttm_bo_domain(f.bos[0]), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(f.bos[1]), TTM_DOMAIN_VRAM);
+
+	/* Both VRAM-only: 20 KiB into 16 can never fit. */
+	e[0].placement = &vram_only;
+	assert_int_equal(validate_job(&f, e, 2, true, &failed), -ENOSPC);
+	assert_int_equal(failed, 0);
+
+	e[0].placement = &vram_gtt;
+	e[1].placement = &none;
+	assert_int_equal(validate_job(&f, e, 2, true, &failed), -EINVAL);
+	assert_int_equal(failed, 1);
+	assert_checks_passed();
+	fixture_fini(&f);
 }
 
 /* ---- interrupts ------------------------------------------------------- */
@@ -1108,6 +1244,8 @@ int main(void)
 		CLASS_TESTS(test_unlock_prelocked),
 		CLASS_TESTS(test_reverse),
 		CLASS_TESTS(test_prepare_array),
+		CLASS_TESTS(test_entries_fold),
+		CLASS_TESTS(test_entries_validate),
 		CLASS_TESTS(test_stress),
 		CLASS_TESTS(test_set_contended),
 		CLASS_TESTS(test_set_contended_held),

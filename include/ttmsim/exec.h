@@ -473,6 +473,93 @@ static inline void *ttm_exec_loop_start_(struct ttm_exec *exec, void *restart)
 			goto *ttm_exec_restart_ptr_;                    \
 	} while (0)
 
+/*
+ * A job's buffer list: the steps of ttm_execbuf_submit() between the
+ * lookup of the handles and the submission, for drivers that write their
+ * own submit path on the helper.
+ */
+
+/**
+ * struct ttm_exec_entry - one entry of a job's buffer list.
+ * @bo: the buffer.
+ * @placement: where the job needs it, most preferred first; NULL: the
+ *	buffer's own (ttm_bo_placement()).
+ * @index: the entry's position in the list given to
+ *	ttm_exec_entries_fold(), which sets it (to report an entry back in
+ *	the caller's terms); unused otherwise.
+ * @write: the job writes the buffer (for the job's fence: WRITE usage,
+ *	else READ).
+ */
+struct ttm_exec_entry {
+	struct ttm_bo *bo;
+	const struct ttm_placement *placement;
+	unsigned int index;
+	bool write;
+};
+
+/**
+ * ttm_exec_entries_fold() - fold the entries of a job's list that name
+ * one buffer.
+ * @entries: the list, reordered in place.
+ * @n: its length.
+ * @ret_first_dup: NULL, or set to the position, in the list as given, of
+ *	the first entry that repeats an earlier one; @n if none does.
+ *
+ * Duplicates are judged by buffer, not by handle: two handles of one
+ * buffer, or an import of a buffer also listed directly, are duplicates.
+ * Each buffer's first entry stays, with its placement, and writes if any
+ * entry of the buffer writes. Afterwards the first (returned) entries are
+ * the distinct buffers in the list's order, each with @index its position
+ * in the list as given, and the others are the folded repeats, in the
+ * same order, so that a caller who holds a reference per entry still
+ * finds each one to put. A driver rejects duplicates (ttm_execbuf_submit()
+ * returns -EINVAL naming *@ret_first_dup) or allows them; either way it
+ * then locks, validates and fences each buffer once, written if any entry
+ * writes it. O(n log n); allocates nothing.
+ *
+ * Context: Does not sleep. No lock needed: only the pointers are compared.
+ * Return: the number of distinct buffers.
+ */
+unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
+				   unsigned int n,
+				   unsigned int *ret_first_dup);
+
+/**
+ * ttm_exec_entries_validate() - validate every entry of a job into its
+ * placement, moving the job's own buffers out of each other's way.
+ * @entries: the job's buffers, each once (ttm_exec_entries_fold()).
+ * @n: how many.
+ * @ctx: as for ttm_bo_validate(); @ctx->exec is normally the helper that
+ *	holds @entries.
+ * @ret_failed: NULL, or set on error to the position in @entries of the
+ *	entry that could not be validated.
+ *
+ * ttm_bo_validate() on each entry, in order. Eviction never takes a buffer
+ * the caller holds (TTM's rule: it is in use), so when the job's own
+ * buffers are what fills a domain an entry needs, ttm_bo_validate() alone
+ * returns -ENOSPC for a job that fits (a VRAM-only buffer after
+ * VRAM-or-GTT buffers of the same job that took the VRAM). Then the job's
+ * other unpinned buffers in that domain whose placement allows another
+ * domain move there, one at a time in list order, each move followed by a
+ * new try, until the entry fits. An entry validated earlier may so end in
+ * a less preferred domain of its placement, never outside it; -ENOSPC
+ * means that the job can never fit.
+ *
+ * Context: May sleep; interruptibly with @ctx->interruptible. Every buffer
+ * of @entries reserved by the calling thread (through @ctx->exec if
+ * given). Takes and releases the device lock and the reservations of
+ * eviction victims. On -EDEADLK, releases every reservation @ctx->exec
+ * holds.
+ * Return: 0; or the first error, with *@ret_failed set: of
+ * ttm_bo_validate() for an entry (-EDEADLK: call
+ * ttm_exec_retry_on_contention() next; -ENOSPC: the job can never fit;
+ * -EINVAL: that entry's placement is bad), or of a move out of its way
+ * that failed otherwise than for room.
+ */
+int ttm_exec_entries_validate(const struct ttm_exec_entry *entries,
+			      unsigned int n, struct ttm_operation_ctx *ctx,
+			      unsigned int *ret_failed);
+
 #ifdef __cplusplus
 }
 #endif
