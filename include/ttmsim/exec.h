@@ -298,8 +298,10 @@ unsigned int ttm_exec_count(const struct ttm_exec *exec);
  * @exec: the helper.
  * @index: from 0.
  *
- * A buffer slow-locked at the start of a pass counts as locked first. No
- * reference is taken: @exec holds one until it unlocks the buffer.
+ * The buffer slow-locked at the start of a pass after a lock's back-off
+ * counts as locked first; one held for eviction only counts from the
+ * body's lock of it. No reference is taken: @exec holds one until it
+ * unlocks the buffer.
  *
  * Context: Does not sleep.
  * Return: the buffer, or NULL if @index >= ttm_exec_count().
@@ -552,9 +554,9 @@ unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
  * holds.
  * Return: 0; or the first error, with *@ret_failed set: of
  * ttm_bo_validate() for an entry (-EDEADLK: call
- * ttm_exec_retry_on_contention() next; -ENOSPC: the job can never fit;
- * -EINVAL: that entry's placement is bad), or of a move out of its way
- * that failed otherwise than for room.
+ * ttm_exec_retry_on_contention() next; -ENOSPC: with @ctx->exec, the job
+ * can never fit; -EINVAL: that entry's placement is bad), or of a move out
+ * of its way that failed otherwise than for room.
  */
 int ttm_exec_entries_validate(const struct ttm_exec_entry *entries,
 			      unsigned int n, struct ttm_operation_ctx *ctx,
