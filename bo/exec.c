@@ -8,6 +8,11 @@
  * which it is "prelocked" until the body asks for it. A contention
  * unlocks everything at once, so a pass never starts with anything held
  * but the buffers of an earlier, finished loop on the same helper.
+ *
+ * The list (@bos) holds the body's buffers only. A buffer slow-locked
+ * for an eviction's back-off is "evictable" and kept beside the list
+ * until the body locks it: callers add the job's fence to every listed
+ * buffer (the kernel's idiom), and nobody reserved a slot in that one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,25 +39,31 @@ TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
 }
 
 /*
- * Unlock every buffer, newest first. @used: the buffers served the
- * caller's work, so they move to their LRU's tail; a back-off used
- * nothing, and an evictable buffer was never the caller's.
+ * Unlock one buffer and drop @exec's reference. @used: it served the
+ * caller's work, so it moves to its LRU's tail; a back-off used nothing,
+ * and an evictable buffer was never the caller's.
  */
+static void exec_unlock(struct ttm_bo *bo, bool used)
+{
+	if (used)
+		ttm_bo_unreserve(bo);
+	else
+		ww_mutex_unlock(&ttm_bo_resv(bo)->lock);
+	/* After the unlock: the last reference may go here. */
+	ttm_bo_put(bo);
+}
+
+/* Unlock every buffer, newest first: the evictable one was locked first. */
 static void exec_unlock_all(struct ttm_exec *exec, bool used)
 {
-	struct ttm_bo *bo;
+	struct ttm_bo *evictable = exec->evictable;
 
-	while (exec->num_bos) {
-		bo = exec->bos[--exec->num_bos];
-		if (used && bo != exec->evictable)
-			ttm_bo_unreserve(bo);
-		else
-			ww_mutex_unlock(&ttm_bo_resv(bo)->lock);
-		/* After the unlock: the last reference may go here. */
-		ttm_bo_put(bo);
-	}
+	while (exec->num_bos)
+		exec_unlock(exec->bos[--exec->num_bos], used);
 	exec->prelocked = NULL;
 	exec->evictable = NULL;
+	if (evictable)
+		exec_unlock(evictable, false);
 }
 
 /* Remember @bo for the next pass, dropping everything held now. */
@@ -97,14 +108,20 @@ static void exec_track(struct ttm_exec *exec, struct ttm_bo *bo)
 	exec->bos[exec->num_bos++] = ttm_bo_get(bo);
 }
 
-/* Start a pass: sleep on the contended buffer first, holding nothing. */
+/*
+ * Start a pass: sleep on the contended buffer first, holding nothing. Its
+ * reference passes to the list, or to @evictable, which is not listed and
+ * so needs no room on the list yet.
+ */
 static void exec_lock_contended(struct ttm_exec *exec)
 {
 	struct ttm_bo *bo = exec->contended;
-	int ret;
+	bool evictable = exec->contended_evictable;
+	int ret = 0;
 
 	exec->contended = NULL;
-	ret = exec_reserve_slot(exec);
+	if (!evictable)
+		ret = exec_reserve_slot(exec);
 	if (!ret)
 		ret = ttm_bo_reserve_slowpath(bo,
 				exec->flags & TTM_EXEC_INTERRUPTIBLE,
@@ -112,13 +129,34 @@ static void exec_lock_contended(struct ttm_exec *exec)
 	if (ret) {
 		/* Kept for the body's next lock call, which reports it. */
 		exec->error = ret;
-	} else {
-		exec_track(exec, bo);
-		exec->prelocked = bo;
-		if (exec->contended_evictable)
-			exec->evictable = bo;
+		ttm_bo_put(bo);
+		return;
 	}
-	ttm_bo_put(bo);
+	exec->prelocked = bo;
+	if (evictable)
+		exec->evictable = bo;
+	else
+		exec->bos[exec->num_bos++] = bo;
+}
+
+/*
+ * The body locks the prelocked buffer: it is held already. An evictable
+ * one becomes the body's: listed from now on, out of eviction's reach.
+ */
+static int exec_claim_prelocked(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	int ret;
+
+	if (bo == exec->evictable) {
+		/* On -ENOMEM it stays evictable, and held until fini. */
+		ret = exec_reserve_slot(exec);
+		if (ret)
+			return ret;
+		exec->bos[exec->num_bos++] = bo;
+		exec->evictable = NULL;
+	}
+	exec->prelocked = NULL;
+	return 0;
 }
 
 TTM_EXPORT bool ttm_exec_next_pass(struct ttm_exec *exec)
@@ -144,13 +182,8 @@ TTM_EXPORT int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
 	/* Locking on without the back-off would break the ww rules. */
 	if (exec->contended)
 		return -EDEADLK;
-	if (bo == exec->prelocked) {
-		/* Already held: the body claims it, eviction may not. */
-		exec->prelocked = NULL;
-		if (bo == exec->evictable)
-			exec->evictable = NULL;
-		return 0;
-	}
+	if (bo == exec->prelocked)
+		return exec_claim_prelocked(exec, bo);
 
 	ret = exec_reserve_slot(exec);
 	if (ret)
@@ -183,6 +216,46 @@ TTM_EXPORT int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
 	return ttm_resv_reserve_fences(ttm_bo_resv(bo), num_fences);
 }
 
+TTM_EXPORT int ttm_exec_prepare_array(struct ttm_exec *exec,
+				      struct ttm_bo *const *bos,
+				      unsigned int n, unsigned int num_fences)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ttm_exec_prepare_bo(exec, bos[i], num_fences);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+TTM_EXPORT void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	unsigned int i;
+
+	if (!bo)
+		return;
+	if (bo == exec->prelocked)
+		exec->prelocked = NULL;
+	if (bo == exec->evictable) {
+		exec->evictable = NULL;
+		exec_unlock(bo, false);
+		return;
+	}
+	/* Newest first: a buffer just locked is the likely one. */
+	for (i = exec->num_bos; i-- > 0;) {
+		if (exec->bos[i] != bo)
+			continue;
+		exec->num_bos--;
+		memmove(&exec->bos[i], &exec->bos[i + 1],
+			(exec->num_bos - i) * sizeof(*exec->bos));
+		exec_unlock(bo, true);
+		return;
+	}
+}
+
 TTM_EXPORT void ttm_exec_set_contended(struct ttm_exec *exec,
 				       struct ttm_bo *bo)
 {
@@ -193,6 +266,11 @@ TTM_EXPORT bool ttm_exec_is_evictable(const struct ttm_exec *exec,
 				      const struct ttm_bo *bo)
 {
 	return bo && bo == exec->evictable;
+}
+
+TTM_EXPORT int ttm_exec_error(const struct ttm_exec *exec)
+{
+	return exec->error;
 }
 
 TTM_EXPORT struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec)
@@ -209,6 +287,12 @@ TTM_EXPORT struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
 					     unsigned int index)
 {
 	return index < exec->num_bos ? exec->bos[index] : NULL;
+}
+
+TTM_EXPORT struct ttm_bo *ttm_exec_evictable_bo(const struct ttm_exec *exec,
+					        unsigned int index)
+{
+	return index == 0 ? exec->evictable : NULL;
 }
 
 TTM_EXPORT void ttm_exec_done(struct ttm_exec *exec)

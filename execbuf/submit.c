@@ -84,7 +84,7 @@ static int lock_and_validate(struct submit *s)
 	};
 	uint64_t lock_begin = tracing(s) ? mono_ns() : 0;
 	uint64_t validate_begin = 0;
-	unsigned int i;
+	unsigned int i, failed = 0;
 	int ret = 0;
 
 	ttm_exec_until_all_locked(&s->exec) {
@@ -95,7 +95,8 @@ static int lock_and_validate(struct submit *s)
 			 * was interrupted: then every lock below fails.
 			 */
 			submit_event(s, TTM_EXECBUF_PHASE_BACKOFF,
-				     s->backoff_begin, s->exec.error);
+				     s->backoff_begin,
+				     ttm_exec_error(&s->exec));
 			s->backoff_begin = 0;
 		}
 		for (i = 0; i < s->n; i++) {
@@ -107,21 +108,18 @@ static int lock_and_validate(struct submit *s)
 				goto out;
 		}
 		validate_begin = tracing(s) ? mono_ns() : 0;
-		for (i = 0; i < s->n; i++) {
-			ret = submit_validate_obj(s, i, &ctx);
-			if (ret == -EDEADLK) {
-				submit_event(s, TTM_EXECBUF_PHASE_VALIDATE,
-					     validate_begin, ret);
-				backoff_start(s);
-			}
-			ttm_exec_retry_on_contention(&s->exec);
-			if (ret) {
-				/* Only a bad placement is the entry's fault. */
-				if (ret == -EINVAL)
-					s->args->bad_index =
-						(int)s->objs[i].index;
-				goto out_validate;
-			}
+		ret = ttm_exec_entries_validate(s->objs, s->n, &ctx, &failed);
+		if (ret == -EDEADLK) {
+			submit_event(s, TTM_EXECBUF_PHASE_VALIDATE,
+				     validate_begin, ret);
+			backoff_start(s);
+		}
+		ttm_exec_retry_on_contention(&s->exec);
+		if (ret) {
+			/* Only a bad placement is the entry's fault. */
+			if (ret == -EINVAL)
+				s->args->bad_index = (int)s->objs[failed].index;
+			goto out_validate;
 		}
 		submit_event(s, TTM_EXECBUF_PHASE_VALIDATE, validate_begin, 0);
 	}
@@ -161,7 +159,8 @@ static int submit_steps(struct submit *s)
 		}
 		ttm_exec_fini(&s->exec);
 	}
-	for (i = 0; i < s->n; i++)
+	/* The folded repeats hold a reference too. */
+	for (i = 0; i < s->n_entries; i++)
 		ttm_bo_put(s->objs[i].bo);
 	free(s->objs);
 	submit_deps_fini(s);

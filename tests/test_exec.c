@@ -4,17 +4,22 @@
  * references, the back-off protocol under real contention in both classes
  * (same stamp across retries, contended buffer slow-locked first), a stress
  * run with injected back-offs, the eviction back-off of
- * ttm_exec_set_contended(), interrupts, fence slots.
+ * ttm_exec_set_contended() and the buffer it holds for eviction only (never
+ * listed with the body's, so that the job's fence can go into each of
+ * those), drm_exec's unlock of one buffer, arrays and reverse order, a
+ * job's buffer list folded and validated as a whole, interrupts, fence
+ * slots.
  *
  * The ww debug checker is on and aborts on any misuse of the ww API, so a
  * passing run also shows that the helper follows the back-off rules.
  * Threads meet through actors (lib/helpers.h), never by sleeping.
  */
-#include "lib/helpers.h"
+#include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
 #include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
 
 #define NUM_BOS 8
 #define BO_SIZE 4096
@@ -31,8 +36,13 @@ static const bool wound_wait_true = true, wound_wait_false = false;
 	  .setup_func = checks_reset,                                   \
 	  .initial_state = (void *)&wound_wait_false }
 
-/* A device of the state's class with @n buffers in SYSTEM. */
+/*
+ * A device of the state's class with NUM_BOS buffers in SYSTEM; or, from
+ * fixture_init_vram(), one with a real-time GPU and a 16 KiB VRAM that
+ * bos[0] fills (it may go to GTT).
+ */
 struct fixture {
+	struct ttm_gpu *gpu;
 	struct ttm_device *dev;
 	struct ttm_bo *bos[NUM_BOS];
 };
@@ -43,8 +53,27 @@ static void fixture_init(struct fixture *f, void **state)
 		.wound_wait = *state && *(const bool *)*state,
 	};
 
+	f->gpu = NULL;
 	assert_int_equal(ttm_device_create(&opts, &f->dev), 0);
 	for (int i = 0; i < NUM_BOS; i++)
+		assert_int_equal(ttm_bo_create(f->dev, BO_SIZE, &sys_place, 0,
+					       &f->bos[i]), 0);
+}
+
+static void fixture_init_vram(struct fixture *f, void **state)
+{
+	struct ttm_device_options opts = {
+		.vram_size = 4 * BO_SIZE,
+		.wound_wait = *state && *(const bool *)*state,
+	};
+
+	assert_int_equal(ttm_gpu_create(1, NULL, &f->gpu), 0);
+	opts.gpu = f->gpu;
+	assert_int_equal(ttm_device_create(&opts, &f->dev), 0);
+	assert_int_equal(ttm_bo_create(f->dev, 4 * BO_SIZE, &vram_gtt, 0,
+				       &f->bos[0]), 0);
+	assert_int_equal(ttm_bo_domain(f->bos[0]), TTM_DOMAIN_VRAM);
+	for (int i = 1; i < NUM_BOS; i++)
 		assert_int_equal(ttm_bo_create(f->dev, BO_SIZE, &sys_place, 0,
 					       &f->bos[i]), 0);
 }
@@ -56,6 +85,7 @@ static void fixture_fini(struct fixture *f)
 		ttm_bo_put(f->bos[i]);
 	}
 	ttm_device_destroy(f->dev);
+	ttm_gpu_destroy(f->gpu);
 }
 
 static struct ww_mutex *lock_of(struct ttm_bo *bo)
@@ -69,6 +99,12 @@ static uint64_t live_buffers(struct ttm_device *dev)
 
 	ttm_device_get_stats(dev, &s);
 	return s.buffers;
+}
+
+static void count_report(const struct ww_debug_report *report, void *data)
+{
+	(void)report;
+	(*(int *)data)++;
 }
 
 /* ---- lists and duplicates ------------------------------------------- */
@@ -306,6 +342,263 @@ static void test_contention(void **state)
 	fixture_fini(&f);
 }
 
+/* ---- drm_exec parity: unlock one, arrays, reverse order -------------- */
+
+/*
+ * An "eviction" with @exec's ticket backs off on @bo (an injected
+ * -EDEADLK) and hands it to the helper, as bo_evict_one() does.
+ */
+static void evict_backoff(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	int ret;
+
+	ww_debug_inject(7, 1);
+	ret = ttm_bo_reserve(bo, false, false, ttm_exec_ticket(exec));
+	ww_debug_inject(0, 0);
+	assert_int_equal(ret, -EDEADLK);
+	ttm_exec_set_contended(exec, bo);
+}
+
+/* Run one loop that only locks @bo; its result. */
+static int lock_one(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	int ret = 0;
+
+	ttm_exec_until_all_locked(exec) {
+		ret = ttm_exec_lock_bo(exec, bo);
+		ttm_exec_retry_on_contention(exec);
+	}
+	return ret;
+}
+
+/*
+ * Unlocking one buffer: it leaves the list, the others keep their order,
+ * its reference goes, and locking it again is an ordinary lock. A buffer
+ * the helper does not hold is left alone.
+ */
+static void test_unlock_bo(void **state)
+{
+	static const int order[] = { 0, 1, 2, 3 };
+	static const int after[] = { 0, 2, 3 }, again[] = { 0, 2, 3, 1 };
+	struct ttm_exec exec;
+	struct ttm_bo *extra;
+	struct fixture f;
+	int rets[4];
+
+	fixture_init(&f, state);
+	assert_int_equal(ttm_bo_create(f.dev, BO_SIZE, &sys_place, 0, &extra),
+			 0);
+	ttm_exec_init(&exec, f.dev, 0);
+	assert_int_equal(lock_order(&exec, &f, order, 4, rets), 1);
+	ttm_exec_unlock_bo(&exec, f.bos[1]);
+	assert_false(ww_mutex_is_locked(lock_of(f.bos[1])));
+	check_list(&exec, &f, after, 3);
+
+	ttm_exec_unlock_bo(&exec, f.bos[1]);
+	ttm_exec_unlock_bo(&exec, f.bos[5]);
+	ttm_exec_unlock_bo(&exec, NULL);
+	assert_false(ww_mutex_is_locked(lock_of(f.bos[5])));
+	check_list(&exec, &f, after, 3);
+
+	assert_int_equal(lock_one(&exec, f.bos[1]), 0);
+	check_list(&exec, &f, again, 4);
+
+	/* The helper's reference goes with the buffer. */
+	assert_int_equal(lock_one(&exec, extra), 0);
+	ttm_bo_put(extra);
+	assert_int_equal(live_buffers(f.dev), NUM_BOS + 1);
+	ttm_exec_unlock_bo(&exec, extra);
+	assert_int_equal(live_buffers(f.dev), NUM_BOS);
+	check_list(&exec, &f, again, 4);
+	ttm_exec_done(&exec);
+	ttm_exec_unlock_bo(&exec, f.bos[0]);
+	ttm_exec_fini(&exec);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
+/*
+ * Unlocking the buffer a pass started with, slow-locked, before the body
+ * claimed it: the body's lock then takes it for real. The same for the
+ * buffer held for eviction only, which is then held no more.
+ */
+static void test_unlock_prelocked(void **state)
+{
+	struct ttm_exec exec;
+	struct fixture f;
+	int passes = 0, ret = 0;
+
+	fixture_init(&f, state);
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		if (passes == 2) {
+			assert_ptr_equal(ttm_exec_locked_bo(&exec, 0),
+					 f.bos[1]);
+			ttm_exec_unlock_bo(&exec, f.bos[1]);
+			assert_false(ww_mutex_is_locked(lock_of(f.bos[1])));
+			assert_int_equal(ttm_exec_count(&exec), 0);
+		}
+		ret = ttm_exec_lock_bo(&exec, f.bos[0]);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1)
+			ww_debug_inject(3, 1);
+		ret = ttm_exec_lock_bo(&exec, f.bos[1]);
+		ww_debug_inject(0, 0);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+	}
+	assert_int_equal(passes, 2);
+	assert_ptr_equal(ww_mutex_owner_ctx(lock_of(f.bos[1])),
+			 ttm_exec_ticket(&exec));
+	assert_ptr_equal(ttm_exec_locked_bo(&exec, 1), f.bos[1]);
+	ttm_exec_fini(&exec);
+
+	passes = 0;
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		if (passes == 2) {
+			assert_true(ttm_exec_is_evictable(&exec, f.bos[2]));
+			ttm_exec_unlock_bo(&exec, f.bos[2]);
+			assert_false(ttm_exec_is_evictable(&exec, f.bos[2]));
+			assert_null(ttm_exec_evictable_bo(&exec, 0));
+			assert_false(ww_mutex_is_locked(lock_of(f.bos[2])));
+		}
+		ret = ttm_exec_lock_bo(&exec, f.bos[0]);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1)
+			evict_backoff(&exec, f.bos[2]);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(passes, 2);
+	assert_int_equal(ttm_exec_count(&exec), 1);
+	/* Unlocked, it is an ordinary buffer to lock. */
+	assert_int_equal(lock_one(&exec, f.bos[2]), 0);
+	assert_int_equal(ttm_exec_count(&exec), 2);
+	ttm_exec_fini(&exec);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
+/* Newest first; an empty helper runs no iteration. */
+static void test_reverse(void **state)
+{
+	static const int order[] = { 3, 0, 5, 1 };
+	struct ttm_exec exec;
+	struct ttm_bo *bo;
+	struct fixture f;
+	unsigned int i, seen = 0;
+	int rets[4];
+
+	fixture_init(&f, state);
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_for_each_locked_bo_reverse(&exec, i, bo)
+		seen++;
+	assert_int_equal(seen, 0);
+	assert_int_equal(lock_order(&exec, &f, order, 4, rets), 1);
+	ttm_exec_for_each_locked_bo_reverse(&exec, i, bo) {
+		assert_int_equal(i, 3 - seen);
+		assert_ptr_equal(bo, f.bos[order[3 - seen]]);
+		seen++;
+	}
+	assert_int_equal(seen, 4);
+	ttm_exec_fini(&exec);
+	fixture_fini(&f);
+}
+
+/* Add @fence to every listed buffer; the checker's reports. */
+static int add_to_each(struct ttm_exec *exec, struct ttm_fence *fence)
+{
+	struct ttm_bo *bo;
+	unsigned int i;
+	int reports = 0;
+
+	ww_debug_set_handler(count_report, &reports);
+	ttm_exec_for_each_locked_bo(exec, i, bo)
+		ttm_resv_add_fence(ttm_bo_resv(bo), fence,
+				   TTM_RESV_USAGE_WRITE);
+	ww_debug_set_handler(NULL, NULL);
+	return reports;
+}
+
+/*
+ * An array is prepared in order and stops at the first error; a back-off
+ * inside it restarts the loop, which prepares the whole array again.
+ */
+static void test_prepare_array(void **state)
+{
+	struct ttm_fence *fence;
+	struct ttm_exec exec;
+	struct ttm_bo *arr[3];
+	struct fixture f;
+	int passes = 0, ret = 0, ignore = 0;
+
+	fixture_init(&f, state);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &fence), 0);
+
+	/* Each with a slot: the job's fence goes into every one. */
+	arr[0] = f.bos[0];
+	arr[1] = f.bos[1];
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_prepare_array(&exec, arr, 2, 1);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(ttm_exec_count(&exec), 2);
+	assert_int_equal(add_to_each(&exec, fence), 0);
+	ttm_exec_fini(&exec);
+
+	/* A repeat stops it; with TTM_EXEC_IGNORE_DUPLICATES it does not. */
+	arr[0] = f.bos[2];
+	arr[1] = f.bos[2];
+	arr[2] = f.bos[3];
+	for (ignore = 0; ignore < 2; ignore++) {
+		ttm_exec_init(&exec, f.dev,
+			      ignore ? TTM_EXEC_IGNORE_DUPLICATES : 0);
+		ttm_exec_until_all_locked(&exec) {
+			ret = ttm_exec_prepare_array(&exec, arr, 3, 1);
+			ttm_exec_retry_on_contention(&exec);
+		}
+		assert_int_equal(ret, ignore ? 0 : -EALREADY);
+		assert_int_equal(ttm_exec_count(&exec), ignore ? 2 : 1);
+		assert_true(ww_mutex_is_locked(lock_of(f.bos[3])) == ignore);
+		ttm_exec_fini(&exec);
+	}
+
+	/* A back-off at the second buffer: the array again, whole. */
+	arr[0] = f.bos[4];
+	arr[1] = f.bos[5];
+	arr[2] = f.bos[6];
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		if (passes == 1)
+			ww_debug_inject(3, 1);
+		ret = ttm_exec_prepare_array(&exec, arr, 3, 1);
+		ww_debug_inject(0, 0);
+		if (passes == 1) {
+			assert_int_equal(ret, -EDEADLK);
+			assert_int_equal(ttm_exec_count(&exec), 0);
+		}
+		ttm_exec_retry_on_contention(&exec);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(passes, 2);
+	assert_int_equal(ttm_exec_count(&exec), 3);
+	assert_int_equal(add_to_each(&exec, fence), 0);
+	ttm_exec_fini(&exec);
+
+	ttm_fence_signal(fence, 0);
+	ttm_fence_put(fence);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
 /* ---- stress ----------------------------------------------------------- */
 
 #define STRESS_BOS 32
@@ -422,8 +715,9 @@ static void test_stress(void **state)
 /*
  * Validation contends on a buffer nobody holds (an injected back-off):
  * ttm_exec_set_contended() drops everything, the next pass starts with
- * that buffer slow-locked and evictable, and fini unlocks it. Locking it
- * in the body makes it one of the caller's.
+ * that buffer slow-locked and evictable, listed apart from the body's
+ * buffers, and fini unlocks it. Locking it in the body makes it one of
+ * the caller's: listed, after those the body locked before it.
  */
 static void test_set_contended(void **state)
 {
@@ -443,9 +737,12 @@ static void test_set_contended(void **state)
 			passes++;
 			if (passes == 2) {
 				/* Slow-locked first, before the body asks. */
-				assert_int_equal(ttm_exec_count(&exec), 1);
-				assert_ptr_equal(ttm_exec_locked_bo(&exec, 0),
+				assert_int_equal(ttm_exec_count(&exec), 0);
+				assert_null(ttm_exec_locked_bo(&exec, 0));
+				assert_ptr_equal(ttm_exec_evictable_bo(&exec,
+								       0),
 						 f.bos[2]);
+				assert_null(ttm_exec_evictable_bo(&exec, 1));
 				assert_ptr_equal(ww_mutex_owner_ctx(
 						lock_of(f.bos[2])), ticket);
 				assert_true(ttm_exec_is_evictable(&exec,
@@ -464,15 +761,12 @@ static void test_set_contended(void **state)
 					ttm_exec_lock_bo(&exec, f.bos[2]), 0);
 				assert_false(ttm_exec_is_evictable(&exec,
 								   f.bos[2]));
+				assert_null(ttm_exec_evictable_bo(&exec, 0));
+				assert_ptr_equal(ttm_exec_locked_bo(&exec, 2),
+						 f.bos[2]);
 			}
 			if (passes == 1) {
-				/* "Eviction" with the ticket backs off. */
-				ww_debug_inject(7, 1);
-				ret = ttm_bo_reserve(f.bos[2], false, false,
-						     ticket);
-				ww_debug_inject(0, 0);
-				assert_int_equal(ret, -EDEADLK);
-				ttm_exec_set_contended(&exec, f.bos[2]);
+				evict_backoff(&exec, f.bos[2]);
 				assert_true(ttm_exec_is_contended(&exec));
 				assert_int_equal(ttm_exec_count(&exec), 0);
 				assert_false(ww_mutex_is_locked(
@@ -481,7 +775,8 @@ static void test_set_contended(void **state)
 			ttm_exec_retry_on_contention(&exec);
 		}
 		assert_int_equal(passes, 2);
-		assert_int_equal(ttm_exec_count(&exec), 3);
+		/* Counted only once the body locked it. */
+		assert_int_equal(ttm_exec_count(&exec), claim ? 3 : 2);
 		assert_true(ttm_exec_is_evictable(&exec, f.bos[2]) == !claim);
 		ttm_exec_done(&exec);
 		ttm_exec_fini(&exec);
@@ -538,12 +833,236 @@ static void test_set_contended_held(void **state)
 		ttm_exec_retry_on_contention(&exec);
 	}
 	assert_int_equal(passes, 2);
-	assert_ptr_equal(ttm_exec_locked_bo(&exec, 0), f.bos[2]);
+	/* Held for eviction only: not among the body's buffers. */
+	assert_int_equal(ttm_exec_count(&exec), 1);
+	assert_ptr_equal(ttm_exec_locked_bo(&exec, 0), f.bos[0]);
+	assert_ptr_equal(ttm_exec_evictable_bo(&exec, 0), f.bos[2]);
 	assert_true(ttm_exec_is_evictable(&exec, f.bos[2]));
-	assert_ptr_equal(ttm_exec_locked_bo(&exec, 1), f.bos[0]);
 	ttm_exec_fini(&exec);
+	assert_false(ww_mutex_is_locked(lock_of(f.bos[2])));
 
 	actor_stop(&a);
+	assert_checks_passed();
+	fixture_fini(&f);
+}
+
+/*
+ * The kernel's idiom once everything is locked and validated: the job's
+ * fence goes into every buffer the helper lists. Under memory pressure
+ * plus contention, the eviction backs off on a buffer an older ticket
+ * holds; the next pass slow-locks it for eviction only, with no fence
+ * slot reserved by anyone. It must not be listed: the idiom would add a
+ * fence without a slot (reported, and refused, by the checker). Both
+ * classes: the older asks for our buffer, so that Wait-Die kills our
+ * eviction's reservation and Wound-Wait wounds it.
+ */
+static void test_job_fence_after_evict_backoff(void **state)
+{
+	static const int hold[] = { 0 }, want[] = { 1 };
+	struct exec_job old = { .order = hold, .n = 1 };
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_bo *victim, *mine, *bo;
+	struct ttm_fence *job;
+	struct ttm_exec exec;
+	struct fixture f;
+	struct actor a;
+	int passes = 0, reports = 0, ret = 0;
+	unsigned int i, listed = 0, held = 0, count;
+
+	fixture_init_vram(&f, state);
+	victim = f.bos[0];
+	mine = f.bos[1];
+	old.f = &f;
+	actor_start(&a, NULL);
+	assert_int_equal(actor_run(&a, act_exec_init, &old), 0);
+	assert_int_equal(actor_run(&a, act_exec_lock, &old), 0);
+
+	ttm_exec_init(&exec, f.dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		passes++;
+		ret = ttm_exec_prepare_bo(&exec, mine, 1);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+		if (passes == 1) {
+			old.order = want;
+			assert_true(actor_post(&a, act_lock_then_fini, &old));
+			assert_true(wait_for_waiters(lock_of(mine), 1));
+		}
+		ret = ttm_bo_validate(mine, &vram_only, &ctx);
+		if (passes == 1)
+			assert_int_equal(ret, -EDEADLK);
+		ttm_exec_retry_on_contention(&exec);
+		assert_int_equal(ret, 0);
+	}
+	assert_int_equal(passes, 2);
+	ttm_exec_done(&exec);
+	/* The victim is held, for eviction only, and went to GTT. */
+	assert_ptr_equal(ww_mutex_owner_ctx(lock_of(victim)),
+			 ttm_exec_ticket(&exec));
+	assert_true(ttm_exec_is_evictable(&exec, victim));
+	assert_int_equal(ttm_bo_domain(victim), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(mine), TTM_DOMAIN_VRAM);
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &job),
+			 0);
+	ww_debug_set_handler(count_report, &reports);
+	ttm_exec_for_each_locked_bo(&exec, i, bo) {
+		ttm_resv_add_fence(ttm_bo_resv(bo), job,
+				   TTM_RESV_USAGE_WRITE);
+		listed++;
+	}
+	ww_debug_set_handler(NULL, NULL);
+	count = ttm_exec_count(&exec);
+	ttm_exec_for_each_evictable_bo(&exec, i, bo) {
+		assert_ptr_equal(bo, victim);
+		held++;
+	}
+	assert_int_equal(held, 1);
+	ttm_exec_fini(&exec);
+	assert_false(ww_mutex_is_locked(lock_of(victim)));
+
+	assert_true(actor_wait(&a));
+	assert_int_equal(actor_ret(&a), 0);
+	actor_stop(&a);
+	ttm_fence_signal(job, 0);
+	ttm_fence_put(job);
+	assert_checks_passed();
+	fixture_fini(&f);
+	/* Checked last: a failure here leaves nothing behind. */
+	assert_int_equal(reports, 0);
+	assert_int_equal(listed, 1);
+	assert_int_equal(count, 1);
+}
+
+/* ---- a job's buffer list --------------------------------------------- */
+
+/*
+ * Folding: the distinct buffers first, in list order, each from its first
+ * entry (placement) and written if any entry writes; the repeats after
+ * them, in list order; the first repeat's position.
+ */
+static void test_entries_fold(void **state)
+{
+	static const struct ttm_placement other = TTM_PLACEMENT_GTT_INIT;
+	static const int order[] = { 3, 0, 5, 0, 3, 1 };
+	static const bool write[] = { false, false, true, true, false, false };
+	static const unsigned int kept[] = { 0, 1, 2, 5 }, folded[] = { 3, 4 };
+	struct ttm_exec_entry e[6];
+	unsigned int i, n, dup = 0;
+	struct fixture f;
+
+	fixture_init(&f, state);
+	for (i = 0; i < 6; i++)
+		e[i] = (struct ttm_exec_entry){
+			.bo = f.bos[order[i]],
+			.placement = i == 4 ? &other : NULL,
+			.index = 99,
+			.write = write[i],
+		};
+	n = ttm_exec_entries_fold(e, 6, &dup);
+	assert_int_equal(n, 4);
+	assert_int_equal(dup, 3);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(e[i].index, kept[i]);
+		assert_ptr_equal(e[i].bo, f.bos[order[kept[i]]]);
+		assert_null(e[i].placement);
+	}
+	assert_false(e[0].write);
+	assert_true(e[1].write);   /* its repeat writes */
+	assert_true(e[2].write);
+	assert_false(e[3].write);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(e[4 + i].index, folded[i]);
+		assert_ptr_equal(e[4 + i].bo, f.bos[order[folded[i]]]);
+	}
+	assert_ptr_equal(e[5].placement, &other);
+
+	/* No repeat: the list as it was, each at its place. */
+	for (i = 0; i < 4; i++)
+		e[i] = (struct ttm_exec_entry){ .bo = f.bos[7 - i] };
+	assert_int_equal(ttm_exec_entries_fold(e, 4, &dup), 4);
+	assert_int_equal(dup, 4);
+	for (i = 0; i < 4; i++) {
+		assert_ptr_equal(e[i].bo, f.bos[7 - i]);
+		assert_int_equal(e[i].index, i);
+	}
+	assert_int_equal(ttm_exec_entries_fold(e, 1, NULL), 1);
+	assert_int_equal(ttm_exec_entries_fold(e, 0, &dup), 0);
+	assert_int_equal(dup, 0);
+	fixture_fini(&f);
+}
+
+/*
+ * Lock @e with a slot each, then validate them one by one with
+ * ttm_bo_validate(), or @whole with ttm_exec_entries_validate().
+ */
+static int validate_job(struct fixture *f, struct ttm_exec_entry *e,
+			unsigned int n, bool whole, unsigned int *ret_failed)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	ttm_exec_init(&exec, f->dev, 0);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n; i++) {
+			ret = ttm_exec_prepare_bo(&exec, e[i].bo, 1);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+		}
+		for (i = 0; i < n && !whole && !ret; i++) {
+			ret = ttm_bo_validate(e[i].bo, e[i].placement, &ctx);
+			ttm_exec_retry_on_contention(&exec);
+		}
+		if (whole) {
+			ret = ttm_exec_entries_validate(e, n, &ctx,
+							ret_failed);
+			ttm_exec_retry_on_contention(&exec);
+		}
+	}
+	ttm_exec_done(&exec);
+	ttm_exec_fini(&exec);
+	assert_dev_ok(f->dev);
+	return ret;
+}
+
+/*
+ * VRAM is full of the job's own VRAM-or-GTT buffer when its VRAM-only
+ * buffer comes: ttm_bo_validate() alone says -ENOSPC (eviction never takes
+ * the job's buffers), the job's list validated as a whole moves the first
+ * to GTT. A job that can never fit, or names a bad placement, fails at
+ * the entry concerned.
+ */
+static void test_entries_validate(void **state)
+{
+	static const struct ttm_placement none = { 0 };
+	struct ttm_exec_entry e[2];
+	unsigned int failed = 99;
+	struct fixture f;
+
+	fixture_init_vram(&f, state);
+	e[0] = (struct ttm_exec_entry){ f.bos[0], &vram_gtt, 0, false };
+	e[1] = (struct ttm_exec_entry){ f.bos[1], &vram_only, 0, false };
+	assert_int_equal(validate_job(&f, e, 2, false, NULL), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(f.bos[1]), TTM_DOMAIN_SYSTEM);
+
+	assert_int_equal(validate_job(&f, e, 2, true, &failed), 0);
+	assert_int_equal(failed, 99);
+	assert_int_equal(ttm_bo_domain(f.bos[0]), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(f.bos[1]), TTM_DOMAIN_VRAM);
+
+	/* Both VRAM-only: 20 KiB into 16 can never fit. */
+	e[0].placement = &vram_only;
+	assert_int_equal(validate_job(&f, e, 2, true, &failed), -ENOSPC);
+	assert_int_equal(failed, 0);
+
+	e[0].placement = &vram_gtt;
+	e[1].placement = &none;
+	assert_int_equal(validate_job(&f, e, 2, true, &failed), -EINVAL);
+	assert_int_equal(failed, 1);
 	assert_checks_passed();
 	fixture_fini(&f);
 }
@@ -617,6 +1136,8 @@ static void test_interrupt_slowpath(void **state)
 	assert_true(actor_wait(&b));
 	assert_int_equal(actor_ret(&b), -EINTR);
 	assert_int_equal(job.passes, 2);
+	/* What every lock of the pass returns, readable without a lock. */
+	assert_int_equal(ttm_exec_error(&job.exec), -EINTR);
 	assert_int_equal(ttm_exec_count(&job.exec), 0);
 	assert_false(ww_mutex_is_locked(lock_of(f.bos[0])));
 	assert_int_equal(actor_run(&b, act_exec_fini, &job), 0);
@@ -627,12 +1148,6 @@ static void test_interrupt_slowpath(void **state)
 }
 
 /* ---- fence slots ------------------------------------------------------ */
-
-static void count_report(const struct ww_debug_report *report, void *data)
-{
-	(void)report;
-	(*(int *)data)++;
-}
 
 static void test_prepare(void **state)
 {
@@ -725,9 +1240,16 @@ int main(void)
 		CLASS_TESTS(test_duplicates),
 		CLASS_TESTS(test_references),
 		CLASS_TESTS(test_contention),
+		CLASS_TESTS(test_unlock_bo),
+		CLASS_TESTS(test_unlock_prelocked),
+		CLASS_TESTS(test_reverse),
+		CLASS_TESTS(test_prepare_array),
+		CLASS_TESTS(test_entries_fold),
+		CLASS_TESTS(test_entries_validate),
 		CLASS_TESTS(test_stress),
 		CLASS_TESTS(test_set_contended),
 		CLASS_TESTS(test_set_contended_held),
+		CLASS_TESTS(test_job_fence_after_evict_backoff),
 		CLASS_TESTS(test_interrupt_lock),
 		CLASS_TESTS(test_interrupt_slowpath),
 		CLASS_TESTS(test_prepare),

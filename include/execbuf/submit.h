@@ -13,14 +13,6 @@
 #include "execbuf/execbuf.h"
 #include "ttmsim/exec.h"
 
-/* One distinct buffer of the job. */
-struct submit_obj {
-	struct ttm_bo *bo;                     /* a reference */
-	const struct ttm_placement *placement; /* NULL: the buffer's own */
-	unsigned int index;                    /* first entry in args->bos */
-	bool write;
-};
-
 /* A job's dependencies: fence references, growing. */
 struct submit_deps {
 	struct ttm_gpu_dep *v;
@@ -30,8 +22,13 @@ struct submit_deps {
 struct submit {
 	struct ttm_client *client;
 	struct ttm_execbuf_args *args;
-	struct submit_obj *objs; /* in the user's order, duplicates folded */
-	unsigned int n;
+	/*
+	 * One per entry of args->bos, each with a reference: the first @n
+	 * are the distinct buffers in the user's order, @index the first
+	 * entry of each; then the folded repeats (ttm_exec_entries_fold()).
+	 */
+	struct ttm_exec_entry *objs;
+	unsigned int n, n_entries;
 	struct ttm_exec exec;
 	unsigned int backoffs;   /* -EDEADLK results seen */
 	unsigned int passes;
@@ -43,17 +40,9 @@ struct submit {
 /*
  * Step 1: fill @s->objs from the handles; -ENOENT or -EINVAL with
  * args->bad_index. @s->objs is allocated even on error (free it and put
- * the first @s->n references).
+ * the first @s->n_entries references).
  */
 int submit_lookup(struct submit *s);
-
-/*
- * Step 2's validation of @s->objs[@i] into its placement, moving the
- * job's own buffers out of its way if they are the only obstacle
- * (execbuf/validate.c). As ttm_bo_validate().
- */
-int submit_validate_obj(struct submit *s, unsigned int i,
-			struct ttm_operation_ctx *ctx);
 
 /*
  * Before anything is locked: take the explicit in-fences (importing the

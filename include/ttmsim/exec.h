@@ -35,7 +35,9 @@
  *			}
  *		}
  *		ttm_exec_done(&exec);
- *		// Use the buffers: submit a job, add its fence to each.
+ *		// Use the buffers: submit a job, then add its fence to
+ *		// each with ttm_exec_for_each_locked_bo() (each has the
+ *		// slot reserved above).
  *	out:
  *		ttm_exec_fini(&exec);
  *		return ret;
@@ -93,7 +95,8 @@ struct ttm_exec {
 	struct ttm_bo *contended;   /* to lock first next pass; a reference */
 	bool contended_evictable;   /* it came from ttm_exec_set_contended() */
 	struct ttm_bo *prelocked;   /* slow-locked, unclaimed by the body */
-	struct ttm_bo *evictable;   /* held for eviction only (in @bos) */
+	struct ttm_bo *evictable;   /* held for eviction only, not in @bos;
+				       a reference */
 	int error;                  /* this pass' slow lock failed */
 	bool in_pass;
 	struct ttm_bo *inline_bos[TTM_EXEC_INLINE_BOS];
@@ -186,6 +189,47 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
 			unsigned int num_fences);
 
 /**
+ * ttm_exec_prepare_array() - ttm_exec_prepare_bo() on each buffer of an
+ * array, in order.
+ * @exec: the helper.
+ * @bos: the buffers, of devices of @exec's class.
+ * @n: how many.
+ * @num_fences: how many slots to reserve in each buffer's reservation.
+ *
+ * The kernel's drm_exec_prepare_array(). It stops at the first error;
+ * call ttm_exec_retry_on_contention() right after it, as after one lock.
+ *
+ * Context: May sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE. The thread
+ * of ttm_exec_init() only. Takes the reservations of @bos; on -EDEADLK
+ * releases every reservation @exec holds.
+ * Return: 0, or the first error of ttm_exec_prepare_bo(), with the buffers
+ * before it locked (none after -EDEADLK): -EDEADLK, -EALREADY (a buffer
+ * listed twice without TTM_EXEC_IGNORE_DUPLICATES), -EINTR, -ENOMEM.
+ */
+int ttm_exec_prepare_array(struct ttm_exec *exec, struct ttm_bo *const *bos,
+			   unsigned int n, unsigned int num_fences);
+
+/**
+ * ttm_exec_unlock_bo() - unreserve one buffer @exec holds, and forget it.
+ * @exec: the helper.
+ * @bo: the buffer.
+ *
+ * The kernel's drm_exec_unlock_obj(): for a buffer the caller turns out
+ * not to need after all. @bo leaves the list (the others keep their
+ * order), is unreserved with ttm_bo_unreserve() (a buffer held for
+ * eviction only, ttm_exec_is_evictable(), without the LRU bump) and loses
+ * @exec's reference. Locking it again later in the transaction is an
+ * ordinary lock. Nothing happens if @exec does not hold @bo. As after any
+ * unlock, reserve fence slots again before adding a fence (the kernel's
+ * rule).
+ *
+ * Context: Does not sleep. The thread of ttm_exec_init() only, not inside
+ * ttm_exec_for_each_locked_bo(). Releases @bo's reservation; takes and
+ * releases the device lock.
+ */
+void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo);
+
+/**
  * ttm_exec_set_contended() - back off for @bo after an -EDEADLK that came
  * from elsewhere than ttm_exec_lock_bo().
  * @exec: the helper.
@@ -199,7 +243,9 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
  * call ttm_exec_retry_on_contention(). The next pass starts by
  * slow-locking @bo, which then stays held (and is unlocked by
  * ttm_exec_fini()) but is not one of the caller's buffers:
- * ttm_exec_is_evictable() says so, until the body locks @bo itself.
+ * ttm_exec_is_evictable() says so, and @bo is left out of
+ * ttm_exec_for_each_locked_bo() and ttm_exec_count() (see
+ * ttm_exec_for_each_evictable_bo()), until the body locks @bo itself.
  * @bo must be the buffer whose reservation returned -EDEADLK to the ticket,
  * as the ww_mutex rules require for the slow path.
  *
@@ -237,20 +283,25 @@ bool ttm_exec_is_evictable(const struct ttm_exec *exec,
 struct ww_acquire_ctx *ttm_exec_ticket(struct ttm_exec *exec);
 
 /**
- * ttm_exec_count() - how many buffers @exec holds.
+ * ttm_exec_count() - how many buffers the body locked through @exec.
  * @exec: the helper.
  *
  * Context: Does not sleep.
- * Return: the number of buffers, the evictable one included.
+ * Return: the number of buffers ttm_exec_for_each_locked_bo() lists: the
+ * buffer held for eviction only (ttm_exec_is_evictable()) is not counted.
  */
 unsigned int ttm_exec_count(const struct ttm_exec *exec);
 
 /**
- * ttm_exec_locked_bo() - the @index-th buffer @exec holds, in locking order.
+ * ttm_exec_locked_bo() - the @index-th buffer the body locked through
+ * @exec, in locking order (the kernel's drm_exec_obj()).
  * @exec: the helper.
  * @index: from 0.
  *
- * No reference is taken: @exec holds one until it unlocks the buffer.
+ * The buffer slow-locked at the start of a pass after a lock's back-off
+ * counts as locked first; one held for eviction only counts from the
+ * body's lock of it. No reference is taken: @exec holds one until it
+ * unlocks the buffer.
  *
  * Context: Does not sleep.
  * Return: the buffer, or NULL if @index >= ttm_exec_count().
@@ -259,19 +310,76 @@ struct ttm_bo *ttm_exec_locked_bo(const struct ttm_exec *exec,
 				  unsigned int index);
 
 /**
- * ttm_exec_for_each_locked_bo() - iterate over the buffers @exec holds, in
- * locking order (the evictable one included: see ttm_exec_is_evictable()).
+ * ttm_exec_for_each_locked_bo() - iterate over the buffers the body locked
+ * through @exec, in locking order.
  * @exec: the helper.
  * @index: an unsigned int.
  * @bo: a struct ttm_bo *.
  *
- * Do not lock or back off inside the iteration: the list would change.
+ * The kernel's drm_exec_for_each_locked_object(): every buffer listed is
+ * one the caller asked for, so "add the job's fence to each" is safe for
+ * those prepared with a slot. A buffer held for eviction only
+ * (ttm_exec_is_evictable()) is not listed: see
+ * ttm_exec_for_each_evictable_bo(). Do not lock, unlock or back off inside
+ * the iteration: the list would change.
  *
  * Context: Does not sleep.
  */
 #define ttm_exec_for_each_locked_bo(exec, index, bo)                    \
 	for ((index) = 0;                                               \
 	     ((bo) = ttm_exec_locked_bo((exec), (index))) != NULL;      \
+	     (index)++)
+
+/**
+ * ttm_exec_for_each_locked_bo_reverse() - iterate over the buffers the body
+ * locked through @exec, newest first.
+ * @exec: the helper.
+ * @index: an unsigned int (it wraps below 0, which ends the loop).
+ * @bo: a struct ttm_bo *.
+ *
+ * The kernel's drm_exec_for_each_locked_object_reverse(): the order in
+ * which to undo what was done in locking order. As
+ * ttm_exec_for_each_locked_bo() otherwise.
+ *
+ * Context: Does not sleep.
+ */
+#define ttm_exec_for_each_locked_bo_reverse(exec, index, bo)            \
+	for ((index) = ttm_exec_count(exec) - 1;                        \
+	     ((bo) = ttm_exec_locked_bo((exec), (index))) != NULL;      \
+	     (index)--)
+
+/**
+ * ttm_exec_evictable_bo() - the @index-th buffer @exec holds for eviction
+ * only.
+ * @exec: the helper.
+ * @index: from 0.
+ *
+ * Such a buffer was slow-locked because an eviction contended on it
+ * (ttm_exec_set_contended()); it is the caller's only once the body locks
+ * it. There is at most one today. No reference is taken.
+ *
+ * Context: Does not sleep.
+ * Return: the buffer, or NULL if there is no @index-th one.
+ */
+struct ttm_bo *ttm_exec_evictable_bo(const struct ttm_exec *exec,
+				     unsigned int index);
+
+/**
+ * ttm_exec_for_each_evictable_bo() - iterate over the buffers @exec holds
+ * for eviction only.
+ * @exec: the helper.
+ * @index: an unsigned int.
+ * @bo: a struct ttm_bo *.
+ *
+ * The buffers ttm_exec_for_each_locked_bo() leaves out
+ * (ttm_exec_is_evictable()). @exec unlocks them in ttm_exec_fini(); their
+ * reservations hold no fence slot reserved for the caller.
+ *
+ * Context: Does not sleep.
+ */
+#define ttm_exec_for_each_evictable_bo(exec, index, bo)                 \
+	for ((index) = 0;                                               \
+	     ((bo) = ttm_exec_evictable_bo((exec), (index))) != NULL;   \
 	     (index)++)
 
 /**
@@ -286,6 +394,21 @@ static inline bool ttm_exec_is_contended(const struct ttm_exec *exec)
 {
 	return exec->contended != NULL;
 }
+
+/**
+ * ttm_exec_error() - the error every lock call of this pass returns.
+ * @exec: the helper.
+ *
+ * A pass after a back-off starts with the slow lock of the contended
+ * buffer, which can fail (-EINTR with TTM_EXEC_INTERRUPTIBLE, -ENOMEM
+ * making room on the list); then nothing is held, and every lock call of
+ * the pass returns that error. This tells the body at the top of the pass
+ * how the back-off ended, without trying a lock.
+ *
+ * Context: Does not sleep.
+ * Return: 0, or the negative errno of the failed slow lock.
+ */
+int ttm_exec_error(const struct ttm_exec *exec);
 
 /**
  * ttm_exec_next_pass() - the loop condition of ttm_exec_until_all_locked();
@@ -351,6 +474,93 @@ static inline void *ttm_exec_loop_start_(struct ttm_exec *exec, void *restart)
 		if (__builtin_expect(ttm_exec_is_contended(exec), 0))   \
 			goto *ttm_exec_restart_ptr_;                    \
 	} while (0)
+
+/*
+ * A job's buffer list: the steps of ttm_execbuf_submit() between the
+ * lookup of the handles and the submission, for drivers that write their
+ * own submit path on the helper.
+ */
+
+/**
+ * struct ttm_exec_entry - one entry of a job's buffer list.
+ * @bo: the buffer.
+ * @placement: where the job needs it, most preferred first; NULL: the
+ *	buffer's own (ttm_bo_placement()).
+ * @index: the entry's position in the list given to
+ *	ttm_exec_entries_fold(), which sets it (to report an entry back in
+ *	the caller's terms); unused otherwise.
+ * @write: the job writes the buffer (for the job's fence: WRITE usage,
+ *	else READ).
+ */
+struct ttm_exec_entry {
+	struct ttm_bo *bo;
+	const struct ttm_placement *placement;
+	unsigned int index;
+	bool write;
+};
+
+/**
+ * ttm_exec_entries_fold() - fold the entries of a job's list that name
+ * one buffer.
+ * @entries: the list, reordered in place.
+ * @n: its length.
+ * @ret_first_dup: NULL, or set to the position, in the list as given, of
+ *	the first entry that repeats an earlier one; @n if none does.
+ *
+ * Duplicates are judged by buffer, not by handle: two handles of one
+ * buffer, or an import of a buffer also listed directly, are duplicates.
+ * Each buffer's first entry stays, with its placement, and writes if any
+ * entry of the buffer writes. Afterwards the first (returned) entries are
+ * the distinct buffers in the list's order, each with @index its position
+ * in the list as given, and the others are the folded repeats, in the
+ * same order, so that a caller who holds a reference per entry still
+ * finds each one to put. A driver rejects duplicates (ttm_execbuf_submit()
+ * returns -EINVAL naming *@ret_first_dup) or allows them; either way it
+ * then locks, validates and fences each buffer once, written if any entry
+ * writes it. O(n log n); allocates nothing.
+ *
+ * Context: Does not sleep. No lock needed: only the pointers are compared.
+ * Return: the number of distinct buffers.
+ */
+unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
+				   unsigned int n,
+				   unsigned int *ret_first_dup);
+
+/**
+ * ttm_exec_entries_validate() - validate every entry of a job into its
+ * placement, moving the job's own buffers out of each other's way.
+ * @entries: the job's buffers, each once (ttm_exec_entries_fold()).
+ * @n: how many.
+ * @ctx: as for ttm_bo_validate(); @ctx->exec is normally the helper that
+ *	holds @entries.
+ * @ret_failed: NULL, or set on error to the position in @entries of the
+ *	entry that could not be validated.
+ *
+ * ttm_bo_validate() on each entry, in order. Eviction never takes a buffer
+ * the caller holds (TTM's rule: it is in use), so when the job's own
+ * buffers are what fills a domain an entry needs, ttm_bo_validate() alone
+ * returns -ENOSPC for a job that fits (a VRAM-only buffer after
+ * VRAM-or-GTT buffers of the same job that took the VRAM). Then the job's
+ * other unpinned buffers in that domain whose placement allows another
+ * domain move there, one at a time in list order, each move followed by a
+ * new try, until the entry fits. An entry validated earlier may so end in
+ * a less preferred domain of its placement, never outside it; -ENOSPC
+ * means that the job can never fit.
+ *
+ * Context: May sleep; interruptibly with @ctx->interruptible. Every buffer
+ * of @entries reserved by the calling thread (through @ctx->exec if
+ * given). Takes and releases the device lock and the reservations of
+ * eviction victims. On -EDEADLK, releases every reservation @ctx->exec
+ * holds.
+ * Return: 0; or the first error, with *@ret_failed set: of
+ * ttm_bo_validate() for an entry (-EDEADLK: call
+ * ttm_exec_retry_on_contention() next; -ENOSPC: with @ctx->exec, the job
+ * can never fit; -EINVAL: that entry's placement is bad), or of a move out
+ * of its way that failed otherwise than for room.
+ */
+int ttm_exec_entries_validate(const struct ttm_exec_entry *entries,
+			      unsigned int n, struct ttm_operation_ctx *ctx,
+			      unsigned int *ret_failed);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A job's buffer list (struct ttm_exec_entry, ttmsim/exec.h): folding
+ * the entries that name one buffer, and validating every entry when the
+ * job's own buffers are in each other's way.
+ *
+ * Eviction never takes a buffer the job holds (TTM's rule: it is in use),
+ * so a job whose VRAM-only buffer finds VRAM full of the job's own
+ * VRAM-or-GTT buffers would get -ENOSPC although it fits. Then those
+ * buffers move to another domain their placement allows, one at a time,
+ * until the buffer fits: -ENOSPC is left for jobs that can never fit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ttmsim/exec.h"
+#include "util/compiler.h"
+
+/* Sort key: the buffer, then the entry's place in the caller's list. */
+static int cmp_bo_index(const void *a, const void *b)
+{
+	const struct ttm_exec_entry *x = a, *y = b;
+
+	if (x->bo != y->bo)
+		return (uintptr_t)x->bo < (uintptr_t)y->bo ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Back to the caller's order. */
+static int cmp_index(const void *a, const void *b)
+{
+	const struct ttm_exec_entry *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void entry_swap(struct ttm_exec_entry *a, struct ttm_exec_entry *b)
+{
+	struct ttm_exec_entry t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+TTM_EXPORT unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
+					      unsigned int n,
+					      unsigned int *ret_first_dup)
+{
+	unsigned int i, kept = 0, first_dup = n;
+
+	for (i = 0; i < n; i++)
+		entries[i].index = i;
+	if (n > 1)
+		qsort(entries, n, sizeof(*entries), cmp_bo_index);
+	/*
+	 * Runs of one buffer are adjacent now, each led by its first entry.
+	 * Kept entries gather at the front by swapping, which leaves the
+	 * repeats behind them rather than overwriting them: the caller may
+	 * own a reference per entry.
+	 */
+	for (i = 0; i < n; i++) {
+		if (kept && entries[kept - 1].bo == entries[i].bo) {
+			entries[kept - 1].write |= entries[i].write;
+			if (entries[i].index < first_dup)
+				first_dup = entries[i].index;
+			continue;
+		}
+		if (i != kept)
+			entry_swap(&entries[kept], &entries[i]);
+		kept++;
+	}
+	if (kept > 1)
+		qsort(entries, kept, sizeof(*entries), cmp_index);
+	if (n - kept > 1)
+		qsort(entries + kept, n - kept, sizeof(*entries), cmp_index);
+	if (ret_first_dup)
+		*ret_first_dup = first_dup;
+	return kept;
+}
+
+static const struct ttm_placement *
+entry_placement(const struct ttm_exec_entry *e)
+{
+	return e->placement ? e->placement : ttm_bo_placement(e->bo);
+}
+
+/* @pl without @domain, in order; count 0 if nothing is left. */
+static struct ttm_placement placement_without(const struct ttm_placement *pl,
+					      enum ttm_domain domain)
+{
+	struct ttm_placement out = { 0 };
+	unsigned int k;
+
+	for (k = 0; k < pl->count; k++)
+		if (pl->domains[k] != domain)
+			out.domains[out.count++] = pl->domains[k];
+	return out;
+}
+
+/*
+ * Move the entries other than @i, unpinned and allowed elsewhere, out of
+ * @domain one by one, validating @i again after each; the result of the
+ * last validation of @i, or of a move that failed otherwise than for room
+ * (-EDEADLK included: the caller backs off).
+ */
+static int make_room_among_own(const struct ttm_exec_entry *entries,
+			       unsigned int n, unsigned int i,
+			       enum ttm_domain domain,
+			       struct ttm_operation_ctx *ctx)
+{
+	const struct ttm_placement *pl = entry_placement(&entries[i]);
+	unsigned int j;
+	int ret = -ENOSPC;
+
+	for (j = 0; j < n && ret == -ENOSPC; j++) {
+		struct ttm_bo *bo = entries[j].bo;
+		struct ttm_placement other;
+
+		if (j == i || ttm_bo_domain(bo) != domain ||
+		    ttm_bo_pin_count(bo))
+			continue;
+		other = placement_without(entry_placement(&entries[j]), domain);
+		if (other.count == 0)
+			continue;
+		ret = ttm_bo_validate(bo, &other, ctx);
+		if (ret == 0)
+			ret = ttm_bo_validate(entries[i].bo, pl, ctx);
+	}
+	return ret;
+}
+
+/* One entry into its placement, the others moved out of its way. */
+static int validate_entry(const struct ttm_exec_entry *entries,
+			  unsigned int n, unsigned int i,
+			  struct ttm_operation_ctx *ctx)
+{
+	const struct ttm_placement *pl = entry_placement(&entries[i]);
+	unsigned int k;
+	int ret;
+
+	ret = ttm_bo_validate(entries[i].bo, pl, ctx);
+	for (k = 0; k < pl->count && ret == -ENOSPC; k++)
+		ret = make_room_among_own(entries, n, i, pl->domains[k], ctx);
+	return ret;
+}
+
+TTM_EXPORT int ttm_exec_entries_validate(const struct ttm_exec_entry *entries,
+					 unsigned int n,
+					 struct ttm_operation_ctx *ctx,
+					 unsigned int *ret_failed)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = validate_entry(entries, n, i, ctx);
+		if (ret) {
+			if (ret_failed)
+				*ret_failed = i;
+			return ret;
+		}
+	}
+	return 0;
+}
