@@ -50,6 +50,27 @@ static int resv_find_replaced(const struct ttm_resv_list *list,
 	return -1;
 }
 
+/*
+ * Whether adding @fence grows the list, the one case that needs a reserved
+ * slot: as in the kernel's dma_resv_add_fence(), a fence that replaces one
+ * of its context, or that can take the entry of a signalled fence, keeps
+ * the count. A fence that signals from now on only makes room (it is
+ * pruned), so the answer cannot turn from "no" to "yes" before the add.
+ */
+static bool resv_add_appends(const struct ttm_resv_list *list,
+			     const struct ttm_fence *fence,
+			     enum ttm_resv_usage usage)
+{
+	unsigned int i;
+
+	if (!list)
+		return true;
+	for (i = 0; i < list->count; i++)
+		if (ttm_fence_is_signaled(list->entries[i].fence))
+			return false;
+	return resv_find_replaced(list, fence, usage) < 0;
+}
+
 TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 				      struct ttm_fence *fence,
 				      enum ttm_resv_usage usage,
@@ -61,16 +82,21 @@ TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 
 	if (ttm_resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
 		return;
-	/* Checked in every build: the list has no room otherwise. */
-	if (!resv->reserved) {
-		resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT, "ttm_resv_add_fence",
-			    file, line);
-		return;
+	if (resv_add_appends(resv->fences, fence, usage)) {
+		/* Checked in every build: the list has no room otherwise. */
+		if (!resv->reserved) {
+			resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT,
+				    "ttm_resv_add_fence", file, line);
+			return;
+		}
+		resv->reserved--;
 	}
-	resv->reserved--;
 	ttm_fence_get(fence);
 
-	/* A slot was reserved, so there is a list with room for one more. */
+	/*
+	 * A slot was reserved, or an entry is replaced or pruned: either way
+	 * there is a list with room for one more.
+	 */
 	resv_write_begin(resv);
 	resv_prune_locked(resv);
 	list = resv->fences;

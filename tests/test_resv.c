@@ -12,8 +12,10 @@
  *    goes through), handled (one report, the call refused), with the
  *    buffer held by nobody or by another thread; correct use, reserved
  *    alone or through the locking helper, reports nothing;
- *  - the slot policy: a slot per add, and slots left from an earlier
- *    holding still usable (the unlock cannot be seen);
+ *  - the slot policy: a slot per append, none to replace a fence of the
+ *    same context or a signalled one (the kernel's dma_resv_add_fence()),
+ *    and slots left from an earlier holding still usable (the unlock
+ *    cannot be seen);
  *  - ttm_resv_wait(): 0, -ETIME, -EINTR;
  *  - lockless readers racing with a writer that replaces, prunes and grows;
  *  - ttm_resv_fini() dropping its references.
@@ -239,6 +241,35 @@ static void assert_aborted_no_slot(bool checker)
 	    !strstr(c.out, "(resv-no-slot)") ||
 	    !strstr(c.out, "resv_test_class") ||
 	    !strstr(c.out, "ttm_resv_add_fence() at " __FILE__ ":"))
+		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
+}
+
+/* A replacement needs no slot: the default handler is not reached. */
+static void replace_without_slot(void)
+{
+	uint64_t ctx = ttm_fence_context_alloc(1);
+	struct ttm_fence *f1 = fence_new(ctx, 1), *f2 = fence_new(ctx, 2);
+	struct ttm_resv resv;
+
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	if (ttm_resv_reserve_fences(&resv, 1))
+		_exit(2);
+	ttm_resv_add_fence(&resv, f1, TTM_RESV_USAGE_WRITE);
+	ttm_resv_add_fence(&resv, f2, TTM_RESV_USAGE_WRITE);
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f1);
+	ttm_fence_put(f2);
+}
+
+static void test_replace_no_slot_forked(void **state)
+{
+	struct child c;
+
+	(void)state;
+	run_forked(replace_without_slot, true, &c);
+	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || c.out[0])
 		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
 }
 
@@ -638,13 +669,26 @@ static void test_not_held(void **state)
 }
 
 /*
+ * Add a pending fence of a context of its own: nothing to replace, so it
+ * appends (or is reported for want of a slot).
+ */
+static void add_appending(struct ttm_resv *resv)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+
+	ttm_resv_add_fence(resv, f, TTM_RESV_USAGE_READ);
+	ttm_fence_put(f);
+}
+
+/*
  * The policy for slots across an unlock: ttmsim cannot see the unlock, so
  * leftover slots stay usable (the documentation says to reserve again);
- * every add uses one up, and reserving is not cumulative.
+ * every append uses one up, and reserving is not cumulative. Each add here
+ * appends: re-adding one fence, as this test did before, replaces it and
+ * needs no slot (test_replace_needs_no_slot).
  */
 static void test_slots_after_relock(void **state)
 {
-	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
 	struct ww_debug_report r;
 	struct ttm_resv resv;
 
@@ -652,15 +696,15 @@ static void test_slots_after_relock(void **state)
 	ttm_resv_init(&resv, &resv_test_class);
 	resv_lock(&resv);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 2), 0);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
 	resv_unlock(&resv);
 
 	resv_lock(&resv);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ); /* the leftover */
+	add_appending(&resv); /* the leftover */
 	assert_int_equal(watch_stop(&r), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ); /* none left */
+	add_appending(&resv); /* none left */
 	assert_int_equal(watch_stop(&r), 1);
 	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
 
@@ -668,23 +712,102 @@ static void test_slots_after_relock(void **state)
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
+	add_appending(&resv);
 	assert_int_equal(watch_stop(&r), 1);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 3), 0);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
+	add_appending(&resv);
+	add_appending(&resv);
 	assert_int_equal(watch_stop(&r), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
 	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 6);
 
 	resv_unlock(&resv);
 	ttm_resv_fini(&resv);
-	ttm_fence_put(f);
+}
+
+/*
+ * Only appending needs a slot, as in the kernel's dma_resv_add_fence(): a
+ * fence that replaces one of its context, or takes the place of a
+ * signalled one, leaves the count as it was. Before, every add used up a
+ * slot, and each add below without one was reported.
+ */
+static void test_replace_needs_no_slot(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(3);
+	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
+	struct ttm_fence *b1 = fence_new(ctx + 1, 1);
+	struct ttm_fence *c1 = fence_new(ctx + 2, 1);
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+	int line;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
+	ttm_resv_add_fence(&resv, a1, TTM_RESV_USAGE_READ); /* appends */
+	assert_int_equal(resv.reserved, 0);
+
+	/* A later fence of the context, then a promotion: both replace. */
+	watch_start();
+	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(resv.fences->count, 1);
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, a2));
+	assert_int_equal(refs(a1), 1);
+	assert_int_equal(refs(a2), 2);
+
+	/* After relocking, nothing reserved: the same. */
+	resv_unlock(&resv);
+	resv_lock(&resv);
+	watch_start();
+	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(resv.fences->count, 1);
+	assert_int_equal(refs(a2), 2);
+
+	/* Another context appends: reported, and not added. */
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_add_fence(&resv, b1, TTM_RESV_USAGE_READ);
+	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
+	assert_int_equal(refs(b1), 1);
+	/* So does a degradation: READ does not replace the WRITE a2. */
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_READ);
+	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
+	assert_int_equal(refs(a2), 2);
+
+	/* A signalled fence's entry is free: b1 takes it without a slot. */
+	assert_int_equal(ttm_fence_signal(a2, 0), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, b1, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(resv.fences->count, 1);
+	assert_true(holds(&resv, TTM_RESV_USAGE_READ, b1));
+	assert_int_equal(refs(a2), 1);
+
+	/* b1 pending, nothing to replace: c1 is reported. */
+	watch_start();
+	ttm_resv_add_fence(&resv, c1, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
+	assert_int_equal(refs(c1), 1);
+
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	ttm_fence_put(a1);
+	ttm_fence_put(a2);
+	ttm_fence_put(b1);
+	ttm_fence_put(c1);
 }
 
 /* ---- resv-not-held: the other calls that need the reservation held ------ */
@@ -1310,6 +1433,7 @@ int main(void)
 		/* Forked first, while this is the only thread. */
 		cmocka_unit_test(test_no_slot_forked),
 		cmocka_unit_test(test_no_slot_forked_checker_off),
+		cmocka_unit_test(test_replace_no_slot_forked),
 		NEEDS_HELD_TESTS(test_needs_held_forked),
 		NEEDS_HELD_TESTS(test_needs_held_forked_checker_off),
 		cmocka_unit_test(test_reserve_add_get),
@@ -1322,6 +1446,7 @@ int main(void)
 		cmocka_unit_test(test_no_slot_handled),
 		cmocka_unit_test(test_not_held),
 		cmocka_unit_test(test_slots_after_relock),
+		cmocka_unit_test(test_replace_needs_no_slot),
 		NEEDS_HELD_TESTS(test_needs_held_handled),
 		NEEDS_HELD_TESTS(test_needs_held_foreign),
 		cmocka_unit_test(test_needs_held_correct),

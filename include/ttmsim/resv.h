@@ -6,11 +6,13 @@
  * Fences are kept by usage, ordered KERNEL < WRITE < READ < BOOKKEEP; asking
  * "for usage U" covers every fence whose usage is at most U, so waiting for
  * READ waits for KERNEL, WRITE and READ fences. Adding a fence needs the
- * reservation held and a slot reserved first (ttm_resv_reserve_fences()),
- * so that adding cannot fail: it runs after a job was submitted, when
- * failing is no longer an option. A new fence replaces an older one of the
- * same context whose usage is the same or lower in priority (numerically
- * at least as high); signalled fences are pruned.
+ * reservation held, and a slot reserved first (ttm_resv_reserve_fences())
+ * if the fence is appended, so that adding cannot fail: it runs after a job
+ * was submitted, when failing is no longer an option. A new fence replaces
+ * an older one of the same context whose usage is the same or lower in
+ * priority (numerically at least as high), or takes the place of a
+ * signalled one; only a fence that does neither is appended and uses up a
+ * slot, as in the kernel's dma_resv_add_fence().
  *
  * Readers that do not hold the lock (ttm_resv_wait(), ttm_resv_test_
  * signaled(), ttm_resv_get_fences()) use a sequence lock: they retry if a
@@ -103,7 +105,8 @@ void ttm_resv_fini(struct ttm_resv *resv);
  *
  * Prunes signalled fences, then grows the list if needed. Room for @n
  * more, not @n on top of an earlier reservation (as in the kernel): each
- * ttm_resv_add_fence() then uses up one slot.
+ * ttm_resv_add_fence() that appends then uses up one slot; one that
+ * replaces a fence of its context, or a signalled one, uses none.
  *
  * Reserve again after relocking: the kernel forgets reserved slots on
  * unlock. ttmsim cannot see the unlock, so slots left over from an earlier
@@ -125,16 +128,19 @@ int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n);
  *
  * Prunes signalled fences, then replaces the fence of @fence's context
  * whose usage is @usage or numerically higher and whose seqno is not later
- * than @fence's, or else appends. Uses up one reserved slot either way.
+ * than @fence's, or else appends. As in the kernel's dma_resv_add_fence(),
+ * only appending needs a slot: if a fence of the list is replaced, or one
+ * has signalled (the kernel reuses its entry; ttmsim prunes it), no slot
+ * is used up.
  *
- * Cannot fail: adding without a reserved slot (or without the lock) is a
- * programming error reported through the ww debug checker's report path
- * (by default a report on stderr and abort(); with a handler, the fence is
- * not added). A missing slot is reported in every build, the lock not held
- * only while the checker is on.
+ * Cannot fail: appending without a reserved slot (or adding without the
+ * lock) is a programming error reported through the ww debug checker's
+ * report path (by default a report on stderr and abort(); with a handler,
+ * the fence is not added). A missing slot is reported in every build, the
+ * lock not held only while the checker is on.
  *
  * Context: Does not sleep. @resv held by the caller, and a slot reserved
- * (ttm_resv_reserve_fences()).
+ * (ttm_resv_reserve_fences()) unless @fence replaces one.
  */
 void ttm_resv_add_fence(struct ttm_resv *resv, struct ttm_fence *fence,
 			enum ttm_resv_usage usage);
