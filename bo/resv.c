@@ -12,6 +12,7 @@
 #include "bo/resv.h"
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
+#include "ww/lockword.h"
 
 TTM_EXPORT void ttm_resv_init(struct ttm_resv *resv, struct ww_class *cls)
 {
@@ -113,7 +114,7 @@ TTM_EXPORT int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n)
 	unsigned int count, max;
 	int ret;
 
-	ret = ttm_resv_assert_held(resv, "ttm_resv_reserve_fences");
+	ret = resv_assert_held(resv, "ttm_resv_reserve_fences");
 	if (ret)
 		return ret;
 	/* Pruning first may leave enough room without allocating. */
@@ -147,4 +148,11 @@ TTM_EXPORT int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n)
 	if (resv->reserved < n)
 		resv->reserved = n;
 	return 0;
+}
+
+TTM_EXPORT struct ww_acquire_ctx *
+ttm_resv_locking_ctx(const struct ttm_resv *resv)
+{
+	/* A thread's token (no context) reads as NULL, as in the kernel. */
+	return ww_token_ctx(ww_token(ww_word_load(&resv->lock)));
 }

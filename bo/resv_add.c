@@ -27,6 +27,17 @@ void resv_misuse(const struct ttm_resv *resv, enum ww_debug_rule rule,
 	ww_debug_raise(&r);
 }
 
+TTM_EXPORT void ttm_resv_assert_held_at(const struct ttm_resv *resv,
+					const char *file, int line)
+{
+	resv_assert_held_at(resv, "ttm_resv_assert_held", file, line);
+}
+
+TTM_EXPORT void (ttm_resv_assert_held)(const struct ttm_resv *resv)
+{
+	resv_assert_held_at(resv, "ttm_resv_assert_held", NULL, 0);
+}
+
 /*
  * The entry of the fence that @fence supersedes: same context, a usage
  * @usage or lower in priority (replacing it must not degrade anything) and
@@ -80,7 +91,7 @@ TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 	struct ttm_fence *old = NULL;
 	int i;
 
-	if (ttm_resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
+	if (resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
 		return;
 	if (resv_add_appends(resv->fences, fence, usage)) {
 		/* Checked in every build: the list has no room otherwise. */

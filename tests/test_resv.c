@@ -146,10 +146,21 @@ static unsigned int watch_stop(struct ww_debug_report *first)
 	return n;
 }
 
-/* Exactly one report since watch_start(): @rule, made at @line. */
-static void assert_one_report(const struct ttm_resv *resv,
-			      enum ww_debug_rule rule, const char *tag,
-			      int line)
+/* The reports since watch_start(), the watch going on. */
+static unsigned int reports_so_far(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&seen.mutex);
+	n = seen.count;
+	pthread_mutex_unlock(&seen.mutex);
+	return n;
+}
+
+/* Exactly one report since watch_start(): @rule, by @call at @line. */
+static void assert_one_report_by(const struct ttm_resv *resv,
+				 enum ww_debug_rule rule, const char *tag,
+				 const char *call, int line)
 {
 	struct ww_debug_report r;
 
@@ -157,12 +168,20 @@ static void assert_one_report(const struct ttm_resv *resv,
 	assert_int_equal(r.rule, rule);
 	assert_int_equal(r.rule_number, 11);
 	assert_string_equal(r.name, tag);
-	assert_string_equal(r.call, "ttm_resv_add_fence");
+	assert_string_equal(r.call, call);
 	assert_string_equal(r.class_name, "resv_test_class");
 	assert_ptr_equal(r.lock, &resv->lock);
 	assert_non_null(r.file);
 	assert_string_equal(r.file, __FILE__);
 	assert_int_equal(r.line, line);
+}
+
+/* The same, for ttm_resv_add_fence(). */
+static void assert_one_report(const struct ttm_resv *resv,
+			      enum ww_debug_rule rule, const char *tag,
+			      int line)
+{
+	assert_one_report_by(resv, rule, tag, "ttm_resv_add_fence", line);
 }
 
 /* ---- forked: the default handler aborts ---------------------------------- */
@@ -924,6 +943,18 @@ static void refused_reserve_fences(struct held_fix *f)
 	assert_null(resv->fences);
 }
 
+/*
+ * The function, not the macro: no file:line, like the other calls here.
+ * Refused means reported; the caller goes on either way.
+ */
+static int call_assert_held(struct held_fix *f)
+{
+	unsigned int before = reports_so_far();
+
+	(ttm_resv_assert_held)(ttm_bo_resv(f->bo));
+	return reports_so_far() > before ? -EINVAL : 0;
+}
+
 static const struct needs_held needs_held[] = {
 	{ "ttm_bo_pin", NULL, call_pin, refused_pin },
 	{ "ttm_bo_unpin", prepare_unpin, call_unpin, refused_unpin },
@@ -931,6 +962,7 @@ static const struct needs_held needs_held[] = {
 	{ "ttm_bo_gpu_range", NULL, call_gpu_range, NULL },
 	{ "ttm_resv_reserve_fences", NULL, call_reserve_fences,
 	  refused_reserve_fences },
+	{ "ttm_resv_assert_held", NULL, call_assert_held, NULL },
 };
 
 /* Exactly one report since watch_start(): resv-not-held by @name. */
@@ -1055,6 +1087,7 @@ static void held_calls(struct held_fix *f)
 	assert_int_equal(ttm_bo_domain(f->bo), TTM_DOMAIN_GTT);
 	assert_int_equal(call_gpu_range(f), 0);
 	assert_int_equal(call_reserve_fences(f), 0);
+	ttm_resv_assert_held(ttm_bo_resv(f->bo));
 }
 
 static void test_needs_held_correct(void **state)
@@ -1088,6 +1121,77 @@ static void test_needs_held_correct(void **state)
 	ttm_exec_fini(&exec);
 	assert_int_equal(watch_stop(&r), 0);
 	held_fix_fini(&f);
+}
+
+/*
+ * The macro names the caller's line; held through a context or without
+ * one, by this thread, is held.
+ */
+static void test_assert_held_caller(void **state)
+{
+	struct ww_acquire_ctx ctx;
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+	int line;
+
+	(void)state;
+	require_checker();
+	ttm_resv_init(&resv, &resv_test_class);
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_assert_held(&resv);
+	assert_one_report_by(&resv, WW_DEBUG_RESV_NOT_HELD, "resv-not-held",
+			     "ttm_resv_assert_held", line);
+
+	watch_start();
+	resv_lock(&resv);
+	ttm_resv_assert_held(&resv);
+	resv_unlock(&resv);
+	ww_acquire_init(&ctx, &resv_test_class);
+	assert_int_equal(ww_mutex_lock(&resv.lock, &ctx), 0);
+	ttm_resv_assert_held(&resv);
+	ww_mutex_unlock(&resv.lock);
+	ww_acquire_fini(&ctx);
+	assert_int_equal(watch_stop(&r), 0);
+	ttm_resv_fini(&resv);
+}
+
+/* ttm_resv_locking_ctx(): the holder's context, NULL without one. */
+static void test_locking_ctx(void **state)
+{
+	struct ww_acquire_ctx ctx;
+	struct ttm_resv resv;
+	struct actor a;
+	struct ww_acquire_ctx *theirs = NULL;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	assert_null(ttm_resv_locking_ctx(&resv));
+	resv_lock(&resv);
+	assert_null(ttm_resv_locking_ctx(&resv));
+	resv_unlock(&resv);
+
+	ww_acquire_init(&ctx, &resv_test_class);
+	assert_int_equal(ww_mutex_lock(&resv.lock, &ctx), 0);
+	assert_ptr_equal(ttm_resv_locking_ctx(&resv), &ctx);
+	ww_mutex_unlock(&resv.lock);
+	ww_acquire_fini(&ctx);
+	assert_null(ttm_resv_locking_ctx(&resv));
+
+	/* Held by another thread's transaction: not ours. */
+	actor_start(&a, &resv_test_class);
+	if (CHECK_INT(actor_run(&a, act_init, NULL), 0) &&
+	    CHECK_INT(actor_run(&a, act_lock, &resv.lock), 0)) {
+		theirs = ttm_resv_locking_ctx(&resv);
+		actor_run(&a, act_unlock, &resv.lock);
+	}
+	actor_run(&a, act_fini, NULL);
+	actor_stop(&a);
+	assert_checks_passed();
+	assert_non_null(theirs);
+	assert_ptr_not_equal(theirs, &ctx);
+	assert_null(ttm_resv_locking_ctx(&resv));
+	ttm_resv_fini(&resv);
 }
 
 /* ---- waiting ------------------------------------------------------------- */
@@ -1425,7 +1529,8 @@ static void test_fini_drops_fences(void **state)
 	NEEDS_HELD_TEST(fn, 1, "ttm_bo_unpin"),                         \
 	NEEDS_HELD_TEST(fn, 2, "ttm_bo_validate"),                      \
 	NEEDS_HELD_TEST(fn, 3, "ttm_bo_gpu_range"),                     \
-	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences")
+	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences"),             \
+	NEEDS_HELD_TEST(fn, 5, "ttm_resv_assert_held")
 
 int main(void)
 {
@@ -1450,6 +1555,8 @@ int main(void)
 		NEEDS_HELD_TESTS(test_needs_held_handled),
 		NEEDS_HELD_TESTS(test_needs_held_foreign),
 		cmocka_unit_test(test_needs_held_correct),
+		cmocka_unit_test(test_assert_held_caller),
+		cmocka_unit_test_setup(test_locking_ctx, checks_reset),
 		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_wait_signalled),
 		cmocka_unit_test(test_wait_interrupted),

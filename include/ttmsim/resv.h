@@ -162,6 +162,47 @@ void ttm_resv_add_fence_at(struct ttm_resv *resv, struct ttm_fence *fence,
 #endif
 
 /**
+ * ttm_resv_assert_held() - report a caller that does not hold @resv (the
+ * kernel's dma_resv_assert_held()).
+ * @resv: the reservation object.
+ *
+ * For a driver's own functions that need a reservation held: the check
+ * ttmsim makes at the top of its own (rule 11 of the ww debug checker,
+ * resv-not-held), through the same report path (by default a report on
+ * stderr and abort(); with a handler installed, it returns). Only the
+ * checker knows which thread holds what, so the check is made while it is
+ * on: one relaxed load while it is off, nothing if it is not built in.
+ * Held means held by the calling thread, with or without a context.
+ *
+ * Context: Does not sleep. @resv held by the calling thread.
+ */
+void ttm_resv_assert_held(const struct ttm_resv *resv);
+
+void ttm_resv_assert_held_at(const struct ttm_resv *resv, const char *file,
+			     int line);
+
+#ifndef TTMSIM_WW_NO_CALLER_MACROS
+#define ttm_resv_assert_held(resv) \
+	ttm_resv_assert_held_at(resv, __FILE__, __LINE__)
+#endif
+
+/**
+ * ttm_resv_locking_ctx() - the acquire context that holds @resv (the
+ * kernel's dma_resv_locking_ctx()).
+ * @resv: the reservation object.
+ *
+ * Lets code that meets a reservation tell whether its own transaction
+ * holds it, as TTM's eviction compares it with its ticket.
+ *
+ * Context: Does not sleep. Takes no lock: a snapshot, stable only when
+ * compared with a context of the calling thread (which only that thread
+ * can lock or unlock with).
+ * Return: the context @resv was locked with, or NULL if it is not held or
+ * was locked without one.
+ */
+struct ww_acquire_ctx *ttm_resv_locking_ctx(const struct ttm_resv *resv);
+
+/**
  * ttm_resv_get_fences() - a snapshot of the unsignalled fences with usage
  * at most @usage.
  * @resv: the reservation object.
