@@ -16,6 +16,12 @@
  *    same context or a signalled one (the kernel's dma_resv_add_fence()),
  *    and slots left from an earlier holding still usable (the unlock
  *    cannot be seen);
+ *  - ttm_resv_assert_held() (the same rule, also by the caller's line) and
+ *    ttm_resv_locking_ctx();
+ *  - the iterators: locked (every fence up to the usage, signalled ones
+ *    too, no references) and unlocked (unsignalled ones, a reference each;
+ *    restarts forced by a writer on another thread between two steps, and
+ *    a writer racing with walks for real);
  *  - ttm_resv_wait(): 0, -ETIME, -EINTR;
  *  - lockless readers racing with a writer that replaces, prunes and grows;
  *  - ttm_resv_fini() dropping its references.
@@ -955,6 +961,18 @@ static int call_assert_held(struct held_fix *f)
 	return reports_so_far() > before ? -EINVAL : 0;
 }
 
+/* The locked walk of a buffer with no fence: NULL either way. */
+static int call_iter_first(struct held_fix *f)
+{
+	unsigned int before = reports_so_far();
+	struct ttm_resv_iter cursor;
+
+	ttm_resv_iter_begin(&cursor, ttm_bo_resv(f->bo),
+			    TTM_RESV_USAGE_BOOKKEEP);
+	assert_null(ttm_resv_iter_first(&cursor));
+	return reports_so_far() > before ? -EINVAL : 0;
+}
+
 static const struct needs_held needs_held[] = {
 	{ "ttm_bo_pin", NULL, call_pin, refused_pin },
 	{ "ttm_bo_unpin", prepare_unpin, call_unpin, refused_unpin },
@@ -963,6 +981,7 @@ static const struct needs_held needs_held[] = {
 	{ "ttm_resv_reserve_fences", NULL, call_reserve_fences,
 	  refused_reserve_fences },
 	{ "ttm_resv_assert_held", NULL, call_assert_held, NULL },
+	{ "ttm_resv_iter_first", NULL, call_iter_first, NULL },
 };
 
 /* Exactly one report since watch_start(): resv-not-held by @name. */
@@ -1088,6 +1107,7 @@ static void held_calls(struct held_fix *f)
 	assert_int_equal(call_gpu_range(f), 0);
 	assert_int_equal(call_reserve_fences(f), 0);
 	ttm_resv_assert_held(ttm_bo_resv(f->bo));
+	assert_int_equal(call_iter_first(f), 0);
 }
 
 static void test_needs_held_correct(void **state)
@@ -1192,6 +1212,413 @@ static void test_locking_ctx(void **state)
 	assert_ptr_not_equal(theirs, &ctx);
 	assert_null(ttm_resv_locking_ctx(&resv));
 	ttm_resv_fini(&resv);
+}
+
+/* ---- iterators ---------------------------------------------------------- */
+
+/*
+ * A resv with one pending fence per usage, added from BOOKKEEP down so that
+ * list order is the reverse of usage order, then a WRITE fence signalled
+ * after it was added (last: adding prunes signalled fences).
+ */
+struct iter_fix {
+	struct ttm_resv resv;
+	struct ttm_fence *f[4];         /* by usage */
+	struct ttm_fence *done;         /* WRITE, signalled */
+};
+
+static void iter_fix_init(struct iter_fix *x)
+{
+	uint64_t ctx = ttm_fence_context_alloc(5);
+	unsigned int u;
+
+	ttm_resv_init(&x->resv, &resv_test_class);
+	resv_lock(&x->resv);
+	for (u = 4; u-- > 0;) {
+		x->f[u] = fence_new(ctx + u, 1);
+		add(&x->resv, x->f[u], (enum ttm_resv_usage)u);
+	}
+	x->done = fence_new(ctx + 4, 1);
+	add(&x->resv, x->done, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(ttm_fence_signal(x->done, 0), 0);
+	resv_unlock(&x->resv);
+	assert_int_equal(x->resv.fences->count, 5);
+}
+
+static void iter_fix_fini(struct iter_fix *x)
+{
+	unsigned int u;
+
+	ttm_resv_fini(&x->resv);
+	for (u = 0; u < 4; u++) {
+		assert_int_equal(refs(x->f[u]), 1);
+		ttm_fence_put(x->f[u]);
+	}
+	assert_int_equal(refs(x->done), 1);
+	ttm_fence_put(x->done);
+}
+
+/*
+ * Locked: every fence up to the usage, signalled ones too, in list order,
+ * without references; only the first is "restarted".
+ */
+static void test_iter_locked(void **state)
+{
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *fence;
+	struct iter_fix x;
+	unsigned int u, n;
+
+	(void)state;
+	iter_fix_init(&x);
+	resv_lock(&x.resv);
+	for (u = 0; u < 4; u++) {
+		n = 0;
+		ttm_resv_for_each_fence(&cursor, &x.resv, u, fence) {
+			enum ttm_resv_usage used = ttm_resv_iter_usage(&cursor);
+
+			assert_true(used <= u);
+			assert_int_equal(ttm_resv_iter_is_restarted(&cursor),
+					 n == 0);
+			if (fence == x.done) {
+				assert_int_equal(used, TTM_RESV_USAGE_WRITE);
+			} else {
+				/* List order: BOOKKEEP was added first. */
+				assert_ptr_equal(fence, x.f[u - n]);
+				assert_int_equal(used, u - n);
+			}
+			assert_int_equal(refs(fence), 2); /* ours, the list's */
+			n++;
+		}
+		/* One per usage up to u, and the signalled WRITE from u = 1. */
+		assert_int_equal(n, u + 1 + (u >= TTM_RESV_USAGE_WRITE));
+	}
+	ttm_resv_iter_end(&cursor); /* harmless after a locked walk */
+	resv_unlock(&x.resv);
+	iter_fix_fini(&x);
+
+	/* An empty reservation, and one that never had a list. */
+	ttm_resv_init(&x.resv, &resv_test_class);
+	resv_lock(&x.resv);
+	ttm_resv_iter_begin(&cursor, &x.resv, TTM_RESV_USAGE_BOOKKEEP);
+	assert_null(ttm_resv_iter_first(&cursor));
+	assert_int_equal(ttm_resv_reserve_fences(&x.resv, 1), 0);
+	assert_null(ttm_resv_iter_first(&cursor));
+	resv_unlock(&x.resv);
+	ttm_resv_fini(&x.resv);
+}
+
+/*
+ * Unlocked: the unsignalled fences up to the usage, each with a reference
+ * held by the cursor until the next step; the usage filter is the same.
+ */
+static void test_iter_unlocked(void **state)
+{
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *fence, *prev;
+	struct iter_fix x;
+	unsigned int u, n;
+
+	(void)state;
+	iter_fix_init(&x);
+	for (u = 0; u < 4; u++) {
+		n = 0;
+		prev = NULL;
+		ttm_resv_iter_begin(&cursor, &x.resv, u);
+		ttm_resv_for_each_fence_unlocked(&cursor, fence) {
+			assert_ptr_not_equal(fence, x.done);
+			assert_ptr_equal(fence, x.f[u - n]);
+			assert_int_equal(ttm_resv_iter_usage(&cursor), u - n);
+			assert_int_equal(ttm_resv_iter_is_restarted(&cursor),
+					 n == 0);
+			/* Ours, the list's, the cursor's; the last one put. */
+			assert_int_equal(refs(fence), 3);
+			if (prev)
+				assert_int_equal(refs(prev), 2);
+			prev = fence;
+			n++;
+		}
+		assert_int_equal(n, u + 1);
+		assert_false(ttm_resv_iter_is_restarted(&cursor));
+		ttm_resv_iter_end(&cursor);
+		assert_int_equal(refs(prev), 2);
+	}
+
+	/* Leaving early: end puts the reference the cursor holds. */
+	ttm_resv_iter_begin(&cursor, &x.resv, TTM_RESV_USAGE_BOOKKEEP);
+	fence = ttm_resv_iter_first_unlocked(&cursor);
+	assert_ptr_equal(fence, x.f[TTM_RESV_USAGE_BOOKKEEP]);
+	assert_int_equal(refs(fence), 3);
+	ttm_resv_iter_end(&cursor);
+	assert_int_equal(refs(fence), 2);
+	ttm_resv_iter_end(&cursor); /* twice is harmless */
+	iter_fix_fini(&x);
+
+	/* Nothing to walk: NULL, and "restarted" (nothing collected). */
+	ttm_resv_init(&x.resv, &resv_test_class);
+	ttm_resv_iter_begin(&cursor, &x.resv, TTM_RESV_USAGE_BOOKKEEP);
+	assert_null(ttm_resv_iter_first_unlocked(&cursor));
+	assert_true(ttm_resv_iter_is_restarted(&cursor));
+	ttm_resv_iter_end(&cursor);
+	ttm_resv_fini(&x.resv);
+}
+
+/* A writer on another thread, one step at a time (an actor). */
+struct writer_step {
+	struct ttm_resv *resv;
+	struct ttm_fence *fence;        /* to add, or NULL: only reserve */
+	enum ttm_resv_usage usage;
+};
+
+static int act_write(struct actor *a, void *arg)
+{
+	struct writer_step *w = arg;
+	int ret;
+
+	(void)a;
+	ret = ww_mutex_lock(&w->resv->lock, NULL);
+	if (ret)
+		return ret;
+	/* Reserving prunes signalled fences, in a write section. */
+	ret = ttm_resv_reserve_fences(w->resv, 1);
+	if (!ret && w->fence)
+		ttm_resv_add_fence(w->resv, w->fence, w->usage);
+	ww_mutex_unlock(&w->resv->lock);
+	return ret;
+}
+
+/*
+ * A writer that changes the list between two steps of an unlocked walk
+ * makes the next step start over: the first fence again, "restarted", and
+ * then the list as the writer left it. The steps are handed to another
+ * thread and waited for (no sleep), so each change lands exactly there.
+ */
+static void test_iter_unlocked_restart(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(3);
+	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
+	struct ttm_fence *b = fence_new(ctx + 1, 1), *c = fence_new(ctx + 2, 1);
+	struct writer_step w = { .usage = TTM_RESV_USAGE_READ };
+	struct ttm_fence *got[3] = { NULL };
+	struct ttm_resv_iter cursor;
+	struct ttm_resv resv;
+	struct actor a;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, a1, TTM_RESV_USAGE_READ);
+	add(&resv, b, TTM_RESV_USAGE_READ);
+	resv_unlock(&resv);
+	w.resv = &resv;
+	actor_start(&a, &resv_test_class);
+
+	ttm_resv_iter_begin(&cursor, &resv, TTM_RESV_USAGE_BOOKKEEP);
+	got[0] = ttm_resv_iter_first_unlocked(&cursor);
+	CHECK(got[0] == a1 && ttm_resv_iter_is_restarted(&cursor));
+
+	/* Appending c: the walk starts over and sees it. */
+	w.fence = c;
+	CHECK_INT(actor_run(&a, act_write, &w), 0);
+	got[0] = ttm_resv_iter_next_unlocked(&cursor);
+	CHECK(got[0] == a1 && ttm_resv_iter_is_restarted(&cursor));
+	got[1] = ttm_resv_iter_next_unlocked(&cursor);
+	CHECK(got[1] == b && !ttm_resv_iter_is_restarted(&cursor));
+
+	/*
+	 * Replacing a1 by a2: the list's reference to a1 is gone, the
+	 * cursor's to b stays until the next step. The walk starts over.
+	 */
+	w.fence = a2;
+	CHECK_INT(actor_run(&a, act_write, &w), 0);
+	CHECK_INT(refs(a1), 1);
+	CHECK_INT(refs(b), 3);
+	got[0] = ttm_resv_iter_next_unlocked(&cursor);
+	CHECK(got[0] == a2 && ttm_resv_iter_is_restarted(&cursor));
+	CHECK_INT(refs(b), 2);
+	got[1] = ttm_resv_iter_next_unlocked(&cursor);
+	got[2] = got[1] ? ttm_resv_iter_next_unlocked(&cursor) : NULL;
+	CHECK(got[1] == b && got[2] == c &&
+	      !ttm_resv_iter_is_restarted(&cursor));
+	CHECK(!ttm_resv_iter_next_unlocked(&cursor) &&
+	      !ttm_resv_iter_is_restarted(&cursor));
+	ttm_resv_iter_end(&cursor);
+
+	/*
+	 * Everything signalled and pruned after the last fence: the end of
+	 * the walk restarts and finds nothing, so what was collected before
+	 * is stale, and "restarted" with the NULL says so.
+	 */
+	ttm_resv_iter_begin(&cursor, &resv, TTM_RESV_USAGE_BOOKKEEP);
+	CHECK(ttm_resv_iter_first_unlocked(&cursor) == a2);
+	CHECK(ttm_resv_iter_next_unlocked(&cursor) == b);
+	CHECK(ttm_resv_iter_next_unlocked(&cursor) == c);
+	CHECK_INT(ttm_fence_signal(a2, 0), 0);
+	CHECK_INT(ttm_fence_signal(b, 0), 0);
+	CHECK_INT(ttm_fence_signal(c, 0), 0);
+	w.fence = NULL;
+	CHECK_INT(actor_run(&a, act_write, &w), 0);
+	CHECK_INT(resv.fences->count, 0);
+	CHECK(!ttm_resv_iter_next_unlocked(&cursor) &&
+	      ttm_resv_iter_is_restarted(&cursor));
+	ttm_resv_iter_end(&cursor);
+
+	actor_stop(&a);
+	assert_checks_passed();
+	ttm_resv_fini(&resv);
+	assert_int_equal(refs(a1), 1);
+	assert_int_equal(refs(a2), 1);
+	assert_int_equal(refs(b), 1);
+	assert_int_equal(refs(c), 1);
+	ttm_fence_put(a1);
+	ttm_fence_put(a2);
+	ttm_fence_put(b);
+	ttm_fence_put(c);
+}
+
+/*
+ * A writer racing with unlocked walks, for real: the reader yields at each
+ * fence so that writes land inside its walks, and the writer goes on until
+ * the reader saw ITER_RACE_RESTARTS restarts (bounded in time). Each walk
+ * the reader completes, collected as the kernel's callers do (drop on
+ * restart), is one state of the list: no fence twice, only contexts the
+ * writer uses, only usages up to the filter, and at most the most the
+ * writer ever keeps pending.
+ */
+#define ITER_RACE_CONTEXTS 8
+#define ITER_RACE_PENDING 12
+#define ITER_RACE_RESTARTS 200
+#define ITER_RACE_WALKS 2000
+
+struct iter_race {
+	struct ttm_resv resv;
+	uint64_t ctx_first;
+	int started;                    /* atomic: the reader is walking */
+	int restarts;                   /* atomic: seen by the reader */
+	int done;                       /* atomic: the writer stopped */
+};
+
+static void *iter_race_writer(void *arg)
+{
+	struct iter_race *r = arg;
+	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
+	struct ttm_fence *pending[ITER_RACE_PENDING];
+	unsigned int n = 0, i;
+
+	CHECK(wait_for_int(&r->started, 1));
+	for (i = 0; now_ns() < limit &&
+		    __atomic_load_n(&r->restarts, __ATOMIC_RELAXED) <
+		    ITER_RACE_RESTARTS; i++) {
+		struct ttm_fence *f = NULL;
+
+		if (ttm_fence_create(r->ctx_first + i % ITER_RACE_CONTEXTS,
+				     i + 1, &f)) {
+			check_failed(__FILE__, __LINE__, "no fence");
+			break;
+		}
+		ww_mutex_lock(&r->resv.lock, NULL);
+		if (CHECK(!ttm_resv_reserve_fences(&r->resv, 1)))
+			ttm_resv_add_fence(&r->resv, f, i % 4);
+		ww_mutex_unlock(&r->resv.lock);
+		pending[n++] = f;
+		if (n == ITER_RACE_PENDING)
+			while (n) {
+				CHECK(!ttm_fence_signal(pending[--n], 0));
+				ttm_fence_put(pending[n]);
+			}
+	}
+	while (n) {
+		CHECK(!ttm_fence_signal(pending[--n], 0));
+		ttm_fence_put(pending[n]);
+	}
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One completed walk: a state of the list (see above). */
+static void iter_race_check(struct iter_race *r, enum ttm_resv_usage usage,
+			    const struct ttm_fence *const *got,
+			    const enum ttm_resv_usage *used, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ctx = ttm_fence_context(got[i]) - r->ctx_first;
+
+		CHECK_MSG(ctx < ITER_RACE_CONTEXTS, "a fence of context +%llu",
+			  (unsigned long long)ctx);
+		CHECK_MSG(used[i] <= usage, "usage %u in a walk up to %u",
+			  used[i], usage);
+		for (j = 0; j < i; j++)
+			CHECK_MSG(got[j] != got[i], "fence %p twice",
+				  (const void *)got[i]);
+	}
+}
+
+static void drop_all(struct ttm_fence **got, unsigned int *n)
+{
+	while (*n)
+		ttm_fence_put(got[--*n]);
+}
+
+static void test_iter_unlocked_race(void **state)
+{
+	struct ttm_fence *got[ITER_RACE_PENDING];
+	enum ttm_resv_usage used[ITER_RACE_PENDING];
+	static struct iter_race r;
+	unsigned int walks = 0, n = 0;
+	pthread_t writer;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	ttm_resv_init(&r.resv, &resv_test_class);
+	r.ctx_first = ttm_fence_context_alloc(ITER_RACE_CONTEXTS);
+	writer = start_thread(iter_race_writer, &r);
+	__atomic_store_n(&r.started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) ||
+	       walks < ITER_RACE_WALKS) {
+		enum ttm_resv_usage usage = walks % 4;
+		struct ttm_resv_iter cursor;
+		bool first = true, overflow = false;
+		struct ttm_fence *f;
+
+		ttm_resv_iter_begin(&cursor, &r.resv, usage);
+		ttm_resv_for_each_fence_unlocked(&cursor, f) {
+			if (ttm_resv_iter_is_restarted(&cursor)) {
+				if (!first)
+					__atomic_fetch_add(&r.restarts, 1,
+							   __ATOMIC_RELAXED);
+				drop_all(got, &n);
+			}
+			first = false;
+			if (n == ITER_RACE_PENDING) {
+				overflow = true;
+				break;
+			}
+			used[n] = ttm_resv_iter_usage(&cursor);
+			got[n++] = ttm_fence_get(f);
+			/* Let the writer in, in the middle of the walk. */
+			sched_yield();
+		}
+		if (!overflow && ttm_resv_iter_is_restarted(&cursor)) {
+			if (!first)
+				__atomic_fetch_add(&r.restarts, 1,
+						   __ATOMIC_RELAXED);
+			drop_all(got, &n);
+		}
+		ttm_resv_iter_end(&cursor);
+		CHECK_MSG(!overflow, "more than %d fences at once",
+			  ITER_RACE_PENDING);
+		iter_race_check(&r, usage, (const struct ttm_fence **)got,
+				used, n);
+		drop_all(got, &n);
+		walks++;
+	}
+	join_thread(writer);
+	assert_checks_passed();
+	ttm_resv_fini(&r.resv);
+	if (r.restarts < ITER_RACE_RESTARTS)
+		fail_msg("only %d restarts in %u walks", r.restarts, walks);
 }
 
 /* ---- waiting ------------------------------------------------------------- */
@@ -1530,7 +1957,8 @@ static void test_fini_drops_fences(void **state)
 	NEEDS_HELD_TEST(fn, 2, "ttm_bo_validate"),                      \
 	NEEDS_HELD_TEST(fn, 3, "ttm_bo_gpu_range"),                     \
 	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences"),             \
-	NEEDS_HELD_TEST(fn, 5, "ttm_resv_assert_held")
+	NEEDS_HELD_TEST(fn, 5, "ttm_resv_assert_held"),                \
+	NEEDS_HELD_TEST(fn, 6, "ttm_resv_iter_first")
 
 int main(void)
 {
@@ -1557,6 +1985,11 @@ int main(void)
 		cmocka_unit_test(test_needs_held_correct),
 		cmocka_unit_test(test_assert_held_caller),
 		cmocka_unit_test_setup(test_locking_ctx, checks_reset),
+		cmocka_unit_test(test_iter_locked),
+		cmocka_unit_test(test_iter_unlocked),
+		cmocka_unit_test_setup(test_iter_unlocked_restart,
+				       checks_reset),
+		cmocka_unit_test_setup(test_iter_unlocked_race, checks_reset),
 		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_wait_signalled),
 		cmocka_unit_test(test_wait_interrupted),

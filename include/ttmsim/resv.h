@@ -15,10 +15,10 @@
  * slot, as in the kernel's dma_resv_add_fence().
  *
  * Readers that do not hold the lock (ttm_resv_wait(), ttm_resv_test_
- * signaled(), ttm_resv_get_fences()) use a sequence lock: they retry if a
- * writer changed the list meanwhile. Fences are type-stable and the lists
- * they read are freed only by ttm_resv_fini(), so a reader never touches
- * freed memory. Readers never block writers.
+ * signaled(), ttm_resv_get_fences(), the unlocked iterator) use a sequence
+ * lock: they start over if a writer changed the list meanwhile. Fences are
+ * type-stable and the lists they read are freed only by ttm_resv_fini(), so
+ * a reader never touches freed memory. Readers never block writers.
  */
 #ifndef TTMSIM_RESV_H
 #define TTMSIM_RESV_H
@@ -218,6 +218,173 @@ struct ww_acquire_ctx *ttm_resv_locking_ctx(const struct ttm_resv *resv);
 int ttm_resv_get_fences(struct ttm_resv *resv, enum ttm_resv_usage usage,
 			struct ttm_fence ***ret_fences,
 			unsigned int *ret_count);
+
+/**
+ * struct ttm_resv_iter - a cursor over the fences of a reservation object
+ * (the kernel's struct dma_resv_iter).
+ *
+ * On the caller's stack, from ttm_resv_iter_begin() to ttm_resv_iter_end();
+ * walked either locked (ttm_resv_iter_first(), ttm_resv_for_each_fence())
+ * or unlocked (ttm_resv_iter_first_unlocked(),
+ * ttm_resv_for_each_fence_unlocked()), not both. The fields are private:
+ * visible only so that the caller can allocate it.
+ */
+struct ttm_resv_iter {
+	/* private: */
+	struct ttm_resv *resv;
+	const struct ttm_resv_list *list; /* the list walked */
+	struct ttm_fence *fence;        /* unlocked: the last one, a ref */
+	unsigned int usage;             /* the highest usage walked */
+	unsigned int fence_usage;       /* the usage of the last fence */
+	unsigned int index;             /* the next entry */
+	unsigned int count;             /* unlocked: entries of this pass */
+	uint32_t seq;                   /* unlocked: resv->seq of this pass */
+	bool restarted;
+};
+
+/**
+ * ttm_resv_iter_begin() - set up @cursor to walk the fences of @resv with
+ * usage at most @usage (the kernel's dma_resv_iter_begin()).
+ * @cursor: the cursor.
+ * @resv: the reservation object.
+ * @usage: the highest usage to walk: KERNEL < WRITE < READ < BOOKKEEP, so
+ *	READ walks the KERNEL, WRITE and READ fences.
+ *
+ * Context: Does not sleep.
+ */
+void ttm_resv_iter_begin(struct ttm_resv_iter *cursor, struct ttm_resv *resv,
+			 enum ttm_resv_usage usage);
+
+/**
+ * ttm_resv_iter_end() - finish a walk (the kernel's dma_resv_iter_end()).
+ * @cursor: the cursor.
+ *
+ * Drops the reference the unlocked walk holds on its last fence; after a
+ * locked walk it does nothing, but is harmless. Needed after leaving an
+ * unlocked loop early, and after it ran to its end.
+ *
+ * Context: Does not sleep; may free the last fence (see ttm_fence_put()).
+ */
+void ttm_resv_iter_end(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_first_unlocked() - the first fence of an unlocked walk (the
+ * kernel's dma_resv_iter_first_unlocked()).
+ * @cursor: the cursor, from ttm_resv_iter_begin().
+ *
+ * Walks the unsignalled fences up to the cursor's usage, in list order,
+ * without the lock. Each fence handed out carries a reference the cursor
+ * holds until the next call or ttm_resv_iter_end(): take one of your own
+ * to keep it. The walk reads under the reservation's sequence lock: if a
+ * writer changed the list, it starts over, and the first fence after that
+ * has ttm_resv_iter_is_restarted() set. Fences handed out since the last
+ * (re)start were all in the list at once; a caller that collects them
+ * must drop what it collected when the walk restarts. Readers never block
+ * writers.
+ *
+ * Context: Does not sleep (yields while a writer is inside its section).
+ * No lock needed.
+ * Return: the first fence, or NULL if none.
+ */
+struct ttm_fence *ttm_resv_iter_first_unlocked(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_next_unlocked() - the next fence of an unlocked walk (the
+ * kernel's dma_resv_iter_next_unlocked()).
+ * @cursor: the cursor, after ttm_resv_iter_first_unlocked().
+ *
+ * Drops the cursor's reference to the previous fence. See
+ * ttm_resv_iter_first_unlocked() for restarts.
+ *
+ * Context: Does not sleep (yields while a writer is inside its section).
+ * No lock needed.
+ * Return: the next fence, or NULL at the end. A NULL with
+ * ttm_resv_iter_is_restarted() set means the walk restarted and found no
+ * fence: what was collected before is stale too.
+ */
+struct ttm_fence *ttm_resv_iter_next_unlocked(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_first() - the first fence of a walk under the lock (the
+ * kernel's dma_resv_iter_first()).
+ * @cursor: the cursor, from ttm_resv_iter_begin().
+ *
+ * Walks every fence up to the cursor's usage, in list order, signalled or
+ * not (the list prunes signalled fences only when it changes). No
+ * reference is taken: the list keeps the fences while the lock is held and
+ * the list is not changed. Never restarts.
+ *
+ * Context: Does not sleep. The cursor's reservation held by the calling
+ * thread (rule 11 of the ww debug checker, resv-not-held, while it is on;
+ * a refused call returns NULL).
+ * Return: the first fence, or NULL if none.
+ */
+struct ttm_fence *ttm_resv_iter_first(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_next() - the next fence of a walk under the lock (the
+ * kernel's dma_resv_iter_next()).
+ * @cursor: the cursor, after ttm_resv_iter_first().
+ *
+ * Context: Does not sleep. The cursor's reservation held by the calling
+ * thread (checked as for ttm_resv_iter_first()).
+ * Return: the next fence, or NULL at the end.
+ */
+struct ttm_fence *ttm_resv_iter_next(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_usage() - how the fence last handed out uses the buffer
+ * (the kernel's dma_resv_iter_usage()).
+ * @cursor: the cursor.
+ *
+ * Context: Does not sleep.
+ * Return: the usage the fence was added with, at most the cursor's.
+ */
+enum ttm_resv_usage ttm_resv_iter_usage(const struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_is_restarted() - whether the walk (re)started with the
+ * fence last handed out (the kernel's dma_resv_iter_is_restarted()).
+ * @cursor: the cursor.
+ *
+ * True for the first fence of a walk, and for the first one after an
+ * unlocked walk started over; false otherwise. After the last call
+ * returned NULL: true if that call restarted the walk (or it was empty
+ * from the start), so that nothing collected before it is current.
+ *
+ * Context: Does not sleep.
+ * Return: true if the caller must drop what it collected before.
+ */
+bool ttm_resv_iter_is_restarted(const struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_for_each_fence_unlocked() - walk the fences without the lock
+ * (the kernel's dma_resv_for_each_fence_unlocked()).
+ * @cursor: a cursor set up with ttm_resv_iter_begin(); call
+ *	ttm_resv_iter_end() after the loop.
+ * @fence: a struct ttm_fence * set to each fence in turn.
+ *
+ * See ttm_resv_iter_first_unlocked(): check ttm_resv_iter_is_restarted()
+ * in the body if the body collects anything.
+ */
+#define ttm_resv_for_each_fence_unlocked(cursor, fence)                 \
+	for ((fence) = ttm_resv_iter_first_unlocked(cursor); (fence);   \
+	     (fence) = ttm_resv_iter_next_unlocked(cursor))
+
+/**
+ * ttm_resv_for_each_fence() - walk the fences with the lock held (the
+ * kernel's dma_resv_for_each_fence()).
+ * @cursor: a struct ttm_resv_iter.
+ * @resv: the reservation object, held by the calling thread.
+ * @usage: the highest usage to walk.
+ * @fence: a struct ttm_fence * set to each fence in turn.
+ *
+ * Sets up @cursor itself; no ttm_resv_iter_end() is needed.
+ */
+#define ttm_resv_for_each_fence(cursor, resv, usage, fence)             \
+	for (ttm_resv_iter_begin(cursor, resv, usage),                  \
+	     (fence) = ttm_resv_iter_first(cursor); (fence);            \
+	     (fence) = ttm_resv_iter_next(cursor))
 
 /**
  * ttm_resv_wait() - wait for every fence with usage at most @usage.
