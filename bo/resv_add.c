@@ -129,3 +129,31 @@ TTM_EXPORT void (ttm_resv_add_fence)(struct ttm_resv *resv,
 {
 	ttm_resv_add_fence_at(resv, fence, usage, NULL, 0);
 }
+
+TTM_EXPORT void ttm_resv_replace_fences(struct ttm_resv *resv,
+					uint64_t context,
+					struct ttm_fence *replacement,
+					enum ttm_resv_usage usage)
+{
+	struct ttm_resv_list *list;
+	unsigned int i;
+
+	if (resv_assert_held(resv, "ttm_resv_replace_fences"))
+		return;
+	list = resv->fences;
+	for (i = 0; list && i < list->count; i++) {
+		struct ttm_fence *old = list->entries[i].fence;
+
+		if (ttm_fence_context(old) != context)
+			continue;
+		/*
+		 * A section per entry, so that the old fence, maybe
+		 * unsignalled, is put outside it (its callbacks may run).
+		 * Replaced in place: no slot needed.
+		 */
+		resv_write_begin(resv);
+		resv_entry_set(list, i, ttm_fence_get(replacement), usage);
+		resv_write_end(resv);
+		ttm_fence_put(old);
+	}
+}

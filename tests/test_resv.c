@@ -973,6 +973,28 @@ static int call_iter_first(struct held_fix *f)
 	return reports_so_far() > before ? -EINVAL : 0;
 }
 
+/* Copy from itself, the one resv the fixture has. */
+static int call_copy_fences(struct held_fix *f)
+{
+	return ttm_resv_copy_fences(ttm_bo_resv(f->bo), ttm_bo_resv(f->bo));
+}
+
+static void refused_copy_fences(struct held_fix *f)
+{
+	assert_null(ttm_bo_resv(f->bo)->fences);
+}
+
+static int call_replace_fences(struct held_fix *f)
+{
+	unsigned int before = reports_so_far();
+	struct ttm_fence *r = fence_new(ttm_fence_context_alloc(1), 1);
+
+	ttm_resv_replace_fences(ttm_bo_resv(f->bo), ttm_fence_context(r), r,
+				TTM_RESV_USAGE_KERNEL);
+	ttm_fence_put(r);
+	return reports_so_far() > before ? -EINVAL : 0;
+}
+
 static const struct needs_held needs_held[] = {
 	{ "ttm_bo_pin", NULL, call_pin, refused_pin },
 	{ "ttm_bo_unpin", prepare_unpin, call_unpin, refused_unpin },
@@ -982,6 +1004,9 @@ static const struct needs_held needs_held[] = {
 	  refused_reserve_fences },
 	{ "ttm_resv_assert_held", NULL, call_assert_held, NULL },
 	{ "ttm_resv_iter_first", NULL, call_iter_first, NULL },
+	{ "ttm_resv_copy_fences", NULL, call_copy_fences,
+	  refused_copy_fences },
+	{ "ttm_resv_replace_fences", NULL, call_replace_fences, NULL },
 };
 
 /* Exactly one report since watch_start(): resv-not-held by @name. */
@@ -1108,6 +1133,8 @@ static void held_calls(struct held_fix *f)
 	assert_int_equal(call_reserve_fences(f), 0);
 	ttm_resv_assert_held(ttm_bo_resv(f->bo));
 	assert_int_equal(call_iter_first(f), 0);
+	assert_int_equal(call_copy_fences(f), 0);
+	assert_int_equal(call_replace_fences(f), 0);
 }
 
 static void test_needs_held_correct(void **state)
@@ -1483,7 +1510,7 @@ static void test_iter_unlocked_restart(void **state)
  * the reader completes, collected as the kernel's callers do (drop on
  * restart), is one state of the list: no fence twice, only contexts the
  * writer uses, only usages up to the filter, and at most the most the
- * writer ever keeps pending.
+ * writer ever keeps pending. So is every copy of it, made now and then.
  */
 #define ITER_RACE_CONTEXTS 8
 #define ITER_RACE_PENDING 12
@@ -1555,6 +1582,29 @@ static void iter_race_check(struct iter_race *r, enum ttm_resv_usage usage,
 	}
 }
 
+/* A copy made while the writer races is one state of the list too. */
+static void iter_race_copy(struct iter_race *r, struct ttm_resv *dst)
+{
+	const struct ttm_fence *got[ITER_RACE_PENDING];
+	enum ttm_resv_usage used[ITER_RACE_PENDING];
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
+	unsigned int n = 0;
+
+	ww_mutex_lock(&dst->lock, NULL);
+	CHECK_INT(ttm_resv_copy_fences(dst, &r->resv), 0);
+	ttm_resv_for_each_fence(&cursor, dst, TTM_RESV_USAGE_BOOKKEEP, f) {
+		if (!CHECK_MSG(n < ITER_RACE_PENDING,
+			       "more than %d fences copied",
+			       ITER_RACE_PENDING))
+			break;
+		used[n] = ttm_resv_iter_usage(&cursor);
+		got[n++] = f;
+	}
+	iter_race_check(r, TTM_RESV_USAGE_BOOKKEEP, got, used, n);
+	ww_mutex_unlock(&dst->lock);
+}
+
 static void drop_all(struct ttm_fence **got, unsigned int *n)
 {
 	while (*n)
@@ -1567,11 +1617,13 @@ static void test_iter_unlocked_race(void **state)
 	enum ttm_resv_usage used[ITER_RACE_PENDING];
 	static struct iter_race r;
 	unsigned int walks = 0, n = 0;
+	struct ttm_resv dst;
 	pthread_t writer;
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	ttm_resv_init(&r.resv, &resv_test_class);
+	ttm_resv_init(&dst, &resv_test_class);
 	r.ctx_first = ttm_fence_context_alloc(ITER_RACE_CONTEXTS);
 	writer = start_thread(iter_race_writer, &r);
 	__atomic_store_n(&r.started, 1, __ATOMIC_RELEASE);
@@ -1612,13 +1664,153 @@ static void test_iter_unlocked_race(void **state)
 		iter_race_check(&r, usage, (const struct ttm_fence **)got,
 				used, n);
 		drop_all(got, &n);
-		walks++;
+		if (walks++ % 4 == 0)
+			iter_race_copy(&r, &dst);
 	}
 	join_thread(writer);
 	assert_checks_passed();
+	ttm_resv_fini(&dst);
 	ttm_resv_fini(&r.resv);
 	if (r.restarts < ITER_RACE_RESTARTS)
 		fail_msg("only %d restarts in %u walks", r.restarts, walks);
+}
+
+/* ---- copying and replacing ---------------------------------------------- */
+
+/* The fences of @resv under the lock, with their usages, in list order. */
+static unsigned int walk_locked(struct ttm_resv *resv, struct ttm_fence **got,
+				enum ttm_resv_usage *used, unsigned int max)
+{
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
+	unsigned int n = 0;
+
+	ttm_resv_for_each_fence(&cursor, resv, TTM_RESV_USAGE_BOOKKEEP, f) {
+		assert_true(n < max);
+		got[n] = f;
+		used[n++] = ttm_resv_iter_usage(&cursor);
+	}
+	return n;
+}
+
+/*
+ * dst gets src's unsignalled fences with their usages, in place of its
+ * own; its reserved slots are gone; src is not touched (nor locked).
+ */
+static void test_copy_fences(void **state)
+{
+	struct ttm_fence *mine = fence_new(ttm_fence_context_alloc(1), 1);
+	enum ttm_resv_usage used[8];
+	struct ttm_fence *got[8];
+	struct ww_debug_report r;
+	struct ttm_resv dst;
+	struct iter_fix x;
+	unsigned int n, u, src_count;
+
+	(void)state;
+	iter_fix_init(&x);
+	src_count = x.resv.fences->count;
+	ttm_resv_init(&dst, &resv_test_class);
+	resv_lock(&dst);
+	assert_int_equal(ttm_resv_reserve_fences(&dst, 3), 0);
+	ttm_resv_add_fence(&dst, mine, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(refs(mine), 2);
+
+	assert_int_equal(ttm_resv_copy_fences(&dst, &x.resv), 0);
+	assert_int_equal(refs(mine), 1); /* dst's own are dropped */
+	n = walk_locked(&dst, got, used, 8);
+	assert_int_equal(n, 4); /* not the signalled one */
+	for (u = 0; u < 4; u++) {
+		/* src's order: BOOKKEEP first. */
+		assert_ptr_equal(got[u], x.f[3 - u]);
+		assert_int_equal(used[u], 3 - u);
+		assert_int_equal(refs(x.f[3 - u]), 3); /* ours, src, dst */
+	}
+	assert_int_equal(x.resv.fences->count, src_count);
+
+	/* The slots reserved before the copy are gone. */
+	assert_int_equal(dst.reserved, 0);
+	watch_start();
+	ttm_resv_add_fence(&dst, mine, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
+
+	/* Copying from itself keeps what is pending. */
+	assert_int_equal(ttm_fence_signal(x.f[1], 0), 0);
+	assert_int_equal(ttm_resv_copy_fences(&dst, &dst), 0);
+	assert_int_equal(walk_locked(&dst, got, used, 8), 3);
+	assert_int_equal(refs(x.f[1]), 2);
+
+	/* From an empty one: nothing left. */
+	{
+		struct ttm_resv empty;
+
+		ttm_resv_init(&empty, &resv_test_class);
+		assert_int_equal(ttm_resv_copy_fences(&dst, &empty), 0);
+		assert_int_equal(walk_locked(&dst, got, used, 8), 0);
+		assert_true(ttm_resv_test_signaled(&dst,
+						   TTM_RESV_USAGE_BOOKKEEP));
+		ttm_resv_fini(&empty);
+	}
+	resv_unlock(&dst);
+	ttm_resv_fini(&dst);
+	iter_fix_fini(&x);
+	ttm_fence_put(mine);
+}
+
+/*
+ * Every fence of the context, and only those, becomes the replacement with
+ * the new usage, in place: no slot needed, the old references put.
+ */
+static void test_replace_fences(void **state)
+{
+	uint64_t ctx = ttm_fence_context_alloc(3);
+	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
+	struct ttm_fence *b = fence_new(ctx + 1, 1), *rep = fence_new(ctx + 2, 1);
+	enum ttm_resv_usage used[4];
+	struct ttm_fence *got[4];
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+
+	(void)state;
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, a1, TTM_RESV_USAGE_WRITE);
+	add(&resv, b, TTM_RESV_USAGE_READ);
+	add(&resv, a2, TTM_RESV_USAGE_BOOKKEEP); /* appended: WRITE stays */
+	assert_int_equal(resv.fences->count, 3);
+	assert_int_equal(resv.reserved, 0);
+
+	watch_start();
+	ttm_resv_replace_fences(&resv, ctx, rep, TTM_RESV_USAGE_KERNEL);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(walk_locked(&resv, got, used, 4), 3);
+	assert_ptr_equal(got[0], rep);
+	assert_int_equal(used[0], TTM_RESV_USAGE_KERNEL);
+	assert_ptr_equal(got[1], b);
+	assert_int_equal(used[1], TTM_RESV_USAGE_READ);
+	assert_ptr_equal(got[2], rep);
+	assert_int_equal(used[2], TTM_RESV_USAGE_KERNEL);
+	assert_int_equal(refs(a1), 1);
+	assert_int_equal(refs(a2), 1);
+	assert_int_equal(refs(rep), 3);
+
+	/* A context with no fence here: nothing changes. */
+	ttm_resv_replace_fences(&resv, ctx + 3, a1, TTM_RESV_USAGE_READ);
+	assert_int_equal(walk_locked(&resv, got, used, 4), 3);
+	assert_int_equal(refs(a1), 1);
+	resv_unlock(&resv);
+
+	/* Lockless readers see the new usage: only KERNEL now. */
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_KERNEL), 2);
+	assert_false(holds(&resv, TTM_RESV_USAGE_BOOKKEEP, a2));
+
+	ttm_resv_fini(&resv);
+	assert_int_equal(refs(rep), 1);
+	ttm_fence_put(a1);
+	ttm_fence_put(a2);
+	ttm_fence_put(b);
+	ttm_fence_put(rep);
 }
 
 /* ---- waiting ------------------------------------------------------------- */
@@ -1958,7 +2150,9 @@ static void test_fini_drops_fences(void **state)
 	NEEDS_HELD_TEST(fn, 3, "ttm_bo_gpu_range"),                     \
 	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences"),             \
 	NEEDS_HELD_TEST(fn, 5, "ttm_resv_assert_held"),                \
-	NEEDS_HELD_TEST(fn, 6, "ttm_resv_iter_first")
+	NEEDS_HELD_TEST(fn, 6, "ttm_resv_iter_first"),                 \
+	NEEDS_HELD_TEST(fn, 7, "ttm_resv_copy_fences"),                \
+	NEEDS_HELD_TEST(fn, 8, "ttm_resv_replace_fences")
 
 int main(void)
 {
@@ -1990,6 +2184,8 @@ int main(void)
 		cmocka_unit_test_setup(test_iter_unlocked_restart,
 				       checks_reset),
 		cmocka_unit_test_setup(test_iter_unlocked_race, checks_reset),
+		cmocka_unit_test(test_copy_fences),
+		cmocka_unit_test(test_replace_fences),
 		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_wait_signalled),
 		cmocka_unit_test(test_wait_interrupted),

@@ -203,6 +203,52 @@ void ttm_resv_assert_held_at(const struct ttm_resv *resv, const char *file,
 struct ww_acquire_ctx *ttm_resv_locking_ctx(const struct ttm_resv *resv);
 
 /**
+ * ttm_resv_replace_fences() - put @replacement in the place of every fence
+ * of @context (the kernel's dma_resv_replace_fences()).
+ * @resv: the reservation object.
+ * @context: the fence context whose fences go.
+ * @replacement: the fence that takes their place; a reference is taken
+ *	for each (the caller keeps its own).
+ * @usage: how @replacement uses the buffer.
+ *
+ * Only valid when the work of the replaced fences no longer touches the
+ * buffer once @replacement signals: a preemption fence replaced by the
+ * fence of the page-table update that unmaps the buffer, for instance.
+ * Replaces in place, so no slot is needed. Each entry is replaced in a
+ * write section of its own (the old fence is put outside it): a lockless
+ * reader may see some replaced and others not yet.
+ *
+ * Context: Does not sleep. @resv held by the calling thread (rule 11 of
+ * the ww debug checker, resv-not-held, while it is on; a refused call
+ * changes nothing). Puts the replaced fences (see ttm_fence_put()).
+ */
+void ttm_resv_replace_fences(struct ttm_resv *resv, uint64_t context,
+			     struct ttm_fence *replacement,
+			     enum ttm_resv_usage usage);
+
+/**
+ * ttm_resv_copy_fences() - give @dst the fences of @src (the kernel's
+ * dma_resv_copy_fences()).
+ * @dst: the reservation object to change.
+ * @src: the reservation object to copy from; no lock needed.
+ *
+ * Every unsignalled fence of @src, with its usage, takes the place of all
+ * of @dst's own, which are dropped, as in the kernel. @src is read as the
+ * lockless readers read it (the copy starts over if a writer changed it;
+ * it never holds a writer up). Slots reserved on @dst are gone afterwards:
+ * the kernel's new list has room for the copies only, so reserve again
+ * before adding. TTM uses this to give a buffer that leaves a shared
+ * reservation a private copy of its fences ("individualize").
+ *
+ * Context: Does not sleep. @dst held by the calling thread (rule 11 of the
+ * ww debug checker, resv-not-held, while it is on). Puts @dst's old
+ * fences (see ttm_fence_put()).
+ * Return: 0; -ENOMEM with @dst unchanged; -EINVAL if the checker's handler
+ * refused a call without the lock (nothing changes).
+ */
+int ttm_resv_copy_fences(struct ttm_resv *dst, struct ttm_resv *src);
+
+/**
  * ttm_resv_get_fences() - a snapshot of the unsignalled fences with usage
  * at most @usage.
  * @resv: the reservation object.
