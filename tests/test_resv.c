@@ -113,6 +113,33 @@ static bool holds(struct ttm_resv *resv, enum ttm_resv_usage usage,
 	return has_f;
 }
 
+/* a1 and a2 (later) of one context, b and c of two others. */
+struct abc {
+	struct ttm_fence *a1, *a2, *b, *c;
+};
+
+static void abc_init(struct abc *f)
+{
+	uint64_t ctx = ttm_fence_context_alloc(3);
+
+	f->a1 = fence_new(ctx, 1);
+	f->a2 = fence_new(ctx, 2);
+	f->b = fence_new(ctx + 1, 1);
+	f->c = fence_new(ctx + 2, 1);
+}
+
+/* Only our references are left: put them. */
+static void abc_fini(struct abc *f)
+{
+	struct ttm_fence *all[] = { f->a1, f->a2, f->b, f->c };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(refs(all[i]), 1);
+		ttm_fence_put(all[i]);
+	}
+}
+
 /* ---- reports ------------------------------------------------------------- */
 
 static struct {
@@ -764,75 +791,70 @@ static void test_slots_after_relock(void **state)
  */
 static void test_replace_needs_no_slot(void **state)
 {
-	uint64_t ctx = ttm_fence_context_alloc(3);
-	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
-	struct ttm_fence *b1 = fence_new(ctx + 1, 1);
-	struct ttm_fence *c1 = fence_new(ctx + 2, 1);
 	struct ww_debug_report r;
 	struct ttm_resv resv;
+	struct abc f;
 	int line;
 
 	(void)state;
+	abc_init(&f);
 	ttm_resv_init(&resv, &resv_test_class);
 	resv_lock(&resv);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
-	ttm_resv_add_fence(&resv, a1, TTM_RESV_USAGE_READ); /* appends */
+	ttm_resv_add_fence(&resv, f.a1, TTM_RESV_USAGE_READ); /* appends */
 	assert_int_equal(resv.reserved, 0);
 
 	/* A later fence of the context, then a promotion: both replace. */
 	watch_start();
-	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_WRITE);
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_WRITE);
 	assert_int_equal(watch_stop(&r), 0);
 	assert_int_equal(resv.fences->count, 1);
-	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, a2));
-	assert_int_equal(refs(a1), 1);
-	assert_int_equal(refs(a2), 2);
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, f.a2));
+	assert_int_equal(refs(f.a1), 1);
+	assert_int_equal(refs(f.a2), 2);
 
 	/* After relocking, nothing reserved: the same. */
 	resv_unlock(&resv);
 	resv_lock(&resv);
 	watch_start();
-	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_WRITE);
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_WRITE);
 	assert_int_equal(watch_stop(&r), 0);
 	assert_int_equal(resv.fences->count, 1);
-	assert_int_equal(refs(a2), 2);
+	assert_int_equal(refs(f.a2), 2);
 
 	/* Another context appends: reported, and not added. */
 	watch_start();
 	line = __LINE__ + 1;
-	ttm_resv_add_fence(&resv, b1, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f.b, TTM_RESV_USAGE_READ);
 	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
-	assert_int_equal(refs(b1), 1);
-	/* So does a degradation: READ does not replace the WRITE a2. */
+	assert_int_equal(refs(f.b), 1);
+	/* So does a degradation: READ does not replace the WRITE f.a2. */
 	watch_start();
 	line = __LINE__ + 1;
-	ttm_resv_add_fence(&resv, a2, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_READ);
 	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
-	assert_int_equal(refs(a2), 2);
+	assert_int_equal(refs(f.a2), 2);
 
-	/* A signalled fence's entry is free: b1 takes it without a slot. */
-	assert_int_equal(ttm_fence_signal(a2, 0), 0);
+	/* A signalled fence's entry is free: f.b takes it without a slot. */
+	assert_int_equal(ttm_fence_signal(f.a2, 0), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, b1, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f.b, TTM_RESV_USAGE_READ);
 	assert_int_equal(watch_stop(&r), 0);
 	assert_int_equal(resv.fences->count, 1);
-	assert_true(holds(&resv, TTM_RESV_USAGE_READ, b1));
-	assert_int_equal(refs(a2), 1);
+	assert_true(holds(&resv, TTM_RESV_USAGE_READ, f.b));
+	assert_int_equal(refs(f.a2), 1);
 
-	/* b1 pending, nothing to replace: c1 is reported. */
+	/* f.b pending, nothing to replace: f.c is reported. */
 	watch_start();
-	ttm_resv_add_fence(&resv, c1, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f.c, TTM_RESV_USAGE_READ);
 	assert_int_equal(watch_stop(&r), 1);
 	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
-	assert_int_equal(refs(c1), 1);
+	assert_int_equal(refs(f.c), 1);
 
 	resv_unlock(&resv);
 	ttm_resv_fini(&resv);
-	ttm_fence_put(a1);
-	ttm_fence_put(a2);
-	ttm_fence_put(b1);
-	ttm_fence_put(c1);
+	abc_fini(&f);
 }
 
 /* ---- resv-not-held: the other calls that need the reservation held ------ */
@@ -1170,15 +1192,32 @@ static void test_needs_held_correct(void **state)
 	held_fix_fini(&f);
 }
 
-/*
- * The macro names the caller's line; held through a context or without
- * one, by this thread, is held.
- */
-static void test_assert_held_caller(void **state)
+/* Lock @resv through a new transaction in @ctx; and the other way. */
+static void resv_lock_ticket(struct ttm_resv *resv, struct ww_acquire_ctx *ctx)
 {
-	struct ww_acquire_ctx ctx;
+	ww_acquire_init(ctx, &resv_test_class);
+	assert_int_equal(ww_mutex_lock(&resv->lock, ctx), 0);
+}
+
+static void resv_unlock_ticket(struct ttm_resv *resv,
+			       struct ww_acquire_ctx *ctx)
+{
+	ww_mutex_unlock(&resv->lock);
+	ww_acquire_fini(ctx);
+}
+
+/*
+ * ttm_resv_assert_held() names the caller's line; held by this thread,
+ * with a context or without, passes. ttm_resv_locking_ctx() gives the
+ * holder's context: NULL when free or held without one, another thread's
+ * when it holds it.
+ */
+static void test_assert_held_locking_ctx(void **state)
+{
+	struct ww_acquire_ctx ctx, *theirs = NULL;
 	struct ww_debug_report r;
 	struct ttm_resv resv;
+	struct actor a;
 	int line;
 
 	(void)state;
@@ -1189,47 +1228,28 @@ static void test_assert_held_caller(void **state)
 	ttm_resv_assert_held(&resv);
 	assert_one_report_by(&resv, WW_DEBUG_RESV_NOT_HELD, "resv-not-held",
 			     "ttm_resv_assert_held", line);
+	assert_null(ttm_resv_locking_ctx(&resv));
 
 	watch_start();
 	resv_lock(&resv);
 	ttm_resv_assert_held(&resv);
+	assert_null(ttm_resv_locking_ctx(&resv));
 	resv_unlock(&resv);
-	ww_acquire_init(&ctx, &resv_test_class);
-	assert_int_equal(ww_mutex_lock(&resv.lock, &ctx), 0);
+	resv_lock_ticket(&resv, &ctx);
 	ttm_resv_assert_held(&resv);
-	ww_mutex_unlock(&resv.lock);
-	ww_acquire_fini(&ctx);
-	assert_int_equal(watch_stop(&r), 0);
-	ttm_resv_fini(&resv);
-}
-
-/* ttm_resv_locking_ctx(): the holder's context, NULL without one. */
-static void test_locking_ctx(void **state)
-{
-	struct ww_acquire_ctx ctx;
-	struct ttm_resv resv;
-	struct actor a;
-	struct ww_acquire_ctx *theirs = NULL;
-
-	(void)state;
-	ttm_resv_init(&resv, &resv_test_class);
-	assert_null(ttm_resv_locking_ctx(&resv));
-	resv_lock(&resv);
-	assert_null(ttm_resv_locking_ctx(&resv));
-	resv_unlock(&resv);
-
-	ww_acquire_init(&ctx, &resv_test_class);
-	assert_int_equal(ww_mutex_lock(&resv.lock, &ctx), 0);
 	assert_ptr_equal(ttm_resv_locking_ctx(&resv), &ctx);
-	ww_mutex_unlock(&resv.lock);
-	ww_acquire_fini(&ctx);
+	resv_unlock_ticket(&resv, &ctx);
+	assert_int_equal(watch_stop(&r), 0);
 	assert_null(ttm_resv_locking_ctx(&resv));
 
-	/* Held by another thread's transaction: not ours. */
+	/* Another thread's transaction holds it: not ours, and not held. */
 	actor_start(&a, &resv_test_class);
 	if (CHECK_INT(actor_run(&a, act_init, NULL), 0) &&
 	    CHECK_INT(actor_run(&a, act_lock, &resv.lock), 0)) {
 		theirs = ttm_resv_locking_ctx(&resv);
+		watch_start();
+		ttm_resv_assert_held(&resv);
+		CHECK_INT(watch_stop(&r), 1);
 		actor_run(&a, act_unlock, &resv.lock);
 	}
 	actor_run(&a, act_fini, NULL);
@@ -1237,7 +1257,6 @@ static void test_locking_ctx(void **state)
 	assert_checks_passed();
 	assert_non_null(theirs);
 	assert_ptr_not_equal(theirs, &ctx);
-	assert_null(ttm_resv_locking_ctx(&resv));
 	ttm_resv_fini(&resv);
 }
 
@@ -1422,50 +1441,49 @@ static int act_write(struct actor *a, void *arg)
  */
 static void test_iter_unlocked_restart(void **state)
 {
-	uint64_t ctx = ttm_fence_context_alloc(3);
-	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
-	struct ttm_fence *b = fence_new(ctx + 1, 1), *c = fence_new(ctx + 2, 1);
 	struct writer_step w = { .usage = TTM_RESV_USAGE_READ };
 	struct ttm_fence *got[3] = { NULL };
 	struct ttm_resv_iter cursor;
 	struct ttm_resv resv;
 	struct actor a;
+	struct abc f;
 
 	(void)state;
+	abc_init(&f);
 	ttm_resv_init(&resv, &resv_test_class);
 	resv_lock(&resv);
-	add(&resv, a1, TTM_RESV_USAGE_READ);
-	add(&resv, b, TTM_RESV_USAGE_READ);
+	add(&resv, f.a1, TTM_RESV_USAGE_READ);
+	add(&resv, f.b, TTM_RESV_USAGE_READ);
 	resv_unlock(&resv);
 	w.resv = &resv;
 	actor_start(&a, &resv_test_class);
 
 	ttm_resv_iter_begin(&cursor, &resv, TTM_RESV_USAGE_BOOKKEEP);
 	got[0] = ttm_resv_iter_first_unlocked(&cursor);
-	CHECK(got[0] == a1 && ttm_resv_iter_is_restarted(&cursor));
+	CHECK(got[0] == f.a1 && ttm_resv_iter_is_restarted(&cursor));
 
-	/* Appending c: the walk starts over and sees it. */
-	w.fence = c;
+	/* Appending f.c: the walk starts over and sees it. */
+	w.fence = f.c;
 	CHECK_INT(actor_run(&a, act_write, &w), 0);
 	got[0] = ttm_resv_iter_next_unlocked(&cursor);
-	CHECK(got[0] == a1 && ttm_resv_iter_is_restarted(&cursor));
+	CHECK(got[0] == f.a1 && ttm_resv_iter_is_restarted(&cursor));
 	got[1] = ttm_resv_iter_next_unlocked(&cursor);
-	CHECK(got[1] == b && !ttm_resv_iter_is_restarted(&cursor));
+	CHECK(got[1] == f.b && !ttm_resv_iter_is_restarted(&cursor));
 
 	/*
-	 * Replacing a1 by a2: the list's reference to a1 is gone, the
-	 * cursor's to b stays until the next step. The walk starts over.
+	 * Replacing f.a1 by f.a2: the list's reference to f.a1 is gone, the
+	 * cursor's to f.b stays until the next step. The walk starts over.
 	 */
-	w.fence = a2;
+	w.fence = f.a2;
 	CHECK_INT(actor_run(&a, act_write, &w), 0);
-	CHECK_INT(refs(a1), 1);
-	CHECK_INT(refs(b), 3);
+	CHECK_INT(refs(f.a1), 1);
+	CHECK_INT(refs(f.b), 3);
 	got[0] = ttm_resv_iter_next_unlocked(&cursor);
-	CHECK(got[0] == a2 && ttm_resv_iter_is_restarted(&cursor));
-	CHECK_INT(refs(b), 2);
+	CHECK(got[0] == f.a2 && ttm_resv_iter_is_restarted(&cursor));
+	CHECK_INT(refs(f.b), 2);
 	got[1] = ttm_resv_iter_next_unlocked(&cursor);
 	got[2] = got[1] ? ttm_resv_iter_next_unlocked(&cursor) : NULL;
-	CHECK(got[1] == b && got[2] == c &&
+	CHECK(got[1] == f.b && got[2] == f.c &&
 	      !ttm_resv_iter_is_restarted(&cursor));
 	CHECK(!ttm_resv_iter_next_unlocked(&cursor) &&
 	      !ttm_resv_iter_is_restarted(&cursor));
@@ -1477,12 +1495,12 @@ static void test_iter_unlocked_restart(void **state)
 	 * is stale, and "restarted" with the NULL says so.
 	 */
 	ttm_resv_iter_begin(&cursor, &resv, TTM_RESV_USAGE_BOOKKEEP);
-	CHECK(ttm_resv_iter_first_unlocked(&cursor) == a2);
-	CHECK(ttm_resv_iter_next_unlocked(&cursor) == b);
-	CHECK(ttm_resv_iter_next_unlocked(&cursor) == c);
-	CHECK_INT(ttm_fence_signal(a2, 0), 0);
-	CHECK_INT(ttm_fence_signal(b, 0), 0);
-	CHECK_INT(ttm_fence_signal(c, 0), 0);
+	CHECK(ttm_resv_iter_first_unlocked(&cursor) == f.a2);
+	CHECK(ttm_resv_iter_next_unlocked(&cursor) == f.b);
+	CHECK(ttm_resv_iter_next_unlocked(&cursor) == f.c);
+	CHECK_INT(ttm_fence_signal(f.a2, 0), 0);
+	CHECK_INT(ttm_fence_signal(f.b, 0), 0);
+	CHECK_INT(ttm_fence_signal(f.c, 0), 0);
 	w.fence = NULL;
 	CHECK_INT(actor_run(&a, act_write, &w), 0);
 	CHECK_INT(resv.fences->count, 0);
@@ -1493,14 +1511,7 @@ static void test_iter_unlocked_restart(void **state)
 	actor_stop(&a);
 	assert_checks_passed();
 	ttm_resv_fini(&resv);
-	assert_int_equal(refs(a1), 1);
-	assert_int_equal(refs(a2), 1);
-	assert_int_equal(refs(b), 1);
-	assert_int_equal(refs(c), 1);
-	ttm_fence_put(a1);
-	ttm_fence_put(a2);
-	ttm_fence_put(b);
-	ttm_fence_put(c);
+	abc_fini(&f);
 }
 
 /*
@@ -1764,20 +1775,22 @@ static void test_copy_fences(void **state)
  */
 static void test_replace_fences(void **state)
 {
-	uint64_t ctx = ttm_fence_context_alloc(3);
-	struct ttm_fence *a1 = fence_new(ctx, 1), *a2 = fence_new(ctx, 2);
-	struct ttm_fence *b = fence_new(ctx + 1, 1), *rep = fence_new(ctx + 2, 1);
+	struct ttm_fence *got[4], *rep;
 	enum ttm_resv_usage used[4];
-	struct ttm_fence *got[4];
 	struct ww_debug_report r;
 	struct ttm_resv resv;
+	struct abc f;
+	uint64_t ctx;
 
 	(void)state;
+	abc_init(&f);
+	ctx = ttm_fence_context(f.a1);
+	rep = f.c; /* the replacement */
 	ttm_resv_init(&resv, &resv_test_class);
 	resv_lock(&resv);
-	add(&resv, a1, TTM_RESV_USAGE_WRITE);
-	add(&resv, b, TTM_RESV_USAGE_READ);
-	add(&resv, a2, TTM_RESV_USAGE_BOOKKEEP); /* appended: WRITE stays */
+	add(&resv, f.a1, TTM_RESV_USAGE_WRITE);
+	add(&resv, f.b, TTM_RESV_USAGE_READ);
+	add(&resv, f.a2, TTM_RESV_USAGE_BOOKKEEP); /* appended: WRITE stays */
 	assert_int_equal(resv.fences->count, 3);
 	assert_int_equal(resv.reserved, 0);
 
@@ -1787,30 +1800,26 @@ static void test_replace_fences(void **state)
 	assert_int_equal(walk_locked(&resv, got, used, 4), 3);
 	assert_ptr_equal(got[0], rep);
 	assert_int_equal(used[0], TTM_RESV_USAGE_KERNEL);
-	assert_ptr_equal(got[1], b);
+	assert_ptr_equal(got[1], f.b);
 	assert_int_equal(used[1], TTM_RESV_USAGE_READ);
 	assert_ptr_equal(got[2], rep);
 	assert_int_equal(used[2], TTM_RESV_USAGE_KERNEL);
-	assert_int_equal(refs(a1), 1);
-	assert_int_equal(refs(a2), 1);
+	assert_int_equal(refs(f.a1), 1);
+	assert_int_equal(refs(f.a2), 1);
 	assert_int_equal(refs(rep), 3);
 
 	/* A context with no fence here: nothing changes. */
-	ttm_resv_replace_fences(&resv, ctx + 3, a1, TTM_RESV_USAGE_READ);
+	ttm_resv_replace_fences(&resv, ctx + 3, f.a1, TTM_RESV_USAGE_READ);
 	assert_int_equal(walk_locked(&resv, got, used, 4), 3);
-	assert_int_equal(refs(a1), 1);
+	assert_int_equal(refs(f.a1), 1);
 	resv_unlock(&resv);
 
 	/* Lockless readers see the new usage: only KERNEL now. */
 	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_KERNEL), 2);
-	assert_false(holds(&resv, TTM_RESV_USAGE_BOOKKEEP, a2));
+	assert_false(holds(&resv, TTM_RESV_USAGE_BOOKKEEP, f.a2));
 
 	ttm_resv_fini(&resv);
-	assert_int_equal(refs(rep), 1);
-	ttm_fence_put(a1);
-	ttm_fence_put(a2);
-	ttm_fence_put(b);
-	ttm_fence_put(rep);
+	abc_fini(&f);
 }
 
 /* ---- waiting ------------------------------------------------------------- */
@@ -2177,8 +2186,8 @@ int main(void)
 		NEEDS_HELD_TESTS(test_needs_held_handled),
 		NEEDS_HELD_TESTS(test_needs_held_foreign),
 		cmocka_unit_test(test_needs_held_correct),
-		cmocka_unit_test(test_assert_held_caller),
-		cmocka_unit_test_setup(test_locking_ctx, checks_reset),
+		cmocka_unit_test_setup(test_assert_held_locking_ctx,
+				       checks_reset),
 		cmocka_unit_test(test_iter_locked),
 		cmocka_unit_test(test_iter_unlocked),
 		cmocka_unit_test_setup(test_iter_unlocked_restart,
