@@ -61,27 +61,6 @@ static int resv_find_replaced(const struct ttm_resv_list *list,
 	return -1;
 }
 
-/*
- * Whether adding @fence grows the list, the one case that needs a reserved
- * slot: as in the kernel's dma_resv_add_fence(), a fence that replaces one
- * of its context, or that can take the entry of a signalled fence, keeps
- * the count. A fence that signals from now on only makes room (it is
- * pruned), so the answer cannot turn from "no" to "yes" before the add.
- */
-static bool resv_add_appends(const struct ttm_resv_list *list,
-			     const struct ttm_fence *fence,
-			     enum ttm_resv_usage usage)
-{
-	unsigned int i;
-
-	if (!list)
-		return true;
-	for (i = 0; i < list->count; i++)
-		if (ttm_fence_is_signaled(list->entries[i].fence))
-			return false;
-	return resv_find_replaced(list, fence, usage) < 0;
-}
-
 TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 				      struct ttm_fence *fence,
 				      enum ttm_resv_usage usage,
@@ -89,29 +68,39 @@ TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 {
 	struct ttm_resv_list *list;
 	struct ttm_fence *old = NULL;
-	int i;
+	unsigned int before;
+	int i = -1;
 
 	if (resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
 		return;
-	if (resv_add_appends(resv->fences, fence, usage)) {
+
+	resv_write_begin(resv);
+	list = resv->fences;
+	before = list ? list->count : 0;
+	if (list) {
+		resv_prune_locked(resv);
+		i = resv_find_replaced(list, fence, usage);
+	}
+	/*
+	 * Only growing the list needs a slot, as in the kernel's
+	 * dma_resv_add_fence(): not replacing a fence of the context, nor
+	 * taking the place of a signalled one (the kernel reuses its entry;
+	 * here it was just pruned).
+	 */
+	if (i < 0 && (!list || list->count == before)) {
 		/* Checked in every build: the list has no room otherwise. */
 		if (!resv->reserved) {
+			/* Nothing was pruned, so nothing changed. */
+			resv_write_end(resv);
 			resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT,
 				    "ttm_resv_add_fence", file, line);
 			return;
 		}
 		resv->reserved--;
 	}
-	ttm_fence_get(fence);
 
-	/*
-	 * A slot was reserved, or an entry is replaced or pruned: either way
-	 * there is a list with room for one more.
-	 */
-	resv_write_begin(resv);
-	resv_prune_locked(resv);
-	list = resv->fences;
-	i = resv_find_replaced(list, fence, usage);
+	/* A slot was reserved, or an entry was replaced or pruned. */
+	ttm_fence_get(fence);
 	if (i >= 0) {
 		old = list->entries[i].fence;
 		resv_entry_set(list, (unsigned int)i, fence, usage);

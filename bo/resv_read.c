@@ -29,9 +29,8 @@ static bool resv_read_retry(const struct ttm_resv *resv, uint32_t seq)
 	return __atomic_load_n(&resv->seq, __ATOMIC_ACQUIRE) != seq;
 }
 
-TTM_EXPORT void ttm_resv_iter_begin(struct ttm_resv_iter *cursor,
-				    struct ttm_resv *resv,
-				    enum ttm_resv_usage usage)
+static inline void iter_begin(struct ttm_resv_iter *cursor,
+			      struct ttm_resv *resv, enum ttm_resv_usage usage)
 {
 	cursor->resv = resv;
 	cursor->list = NULL;
@@ -42,6 +41,13 @@ TTM_EXPORT void ttm_resv_iter_begin(struct ttm_resv_iter *cursor,
 	cursor->count = 0;
 	cursor->seq = 0;
 	cursor->restarted = false;
+}
+
+TTM_EXPORT void ttm_resv_iter_begin(struct ttm_resv_iter *cursor,
+				    struct ttm_resv *resv,
+				    enum ttm_resv_usage usage)
+{
+	iter_begin(cursor, resv, usage);
 }
 
 TTM_EXPORT void ttm_resv_iter_end(struct ttm_resv_iter *cursor)
@@ -64,7 +70,8 @@ TTM_EXPORT bool ttm_resv_iter_is_restarted(const struct ttm_resv_iter *cursor)
 /* ---- without the lock ---------------------------------------------------- */
 
 /* A new pass over the list as it is now. */
-static void iter_restart_unlocked(struct ttm_resv_iter *cursor)
+static inline __attribute__((always_inline)) void
+iter_restart_unlocked(struct ttm_resv_iter *cursor)
 {
 	const struct ttm_resv_list *list;
 
@@ -82,7 +89,8 @@ static void iter_restart_unlocked(struct ttm_resv_iter *cursor)
  * new reference, or NULL at the end of the pass. What it read may be torn:
  * only an unchanged seq afterwards says the fence was in the list.
  */
-static struct ttm_fence *iter_walk_unlocked(struct ttm_resv_iter *cursor)
+static inline __attribute__((always_inline)) struct ttm_fence *
+iter_walk_unlocked(struct ttm_resv_iter *cursor)
 {
 	while (cursor->index < cursor->count) {
 		const struct ttm_resv_entry *e =
@@ -118,13 +126,16 @@ static struct ttm_fence *iter_walk_unlocked(struct ttm_resv_iter *cursor)
  * the end, is checked against seq, so that what a caller collected since
  * the last restart was all in the list at once.
  */
-static struct ttm_fence *iter_next_unlocked(struct ttm_resv_iter *cursor,
-					    bool restart)
+static inline __attribute__((always_inline)) struct ttm_fence *
+iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
 {
 	struct ttm_fence *f;
 
-	ttm_fence_put(cursor->fence);
-	cursor->fence = NULL;
+	/* Inlined, without a call for NULL: the readers below loop on it. */
+	if (cursor->fence) {
+		ttm_fence_put(cursor->fence);
+		cursor->fence = NULL;
+	}
 	for (;;) {
 		if (restart)
 			iter_restart_unlocked(cursor);
@@ -138,17 +149,31 @@ static struct ttm_fence *iter_next_unlocked(struct ttm_resv_iter *cursor,
 	return f;
 }
 
+/*
+ * The steps, also for the readers below: calls within the library to the
+ * exported functions would go through the PLT.
+ */
+static inline struct ttm_fence *iter_first_unlocked(struct ttm_resv_iter *c)
+{
+	return iter_next_unlocked(c, true);
+}
+
+static inline struct ttm_fence *iter_step_unlocked(struct ttm_resv_iter *c)
+{
+	c->restarted = false;
+	return iter_next_unlocked(c, false);
+}
+
 TTM_EXPORT struct ttm_fence *
 ttm_resv_iter_first_unlocked(struct ttm_resv_iter *cursor)
 {
-	return iter_next_unlocked(cursor, true);
+	return iter_first_unlocked(cursor);
 }
 
 TTM_EXPORT struct ttm_fence *
 ttm_resv_iter_next_unlocked(struct ttm_resv_iter *cursor)
 {
-	cursor->restarted = false;
-	return iter_next_unlocked(cursor, false);
+	return iter_step_unlocked(cursor);
 }
 
 /* ---- with the lock: the list cannot change under the walk --------------- */
@@ -198,10 +223,9 @@ static struct ttm_fence *resv_first_pending(struct ttm_resv *resv,
 	struct ttm_resv_iter cursor;
 	struct ttm_fence *f;
 
-	ttm_resv_iter_begin(&cursor, resv, usage);
-	f = ttm_resv_iter_first_unlocked(&cursor);
-	cursor.fence = NULL; /* its reference is the caller's now */
-	ttm_resv_iter_end(&cursor);
+	iter_begin(&cursor, resv, usage);
+	f = iter_first_unlocked(&cursor);
+	/* Its reference is the caller's now: nothing for an end to put. */
 	return f;
 }
 
@@ -288,18 +312,20 @@ TTM_EXPORT int ttm_resv_get_fences(struct ttm_resv *resv,
 	struct ttm_fence *f;
 	int ret = 0;
 
-	ttm_resv_iter_begin(&cursor, resv, usage);
-	ttm_resv_for_each_fence_unlocked(&cursor, f) {
-		if (ttm_resv_iter_is_restarted(&cursor))
+	iter_begin(&cursor, resv, usage);
+	for (f = iter_first_unlocked(&cursor); f;
+	     f = iter_step_unlocked(&cursor)) {
+		if (cursor.restarted)
 			snapshot_drop(&s);
-		ret = snapshot_add(&s, ttm_fence_get(f));
+		/* The snapshot takes over the cursor's reference. */
+		cursor.fence = NULL;
+		ret = snapshot_add(&s, f);
 		if (ret)
 			break;
 	}
 	/* A last pass that found nothing makes the earlier ones stale. */
-	if (ret || ttm_resv_iter_is_restarted(&cursor))
+	if (ret || cursor.restarted)
 		snapshot_drop(&s);
-	ttm_resv_iter_end(&cursor);
 	if (ret || !s.count) {
 		free(s.fences);
 		if (ret)
