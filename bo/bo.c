@@ -193,7 +193,7 @@ TTM_EXPORT void ttm_bo_gpu_range(struct ttm_bo *bo,
 				 struct ttm_gpu_range *range)
 {
 	/* Refused: an empty range, so that a job given it touches nothing. */
-	if (ttm_resv_assert_held(&bo->resv, "ttm_bo_gpu_range")) {
+	if (resv_assert_held(&bo->resv, "ttm_bo_gpu_range")) {
 		*range = (struct ttm_gpu_range){ NULL, 0 };
 		return;
 	}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reservation objects: setting up, tearing down, and reserving room for
- * fences. Adding is in resv_add.c, the lockless readers in resv_read.c;
- * include/bo/resv.h explains the list and its sequence lock.
+ * Reservation objects: setting up, tearing down, reserving room for
+ * fences, copying another object's fences, and who holds the lock. Adding
+ * and replacing are in resv_add.c, the iterators and the lockless readers
+ * in resv_read.c; include/bo/resv.h explains the list and its sequence
+ * lock.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +14,7 @@
 #include "bo/resv.h"
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
+#include "ww/lockword.h"
 
 TTM_EXPORT void ttm_resv_init(struct ttm_resv *resv, struct ww_class *cls)
 {
@@ -78,6 +81,35 @@ static bool resv_has_signaled(const struct ttm_resv *resv)
 }
 
 /*
+ * A list for @max entries, none in use yet; not published, so plain
+ * stores fill it.
+ */
+static struct ttm_resv_list *resv_list_alloc(unsigned int max)
+{
+	struct ttm_resv_list *list;
+
+	list = malloc(sizeof(*list) + (size_t)max * sizeof(list->entries[0]));
+	if (list) {
+		list->count = 0;
+		list->max = max;
+		list->next = NULL;
+	}
+	return list;
+}
+
+/* An unpublished list: put its fences, free it. */
+static void resv_list_free(struct ttm_resv_list *list)
+{
+	unsigned int i;
+
+	if (!list)
+		return;
+	for (i = 0; i < list->count; i++)
+		ttm_fence_put(list->entries[i].fence);
+	free(list);
+}
+
+/*
  * Replace the current list by one of @max entries with the same fences.
  * The old list stays readable on resv->retired until ttm_resv_fini().
  */
@@ -85,15 +117,14 @@ static int resv_grow(struct ttm_resv *resv, unsigned int max)
 {
 	struct ttm_resv_list *old = resv->fences, *list;
 
-	list = malloc(sizeof(*list) + (size_t)max * sizeof(list->entries[0]));
+	list = resv_list_alloc(max);
 	if (!list)
 		return -ENOMEM;
-	list->max = max;
-	list->next = NULL;
-	list->count = old ? old->count : 0;
-	if (old)
+	if (old) {
+		list->count = old->count;
 		memcpy(list->entries, old->entries,
 		       old->count * sizeof(old->entries[0]));
+	}
 
 	/* Same fences before and after; the section only orders the copy. */
 	resv_write_begin(resv);
@@ -113,7 +144,7 @@ TTM_EXPORT int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n)
 	unsigned int count, max;
 	int ret;
 
-	ret = ttm_resv_assert_held(resv, "ttm_resv_reserve_fences");
+	ret = resv_assert_held(resv, "ttm_resv_reserve_fences");
 	if (ret)
 		return ret;
 	/* Pruning first may leave enough room without allocating. */
@@ -146,5 +177,72 @@ TTM_EXPORT int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n)
 	 */
 	if (resv->reserved < n)
 		resv->reserved = n;
+	return 0;
+}
+
+TTM_EXPORT struct ww_acquire_ctx *
+ttm_resv_locking_ctx(const struct ttm_resv *resv)
+{
+	/* A thread's token (no context) reads as NULL, as in the kernel. */
+	return ww_token_ctx(ww_token(ww_word_load(&resv->lock)));
+}
+
+TTM_EXPORT int ttm_resv_copy_fences(struct ttm_resv *dst, struct ttm_resv *src)
+{
+	struct ttm_resv_list *list = NULL, *old;
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
+	unsigned int i;
+	int ret;
+
+	ret = resv_assert_held(dst, "ttm_resv_copy_fences");
+	if (ret)
+		return ret;
+
+	/* @src as a lockless reader sees it: its writers go on. */
+	ttm_resv_iter_begin(&cursor, src, TTM_RESV_USAGE_BOOKKEEP);
+	ttm_resv_for_each_fence_unlocked(&cursor, f) {
+		if (ttm_resv_iter_is_restarted(&cursor)) {
+			/* The pass has at most cursor.count fences for us. */
+			resv_list_free(list);
+			list = resv_list_alloc(cursor.count > TTM_RESV_LIST_MIN ?
+					       cursor.count :
+					       TTM_RESV_LIST_MIN);
+			if (!list) {
+				ttm_resv_iter_end(&cursor);
+				return -ENOMEM;
+			}
+		}
+		list->entries[list->count].fence = ttm_fence_get(f);
+		list->entries[list->count].usage = ttm_resv_iter_usage(&cursor);
+		list->count++;
+	}
+	if (ttm_resv_iter_is_restarted(&cursor)) {
+		/* The last pass found nothing: what we have is stale. */
+		resv_list_free(list);
+		list = NULL;
+	}
+	ttm_resv_iter_end(&cursor);
+
+	old = dst->fences;
+	resv_write_begin(dst);
+	__atomic_store_n(&dst->fences, list, __ATOMIC_RELEASE);
+	resv_write_end(dst);
+	/*
+	 * The new list has room for the copies only, as in the kernel:
+	 * slots reserved before are gone. Reserve again to add.
+	 */
+	dst->reserved = 0;
+	if (old) {
+		/*
+		 * Outside the section: a fence freed unsignalled runs its
+		 * callbacks. The list stays readable until fini, which frees
+		 * it without putting what was put here.
+		 */
+		for (i = 0; i < old->count; i++)
+			ttm_fence_put(old->entries[i].fence);
+		old->next = dst->retired;
+		dst->retired = old;
+	}
 	return 0;
 }

@@ -27,6 +27,17 @@ void resv_misuse(const struct ttm_resv *resv, enum ww_debug_rule rule,
 	ww_debug_raise(&r);
 }
 
+TTM_EXPORT void ttm_resv_assert_held_at(const struct ttm_resv *resv,
+					const char *file, int line)
+{
+	resv_assert_held_at(resv, "ttm_resv_assert_held", file, line);
+}
+
+TTM_EXPORT void (ttm_resv_assert_held)(const struct ttm_resv *resv)
+{
+	resv_assert_held_at(resv, "ttm_resv_assert_held", NULL, 0);
+}
+
 /*
  * The entry of the fence that @fence supersedes: same context, a usage
  * @usage or lower in priority (replacing it must not degrade anything) and
@@ -57,24 +68,39 @@ TTM_EXPORT void ttm_resv_add_fence_at(struct ttm_resv *resv,
 {
 	struct ttm_resv_list *list;
 	struct ttm_fence *old = NULL;
-	int i;
+	unsigned int before;
+	int i = -1;
 
-	if (ttm_resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
+	if (resv_assert_held_at(resv, "ttm_resv_add_fence", file, line))
 		return;
-	/* Checked in every build: the list has no room otherwise. */
-	if (!resv->reserved) {
-		resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT, "ttm_resv_add_fence",
-			    file, line);
-		return;
-	}
-	resv->reserved--;
-	ttm_fence_get(fence);
 
-	/* A slot was reserved, so there is a list with room for one more. */
 	resv_write_begin(resv);
-	resv_prune_locked(resv);
 	list = resv->fences;
-	i = resv_find_replaced(list, fence, usage);
+	before = list ? list->count : 0;
+	if (list) {
+		resv_prune_locked(resv);
+		i = resv_find_replaced(list, fence, usage);
+	}
+	/*
+	 * Only growing the list needs a slot, as in the kernel's
+	 * dma_resv_add_fence(): not replacing a fence of the context, nor
+	 * taking the place of a signalled one (the kernel reuses its entry;
+	 * here it was just pruned).
+	 */
+	if (i < 0 && (!list || list->count == before)) {
+		/* Checked in every build: the list has no room otherwise. */
+		if (!resv->reserved) {
+			/* Nothing was pruned, so nothing changed. */
+			resv_write_end(resv);
+			resv_misuse(resv, WW_DEBUG_RESV_NO_SLOT,
+				    "ttm_resv_add_fence", file, line);
+			return;
+		}
+		resv->reserved--;
+	}
+
+	/* A slot was reserved, or an entry was replaced or pruned. */
+	ttm_fence_get(fence);
 	if (i >= 0) {
 		old = list->entries[i].fence;
 		resv_entry_set(list, (unsigned int)i, fence, usage);
@@ -91,4 +117,32 @@ TTM_EXPORT void (ttm_resv_add_fence)(struct ttm_resv *resv,
 				     enum ttm_resv_usage usage)
 {
 	ttm_resv_add_fence_at(resv, fence, usage, NULL, 0);
+}
+
+TTM_EXPORT void ttm_resv_replace_fences(struct ttm_resv *resv,
+					uint64_t context,
+					struct ttm_fence *replacement,
+					enum ttm_resv_usage usage)
+{
+	struct ttm_resv_list *list;
+	unsigned int i;
+
+	if (resv_assert_held(resv, "ttm_resv_replace_fences"))
+		return;
+	list = resv->fences;
+	for (i = 0; list && i < list->count; i++) {
+		struct ttm_fence *old = list->entries[i].fence;
+
+		if (ttm_fence_context(old) != context)
+			continue;
+		/*
+		 * A section per entry, so that the old fence, maybe
+		 * unsignalled, is put outside it (its callbacks may run).
+		 * Replaced in place: no slot needed.
+		 */
+		resv_write_begin(resv);
+		resv_entry_set(list, i, ttm_fence_get(replacement), usage);
+		resv_write_end(resv);
+		ttm_fence_put(old);
+	}
 }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The lockless readers of a reservation object: the read side of the
- * sequence lock described in include/bo/resv.h. One walk over the list
- * serves all of them; it hands each unsignalled fence up to a usage, as a
- * new reference, to a visitor, and starts over if a writer changed the
- * list meanwhile.
+ * Walking the fences of a reservation object: the locked iterator, and the
+ * lockless one, the read side of the sequence lock described in
+ * include/bo/resv.h. The other readers (test_signaled, wait, get_fences)
+ * are built on the lockless iterator, as in the kernel.
  */
 #include <errno.h>
 #include <sched.h>
@@ -14,13 +13,6 @@
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
 #include "util/time.h"
-
-struct resv_visitor {
-	/* Owns @fence. Return: 0 to go on, 1 to stop, or a negative errno. */
-	int (*visit)(struct ttm_fence *fence, void *data);
-	/* Undo every visit: the walk was torn and starts over. */
-	void (*restart)(void *data);
-};
 
 static uint32_t resv_read_begin(const struct ttm_resv *resv)
 {
@@ -37,21 +29,77 @@ static bool resv_read_retry(const struct ttm_resv *resv, uint32_t seq)
 	return __atomic_load_n(&resv->seq, __ATOMIC_ACQUIRE) != seq;
 }
 
-/* One pass over the list read in @list; see struct resv_visitor. */
-static int resv_walk_once(const struct ttm_resv_list *list,
-			  enum ttm_resv_usage usage,
-			  const struct resv_visitor *v, void *data)
+static inline void iter_begin(struct ttm_resv_iter *cursor,
+			      struct ttm_resv *resv, enum ttm_resv_usage usage)
 {
-	unsigned int i, count;
-	int ret = 0;
+	cursor->resv = resv;
+	cursor->list = NULL;
+	cursor->fence = NULL;
+	cursor->usage = usage;
+	cursor->fence_usage = 0;
+	cursor->index = 0;
+	cursor->count = 0;
+	cursor->seq = 0;
+	cursor->restarted = false;
+}
 
-	count = list ? __atomic_load_n(&list->count, __ATOMIC_ACQUIRE) : 0;
-	for (i = 0; i < count && !ret; i++) {
-		const struct ttm_resv_entry *e = &list->entries[i];
+TTM_EXPORT void ttm_resv_iter_begin(struct ttm_resv_iter *cursor,
+				    struct ttm_resv *resv,
+				    enum ttm_resv_usage usage)
+{
+	iter_begin(cursor, resv, usage);
+}
+
+TTM_EXPORT void ttm_resv_iter_end(struct ttm_resv_iter *cursor)
+{
+	ttm_fence_put(cursor->fence);
+	cursor->fence = NULL;
+}
+
+TTM_EXPORT enum ttm_resv_usage
+ttm_resv_iter_usage(const struct ttm_resv_iter *cursor)
+{
+	return (enum ttm_resv_usage)cursor->fence_usage;
+}
+
+TTM_EXPORT bool ttm_resv_iter_is_restarted(const struct ttm_resv_iter *cursor)
+{
+	return cursor->restarted;
+}
+
+/* ---- without the lock ---------------------------------------------------- */
+
+/* A new pass over the list as it is now. */
+static inline __attribute__((always_inline)) void
+iter_restart_unlocked(struct ttm_resv_iter *cursor)
+{
+	const struct ttm_resv_list *list;
+
+	cursor->seq = resv_read_begin(cursor->resv);
+	list = __atomic_load_n(&cursor->resv->fences, __ATOMIC_ACQUIRE);
+	cursor->list = list;
+	cursor->count = list ? __atomic_load_n(&list->count,
+					       __ATOMIC_ACQUIRE) : 0;
+	cursor->index = 0;
+	cursor->restarted = true;
+}
+
+/*
+ * The next unsignalled fence of the pass up to the cursor's usage, with a
+ * new reference, or NULL at the end of the pass. What it read may be torn:
+ * only an unchanged seq afterwards says the fence was in the list.
+ */
+static inline __attribute__((always_inline)) struct ttm_fence *
+iter_walk_unlocked(struct ttm_resv_iter *cursor)
+{
+	while (cursor->index < cursor->count) {
+		const struct ttm_resv_entry *e =
+			&cursor->list->entries[cursor->index++];
+		unsigned int usage;
 		struct ttm_fence *f;
 
-		if (__atomic_load_n(&e->usage, __ATOMIC_ACQUIRE) >
-		    (unsigned int)usage)
+		usage = __atomic_load_n(&e->usage, __ATOMIC_ACQUIRE);
+		if (usage > cursor->usage)
 			continue;
 		/*
 		 * NULL if the fence is being freed: a writer dropped it, and
@@ -66,58 +114,119 @@ static int resv_walk_once(const struct ttm_resv_list *list,
 			ttm_fence_put(f);
 			continue;
 		}
-		ret = v->visit(f, data);
+		cursor->fence_usage = usage;
+		return f;
 	}
-	return ret;
+	return NULL;
 }
 
 /*
- * Give each unsignalled fence of @resv with usage at most @usage to @v, in
- * one pass that no writer disturbed.
- * Return: the last visit's result (0 or 1), or its negative errno (the
- * walk stops there; the caller cleans up).
+ * The next fence that no writer disturbed since the pass began, starting a
+ * new pass first with @restart and whenever a writer did: each fence, and
+ * the end, is checked against seq, so that what a caller collected since
+ * the last restart was all in the list at once.
  */
-static int resv_walk(struct ttm_resv *resv, enum ttm_resv_usage usage,
-		     const struct resv_visitor *v, void *data)
+static inline __attribute__((always_inline)) struct ttm_fence *
+iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
 {
-	for (;;) {
-		uint32_t seq = resv_read_begin(resv);
-		const struct ttm_resv_list *list;
-		int ret;
+	struct ttm_fence *f;
 
-		list = __atomic_load_n(&resv->fences, __ATOMIC_ACQUIRE);
-		ret = resv_walk_once(list, usage, v, data);
-		if (ret < 0 || !resv_read_retry(resv, seq))
-			return ret;
-		v->restart(data);
+	/* Inlined, without a call for NULL: the readers below loop on it. */
+	if (cursor->fence) {
+		ttm_fence_put(cursor->fence);
+		cursor->fence = NULL;
 	}
+	for (;;) {
+		if (restart)
+			iter_restart_unlocked(cursor);
+		f = iter_walk_unlocked(cursor);
+		if (!resv_read_retry(cursor->resv, cursor->seq))
+			break;
+		ttm_fence_put(f);
+		restart = true;
+	}
+	cursor->fence = f;
+	return f;
 }
 
-/* ---- the first unsignalled fence --------------------------------------- */
-
-static int first_visit(struct ttm_fence *fence, void *data)
+/*
+ * The steps, also for the readers below: calls within the library to the
+ * exported functions would go through the PLT.
+ */
+static inline struct ttm_fence *iter_first_unlocked(struct ttm_resv_iter *c)
 {
-	*(struct ttm_fence **)data = fence;
-	return 1;
+	return iter_next_unlocked(c, true);
 }
 
-static void first_restart(void *data)
+static inline struct ttm_fence *iter_step_unlocked(struct ttm_resv_iter *c)
 {
-	struct ttm_fence **first = data;
-
-	ttm_fence_put(*first);
-	*first = NULL;
+	c->restarted = false;
+	return iter_next_unlocked(c, false);
 }
+
+TTM_EXPORT struct ttm_fence *
+ttm_resv_iter_first_unlocked(struct ttm_resv_iter *cursor)
+{
+	return iter_first_unlocked(cursor);
+}
+
+TTM_EXPORT struct ttm_fence *
+ttm_resv_iter_next_unlocked(struct ttm_resv_iter *cursor)
+{
+	return iter_step_unlocked(cursor);
+}
+
+/* ---- with the lock: the list cannot change under the walk --------------- */
+
+static struct ttm_fence *iter_next_locked(struct ttm_resv_iter *cursor)
+{
+	const struct ttm_resv_list *list = cursor->list;
+
+	while (list && cursor->index < list->count) {
+		const struct ttm_resv_entry *e = &list->entries[cursor->index++];
+
+		if (e->usage > cursor->usage)
+			continue;
+		cursor->fence_usage = e->usage;
+		return e->fence;
+	}
+	return NULL;
+}
+
+TTM_EXPORT struct ttm_fence *ttm_resv_iter_first(struct ttm_resv_iter *cursor)
+{
+	struct ttm_fence *f;
+
+	if (resv_assert_held(cursor->resv, "ttm_resv_iter_first"))
+		return NULL;
+	cursor->list = cursor->resv->fences;
+	cursor->index = 0;
+	f = iter_next_locked(cursor);
+	cursor->restarted = true;
+	return f;
+}
+
+TTM_EXPORT struct ttm_fence *ttm_resv_iter_next(struct ttm_resv_iter *cursor)
+{
+	if (resv_assert_held(cursor->resv, "ttm_resv_iter_next"))
+		return NULL;
+	cursor->restarted = false;
+	return iter_next_locked(cursor);
+}
+
+/* ---- readers built on the lockless walk ---------------------------------- */
 
 /* A new reference to an unsignalled fence up to @usage, or NULL. */
 static struct ttm_fence *resv_first_pending(struct ttm_resv *resv,
 					    enum ttm_resv_usage usage)
 {
-	static const struct resv_visitor v = { first_visit, first_restart };
-	struct ttm_fence *first = NULL;
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
 
-	resv_walk(resv, usage, &v, &first);
-	return first;
+	iter_begin(&cursor, resv, usage);
+	f = iter_first_unlocked(&cursor);
+	/* Its reference is the caller's now: nothing for an end to put. */
+	return f;
 }
 
 TTM_EXPORT bool ttm_resv_test_signaled(struct ttm_resv *resv,
@@ -168,10 +277,9 @@ struct snapshot {
 	unsigned int count, max;
 };
 
-static int snapshot_visit(struct ttm_fence *fence, void *data)
+/* Keep @fence (a new reference); put it if there is no room. */
+static int snapshot_add(struct snapshot *s, struct ttm_fence *fence)
 {
-	struct snapshot *s = data;
-
 	if (s->count == s->max) {
 		unsigned int max = s->max ? 2 * s->max : TTM_RESV_LIST_MIN;
 		struct ttm_fence **fences;
@@ -188,10 +296,8 @@ static int snapshot_visit(struct ttm_fence *fence, void *data)
 	return 0;
 }
 
-static void snapshot_restart(void *data)
+static void snapshot_drop(struct snapshot *s)
 {
-	struct snapshot *s = data;
-
 	while (s->count)
 		ttm_fence_put(s->fences[--s->count]);
 }
@@ -201,16 +307,28 @@ TTM_EXPORT int ttm_resv_get_fences(struct ttm_resv *resv,
 				   struct ttm_fence ***ret_fences,
 				   unsigned int *ret_count)
 {
-	static const struct resv_visitor v = { snapshot_visit,
-					       snapshot_restart };
+	struct ttm_resv_iter cursor;
 	struct snapshot s = { 0 };
-	int ret;
+	struct ttm_fence *f;
+	int ret = 0;
 
-	ret = resv_walk(resv, usage, &v, &s);
-	if (ret < 0 || !s.count) {
-		snapshot_restart(&s);
+	iter_begin(&cursor, resv, usage);
+	for (f = iter_first_unlocked(&cursor); f;
+	     f = iter_step_unlocked(&cursor)) {
+		if (cursor.restarted)
+			snapshot_drop(&s);
+		/* The snapshot takes over the cursor's reference. */
+		cursor.fence = NULL;
+		ret = snapshot_add(&s, f);
+		if (ret)
+			break;
+	}
+	/* A last pass that found nothing makes the earlier ones stale. */
+	if (ret || cursor.restarted)
+		snapshot_drop(&s);
+	if (ret || !s.count) {
 		free(s.fences);
-		if (ret < 0)
+		if (ret)
 			return ret;
 		s.fences = NULL;
 	}

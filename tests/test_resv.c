@@ -12,8 +12,16 @@
  *    goes through), handled (one report, the call refused), with the
  *    buffer held by nobody or by another thread; correct use, reserved
  *    alone or through the locking helper, reports nothing;
- *  - the slot policy: a slot per add, and slots left from an earlier
- *    holding still usable (the unlock cannot be seen);
+ *  - the slot policy: a slot per append, none to replace a fence of the
+ *    same context or a signalled one (the kernel's dma_resv_add_fence()),
+ *    and slots left from an earlier holding still usable (the unlock
+ *    cannot be seen);
+ *  - ttm_resv_assert_held() (the same rule, also by the caller's line) and
+ *    ttm_resv_locking_ctx();
+ *  - the iterators: locked (every fence up to the usage, signalled ones
+ *    too, no references) and unlocked (unsignalled ones, a reference each;
+ *    restarts forced by a writer on another thread between two steps, and
+ *    a writer racing with walks for real);
  *  - ttm_resv_wait(): 0, -ETIME, -EINTR;
  *  - lockless readers racing with a writer that replaces, prunes and grows;
  *  - ttm_resv_fini() dropping its references.
@@ -105,6 +113,33 @@ static bool holds(struct ttm_resv *resv, enum ttm_resv_usage usage,
 	return has_f;
 }
 
+/* a1 and a2 (later) of one context, b and c of two others. */
+struct abc {
+	struct ttm_fence *a1, *a2, *b, *c;
+};
+
+static void abc_init(struct abc *f)
+{
+	uint64_t ctx = ttm_fence_context_alloc(3);
+
+	f->a1 = fence_new(ctx, 1);
+	f->a2 = fence_new(ctx, 2);
+	f->b = fence_new(ctx + 1, 1);
+	f->c = fence_new(ctx + 2, 1);
+}
+
+/* Only our references are left: put them. */
+static void abc_fini(struct abc *f)
+{
+	struct ttm_fence *all[] = { f->a1, f->a2, f->b, f->c };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(refs(all[i]), 1);
+		ttm_fence_put(all[i]);
+	}
+}
+
 /* ---- reports ------------------------------------------------------------- */
 
 static struct {
@@ -144,10 +179,21 @@ static unsigned int watch_stop(struct ww_debug_report *first)
 	return n;
 }
 
-/* Exactly one report since watch_start(): @rule, made at @line. */
-static void assert_one_report(const struct ttm_resv *resv,
-			      enum ww_debug_rule rule, const char *tag,
-			      int line)
+/* The reports since watch_start(), the watch going on. */
+static unsigned int reports_so_far(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&seen.mutex);
+	n = seen.count;
+	pthread_mutex_unlock(&seen.mutex);
+	return n;
+}
+
+/* Exactly one report since watch_start(): @rule, by @call at @line. */
+static void assert_one_report_by(const struct ttm_resv *resv,
+				 enum ww_debug_rule rule, const char *tag,
+				 const char *call, int line)
 {
 	struct ww_debug_report r;
 
@@ -155,12 +201,20 @@ static void assert_one_report(const struct ttm_resv *resv,
 	assert_int_equal(r.rule, rule);
 	assert_int_equal(r.rule_number, 11);
 	assert_string_equal(r.name, tag);
-	assert_string_equal(r.call, "ttm_resv_add_fence");
+	assert_string_equal(r.call, call);
 	assert_string_equal(r.class_name, "resv_test_class");
 	assert_ptr_equal(r.lock, &resv->lock);
 	assert_non_null(r.file);
 	assert_string_equal(r.file, __FILE__);
 	assert_int_equal(r.line, line);
+}
+
+/* The same, for ttm_resv_add_fence(). */
+static void assert_one_report(const struct ttm_resv *resv,
+			      enum ww_debug_rule rule, const char *tag,
+			      int line)
+{
+	assert_one_report_by(resv, rule, tag, "ttm_resv_add_fence", line);
 }
 
 /* ---- forked: the default handler aborts ---------------------------------- */
@@ -239,6 +293,35 @@ static void assert_aborted_no_slot(bool checker)
 	    !strstr(c.out, "(resv-no-slot)") ||
 	    !strstr(c.out, "resv_test_class") ||
 	    !strstr(c.out, "ttm_resv_add_fence() at " __FILE__ ":"))
+		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
+}
+
+/* A replacement needs no slot: the default handler is not reached. */
+static void replace_without_slot(void)
+{
+	uint64_t ctx = ttm_fence_context_alloc(1);
+	struct ttm_fence *f1 = fence_new(ctx, 1), *f2 = fence_new(ctx, 2);
+	struct ttm_resv resv;
+
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	if (ttm_resv_reserve_fences(&resv, 1))
+		_exit(2);
+	ttm_resv_add_fence(&resv, f1, TTM_RESV_USAGE_WRITE);
+	ttm_resv_add_fence(&resv, f2, TTM_RESV_USAGE_WRITE);
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	ttm_fence_put(f1);
+	ttm_fence_put(f2);
+}
+
+static void test_replace_no_slot_forked(void **state)
+{
+	struct child c;
+
+	(void)state;
+	run_forked(replace_without_slot, true, &c);
+	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || c.out[0])
 		fail_msg("child status %#x, stderr:\n%s", c.status, c.out);
 }
 
@@ -638,13 +721,26 @@ static void test_not_held(void **state)
 }
 
 /*
+ * Add a pending fence of a context of its own: nothing to replace, so it
+ * appends (or is reported for want of a slot).
+ */
+static void add_appending(struct ttm_resv *resv)
+{
+	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
+
+	ttm_resv_add_fence(resv, f, TTM_RESV_USAGE_READ);
+	ttm_fence_put(f);
+}
+
+/*
  * The policy for slots across an unlock: ttmsim cannot see the unlock, so
  * leftover slots stay usable (the documentation says to reserve again);
- * every add uses one up, and reserving is not cumulative.
+ * every append uses one up, and reserving is not cumulative. Each add here
+ * appends: re-adding one fence, as this test did before, replaces it and
+ * needs no slot (test_replace_needs_no_slot).
  */
 static void test_slots_after_relock(void **state)
 {
-	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
 	struct ww_debug_report r;
 	struct ttm_resv resv;
 
@@ -652,15 +748,15 @@ static void test_slots_after_relock(void **state)
 	ttm_resv_init(&resv, &resv_test_class);
 	resv_lock(&resv);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 2), 0);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
 	resv_unlock(&resv);
 
 	resv_lock(&resv);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ); /* the leftover */
+	add_appending(&resv); /* the leftover */
 	assert_int_equal(watch_stop(&r), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ); /* none left */
+	add_appending(&resv); /* none left */
 	assert_int_equal(watch_stop(&r), 1);
 	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
 
@@ -668,23 +764,97 @@ static void test_slots_after_relock(void **state)
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
+	add_appending(&resv);
 	assert_int_equal(watch_stop(&r), 1);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 3), 0);
 	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
+	add_appending(&resv);
+	add_appending(&resv);
 	assert_int_equal(watch_stop(&r), 0);
 	watch_start();
-	ttm_resv_add_fence(&resv, f, TTM_RESV_USAGE_READ);
+	add_appending(&resv);
 	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_BOOKKEEP), 6);
 
 	resv_unlock(&resv);
 	ttm_resv_fini(&resv);
-	ttm_fence_put(f);
+}
+
+/*
+ * Only appending needs a slot, as in the kernel's dma_resv_add_fence(): a
+ * fence that replaces one of its context, or takes the place of a
+ * signalled one, leaves the count as it was. Before, every add used up a
+ * slot, and each add below without one was reported.
+ */
+static void test_replace_needs_no_slot(void **state)
+{
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+	struct abc f;
+	int line;
+
+	(void)state;
+	abc_init(&f);
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	assert_int_equal(ttm_resv_reserve_fences(&resv, 1), 0);
+	ttm_resv_add_fence(&resv, f.a1, TTM_RESV_USAGE_READ); /* appends */
+	assert_int_equal(resv.reserved, 0);
+
+	/* A later fence of the context, then a promotion: both replace. */
+	watch_start();
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_READ);
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(resv.fences->count, 1);
+	assert_true(holds(&resv, TTM_RESV_USAGE_WRITE, f.a2));
+	assert_int_equal(refs(f.a1), 1);
+	assert_int_equal(refs(f.a2), 2);
+
+	/* After relocking, nothing reserved: the same. */
+	resv_unlock(&resv);
+	resv_lock(&resv);
+	watch_start();
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(resv.fences->count, 1);
+	assert_int_equal(refs(f.a2), 2);
+
+	/* Another context appends: reported, and not added. */
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_add_fence(&resv, f.b, TTM_RESV_USAGE_READ);
+	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
+	assert_int_equal(refs(f.b), 1);
+	/* So does a degradation: READ does not replace the WRITE f.a2. */
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_add_fence(&resv, f.a2, TTM_RESV_USAGE_READ);
+	assert_one_report(&resv, WW_DEBUG_RESV_NO_SLOT, "resv-no-slot", line);
+	assert_int_equal(refs(f.a2), 2);
+
+	/* A signalled fence's entry is free: f.b takes it without a slot. */
+	assert_int_equal(ttm_fence_signal(f.a2, 0), 0);
+	watch_start();
+	ttm_resv_add_fence(&resv, f.b, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(resv.fences->count, 1);
+	assert_true(holds(&resv, TTM_RESV_USAGE_READ, f.b));
+	assert_int_equal(refs(f.a2), 1);
+
+	/* f.b pending, nothing to replace: f.c is reported. */
+	watch_start();
+	ttm_resv_add_fence(&resv, f.c, TTM_RESV_USAGE_READ);
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
+	assert_int_equal(refs(f.c), 1);
+
+	resv_unlock(&resv);
+	ttm_resv_fini(&resv);
+	abc_fini(&f);
 }
 
 /* ---- resv-not-held: the other calls that need the reservation held ------ */
@@ -801,6 +971,52 @@ static void refused_reserve_fences(struct held_fix *f)
 	assert_null(resv->fences);
 }
 
+/*
+ * The function, not the macro: no file:line, like the other calls here.
+ * Refused means reported; the caller goes on either way.
+ */
+static int call_assert_held(struct held_fix *f)
+{
+	unsigned int before = reports_so_far();
+
+	(ttm_resv_assert_held)(ttm_bo_resv(f->bo));
+	return reports_so_far() > before ? -EINVAL : 0;
+}
+
+/* The locked walk of a buffer with no fence: NULL either way. */
+static int call_iter_first(struct held_fix *f)
+{
+	unsigned int before = reports_so_far();
+	struct ttm_resv_iter cursor;
+
+	ttm_resv_iter_begin(&cursor, ttm_bo_resv(f->bo),
+			    TTM_RESV_USAGE_BOOKKEEP);
+	assert_null(ttm_resv_iter_first(&cursor));
+	return reports_so_far() > before ? -EINVAL : 0;
+}
+
+/* Copy from itself, the one resv the fixture has. */
+static int call_copy_fences(struct held_fix *f)
+{
+	return ttm_resv_copy_fences(ttm_bo_resv(f->bo), ttm_bo_resv(f->bo));
+}
+
+static void refused_copy_fences(struct held_fix *f)
+{
+	assert_null(ttm_bo_resv(f->bo)->fences);
+}
+
+static int call_replace_fences(struct held_fix *f)
+{
+	unsigned int before = reports_so_far();
+	struct ttm_fence *r = fence_new(ttm_fence_context_alloc(1), 1);
+
+	ttm_resv_replace_fences(ttm_bo_resv(f->bo), ttm_fence_context(r), r,
+				TTM_RESV_USAGE_KERNEL);
+	ttm_fence_put(r);
+	return reports_so_far() > before ? -EINVAL : 0;
+}
+
 static const struct needs_held needs_held[] = {
 	{ "ttm_bo_pin", NULL, call_pin, refused_pin },
 	{ "ttm_bo_unpin", prepare_unpin, call_unpin, refused_unpin },
@@ -808,6 +1024,11 @@ static const struct needs_held needs_held[] = {
 	{ "ttm_bo_gpu_range", NULL, call_gpu_range, NULL },
 	{ "ttm_resv_reserve_fences", NULL, call_reserve_fences,
 	  refused_reserve_fences },
+	{ "ttm_resv_assert_held", NULL, call_assert_held, NULL },
+	{ "ttm_resv_iter_first", NULL, call_iter_first, NULL },
+	{ "ttm_resv_copy_fences", NULL, call_copy_fences,
+	  refused_copy_fences },
+	{ "ttm_resv_replace_fences", NULL, call_replace_fences, NULL },
 };
 
 /* Exactly one report since watch_start(): resv-not-held by @name. */
@@ -932,6 +1153,10 @@ static void held_calls(struct held_fix *f)
 	assert_int_equal(ttm_bo_domain(f->bo), TTM_DOMAIN_GTT);
 	assert_int_equal(call_gpu_range(f), 0);
 	assert_int_equal(call_reserve_fences(f), 0);
+	ttm_resv_assert_held(ttm_bo_resv(f->bo));
+	assert_int_equal(call_iter_first(f), 0);
+	assert_int_equal(call_copy_fences(f), 0);
+	assert_int_equal(call_replace_fences(f), 0);
 }
 
 static void test_needs_held_correct(void **state)
@@ -965,6 +1190,636 @@ static void test_needs_held_correct(void **state)
 	ttm_exec_fini(&exec);
 	assert_int_equal(watch_stop(&r), 0);
 	held_fix_fini(&f);
+}
+
+/* Lock @resv through a new transaction in @ctx; and the other way. */
+static void resv_lock_ticket(struct ttm_resv *resv, struct ww_acquire_ctx *ctx)
+{
+	ww_acquire_init(ctx, &resv_test_class);
+	assert_int_equal(ww_mutex_lock(&resv->lock, ctx), 0);
+}
+
+static void resv_unlock_ticket(struct ttm_resv *resv,
+			       struct ww_acquire_ctx *ctx)
+{
+	ww_mutex_unlock(&resv->lock);
+	ww_acquire_fini(ctx);
+}
+
+/*
+ * ttm_resv_assert_held() names the caller's line; held by this thread,
+ * with a context or without, passes. ttm_resv_locking_ctx() gives the
+ * holder's context: NULL when free or held without one, another thread's
+ * when it holds it.
+ */
+static void test_assert_held_locking_ctx(void **state)
+{
+	struct ww_acquire_ctx ctx, *theirs = NULL;
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+	struct actor a;
+	int line;
+
+	(void)state;
+	require_checker();
+	ttm_resv_init(&resv, &resv_test_class);
+	watch_start();
+	line = __LINE__ + 1;
+	ttm_resv_assert_held(&resv);
+	assert_one_report_by(&resv, WW_DEBUG_RESV_NOT_HELD, "resv-not-held",
+			     "ttm_resv_assert_held", line);
+	assert_null(ttm_resv_locking_ctx(&resv));
+
+	watch_start();
+	resv_lock(&resv);
+	ttm_resv_assert_held(&resv);
+	assert_null(ttm_resv_locking_ctx(&resv));
+	resv_unlock(&resv);
+	resv_lock_ticket(&resv, &ctx);
+	ttm_resv_assert_held(&resv);
+	assert_ptr_equal(ttm_resv_locking_ctx(&resv), &ctx);
+	resv_unlock_ticket(&resv, &ctx);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_null(ttm_resv_locking_ctx(&resv));
+
+	/* Another thread's transaction holds it: not ours, and not held. */
+	actor_start(&a, &resv_test_class);
+	if (CHECK_INT(actor_run(&a, act_init, NULL), 0) &&
+	    CHECK_INT(actor_run(&a, act_lock, &resv.lock), 0)) {
+		theirs = ttm_resv_locking_ctx(&resv);
+		watch_start();
+		ttm_resv_assert_held(&resv);
+		CHECK_INT(watch_stop(&r), 1);
+		actor_run(&a, act_unlock, &resv.lock);
+	}
+	actor_run(&a, act_fini, NULL);
+	actor_stop(&a);
+	assert_checks_passed();
+	assert_non_null(theirs);
+	assert_ptr_not_equal(theirs, &ctx);
+	ttm_resv_fini(&resv);
+}
+
+/* ---- iterators ---------------------------------------------------------- */
+
+/*
+ * A resv with one pending fence per usage, added from BOOKKEEP down so that
+ * list order is the reverse of usage order, then a WRITE fence signalled
+ * after it was added (last: adding prunes signalled fences).
+ */
+struct iter_fix {
+	struct ttm_resv resv;
+	struct ttm_fence *f[4];         /* by usage */
+	struct ttm_fence *done;         /* WRITE, signalled */
+};
+
+static void iter_fix_init(struct iter_fix *x)
+{
+	uint64_t ctx = ttm_fence_context_alloc(5);
+	unsigned int u;
+
+	ttm_resv_init(&x->resv, &resv_test_class);
+	resv_lock(&x->resv);
+	for (u = 4; u-- > 0;) {
+		x->f[u] = fence_new(ctx + u, 1);
+		add(&x->resv, x->f[u], (enum ttm_resv_usage)u);
+	}
+	x->done = fence_new(ctx + 4, 1);
+	add(&x->resv, x->done, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(ttm_fence_signal(x->done, 0), 0);
+	resv_unlock(&x->resv);
+	assert_int_equal(x->resv.fences->count, 5);
+}
+
+static void iter_fix_fini(struct iter_fix *x)
+{
+	unsigned int u;
+
+	ttm_resv_fini(&x->resv);
+	for (u = 0; u < 4; u++) {
+		assert_int_equal(refs(x->f[u]), 1);
+		ttm_fence_put(x->f[u]);
+	}
+	assert_int_equal(refs(x->done), 1);
+	ttm_fence_put(x->done);
+}
+
+/*
+ * Locked: every fence up to the usage, signalled ones too, in list order,
+ * without references; only the first is "restarted".
+ */
+static void test_iter_locked(void **state)
+{
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *fence;
+	struct iter_fix x;
+	unsigned int u, n;
+
+	(void)state;
+	iter_fix_init(&x);
+	resv_lock(&x.resv);
+	for (u = 0; u < 4; u++) {
+		n = 0;
+		ttm_resv_for_each_fence(&cursor, &x.resv, u, fence) {
+			enum ttm_resv_usage used = ttm_resv_iter_usage(&cursor);
+
+			assert_true(used <= u);
+			assert_int_equal(ttm_resv_iter_is_restarted(&cursor),
+					 n == 0);
+			if (fence == x.done) {
+				assert_int_equal(used, TTM_RESV_USAGE_WRITE);
+			} else {
+				/* List order: BOOKKEEP was added first. */
+				assert_ptr_equal(fence, x.f[u - n]);
+				assert_int_equal(used, u - n);
+			}
+			assert_int_equal(refs(fence), 2); /* ours, the list's */
+			n++;
+		}
+		/* One per usage up to u, and the signalled WRITE from u = 1. */
+		assert_int_equal(n, u + 1 + (u >= TTM_RESV_USAGE_WRITE));
+	}
+	ttm_resv_iter_end(&cursor); /* harmless after a locked walk */
+	resv_unlock(&x.resv);
+	iter_fix_fini(&x);
+
+	/* An empty reservation, and one that never had a list. */
+	ttm_resv_init(&x.resv, &resv_test_class);
+	resv_lock(&x.resv);
+	ttm_resv_iter_begin(&cursor, &x.resv, TTM_RESV_USAGE_BOOKKEEP);
+	assert_null(ttm_resv_iter_first(&cursor));
+	assert_int_equal(ttm_resv_reserve_fences(&x.resv, 1), 0);
+	assert_null(ttm_resv_iter_first(&cursor));
+	resv_unlock(&x.resv);
+	ttm_resv_fini(&x.resv);
+}
+
+/*
+ * Unlocked: the unsignalled fences up to the usage, each with a reference
+ * held by the cursor until the next step; the usage filter is the same.
+ */
+static void test_iter_unlocked(void **state)
+{
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *fence, *prev;
+	struct iter_fix x;
+	unsigned int u, n;
+
+	(void)state;
+	iter_fix_init(&x);
+	for (u = 0; u < 4; u++) {
+		n = 0;
+		prev = NULL;
+		ttm_resv_iter_begin(&cursor, &x.resv, u);
+		ttm_resv_for_each_fence_unlocked(&cursor, fence) {
+			assert_ptr_not_equal(fence, x.done);
+			assert_ptr_equal(fence, x.f[u - n]);
+			assert_int_equal(ttm_resv_iter_usage(&cursor), u - n);
+			assert_int_equal(ttm_resv_iter_is_restarted(&cursor),
+					 n == 0);
+			/* Ours, the list's, the cursor's; the last one put. */
+			assert_int_equal(refs(fence), 3);
+			if (prev)
+				assert_int_equal(refs(prev), 2);
+			prev = fence;
+			n++;
+		}
+		assert_int_equal(n, u + 1);
+		assert_false(ttm_resv_iter_is_restarted(&cursor));
+		ttm_resv_iter_end(&cursor);
+		assert_int_equal(refs(prev), 2);
+	}
+
+	/* Leaving early: end puts the reference the cursor holds. */
+	ttm_resv_iter_begin(&cursor, &x.resv, TTM_RESV_USAGE_BOOKKEEP);
+	fence = ttm_resv_iter_first_unlocked(&cursor);
+	assert_ptr_equal(fence, x.f[TTM_RESV_USAGE_BOOKKEEP]);
+	assert_int_equal(refs(fence), 3);
+	ttm_resv_iter_end(&cursor);
+	assert_int_equal(refs(fence), 2);
+	ttm_resv_iter_end(&cursor); /* twice is harmless */
+	iter_fix_fini(&x);
+
+	/* Nothing to walk: NULL, and "restarted" (nothing collected). */
+	ttm_resv_init(&x.resv, &resv_test_class);
+	ttm_resv_iter_begin(&cursor, &x.resv, TTM_RESV_USAGE_BOOKKEEP);
+	assert_null(ttm_resv_iter_first_unlocked(&cursor));
+	assert_true(ttm_resv_iter_is_restarted(&cursor));
+	ttm_resv_iter_end(&cursor);
+	ttm_resv_fini(&x.resv);
+}
+
+/* A writer on another thread, one step at a time (an actor). */
+struct writer_step {
+	struct ttm_resv *resv;
+	struct ttm_fence *fence;        /* to add, or NULL: only reserve */
+	enum ttm_resv_usage usage;
+};
+
+static int act_write(struct actor *a, void *arg)
+{
+	struct writer_step *w = arg;
+	int ret;
+
+	(void)a;
+	ret = ww_mutex_lock(&w->resv->lock, NULL);
+	if (ret)
+		return ret;
+	/* Reserving prunes signalled fences, in a write section. */
+	ret = ttm_resv_reserve_fences(w->resv, 1);
+	if (!ret && w->fence)
+		ttm_resv_add_fence(w->resv, w->fence, w->usage);
+	ww_mutex_unlock(&w->resv->lock);
+	return ret;
+}
+
+/*
+ * A writer that changes the list between two steps of an unlocked walk
+ * makes the next step start over: the first fence again, "restarted", and
+ * then the list as the writer left it. The steps are handed to another
+ * thread and waited for (no sleep), so each change lands exactly there.
+ */
+static void test_iter_unlocked_restart(void **state)
+{
+	struct writer_step w = { .usage = TTM_RESV_USAGE_READ };
+	struct ttm_fence *got[3] = { NULL };
+	struct ttm_resv_iter cursor;
+	struct ttm_resv resv;
+	struct actor a;
+	struct abc f;
+
+	(void)state;
+	abc_init(&f);
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, f.a1, TTM_RESV_USAGE_READ);
+	add(&resv, f.b, TTM_RESV_USAGE_READ);
+	resv_unlock(&resv);
+	w.resv = &resv;
+	actor_start(&a, &resv_test_class);
+
+	ttm_resv_iter_begin(&cursor, &resv, TTM_RESV_USAGE_BOOKKEEP);
+	got[0] = ttm_resv_iter_first_unlocked(&cursor);
+	CHECK(got[0] == f.a1 && ttm_resv_iter_is_restarted(&cursor));
+
+	/* Appending f.c: the walk starts over and sees it. */
+	w.fence = f.c;
+	CHECK_INT(actor_run(&a, act_write, &w), 0);
+	got[0] = ttm_resv_iter_next_unlocked(&cursor);
+	CHECK(got[0] == f.a1 && ttm_resv_iter_is_restarted(&cursor));
+	got[1] = ttm_resv_iter_next_unlocked(&cursor);
+	CHECK(got[1] == f.b && !ttm_resv_iter_is_restarted(&cursor));
+
+	/*
+	 * Replacing f.a1 by f.a2: the list's reference to f.a1 is gone, the
+	 * cursor's to f.b stays until the next step. The walk starts over.
+	 */
+	w.fence = f.a2;
+	CHECK_INT(actor_run(&a, act_write, &w), 0);
+	CHECK_INT(refs(f.a1), 1);
+	CHECK_INT(refs(f.b), 3);
+	got[0] = ttm_resv_iter_next_unlocked(&cursor);
+	CHECK(got[0] == f.a2 && ttm_resv_iter_is_restarted(&cursor));
+	CHECK_INT(refs(f.b), 2);
+	got[1] = ttm_resv_iter_next_unlocked(&cursor);
+	got[2] = got[1] ? ttm_resv_iter_next_unlocked(&cursor) : NULL;
+	CHECK(got[1] == f.b && got[2] == f.c &&
+	      !ttm_resv_iter_is_restarted(&cursor));
+	CHECK(!ttm_resv_iter_next_unlocked(&cursor) &&
+	      !ttm_resv_iter_is_restarted(&cursor));
+	ttm_resv_iter_end(&cursor);
+
+	/*
+	 * Everything signalled and pruned after the last fence: the end of
+	 * the walk restarts and finds nothing, so what was collected before
+	 * is stale, and "restarted" with the NULL says so.
+	 */
+	ttm_resv_iter_begin(&cursor, &resv, TTM_RESV_USAGE_BOOKKEEP);
+	CHECK(ttm_resv_iter_first_unlocked(&cursor) == f.a2);
+	CHECK(ttm_resv_iter_next_unlocked(&cursor) == f.b);
+	CHECK(ttm_resv_iter_next_unlocked(&cursor) == f.c);
+	CHECK_INT(ttm_fence_signal(f.a2, 0), 0);
+	CHECK_INT(ttm_fence_signal(f.b, 0), 0);
+	CHECK_INT(ttm_fence_signal(f.c, 0), 0);
+	w.fence = NULL;
+	CHECK_INT(actor_run(&a, act_write, &w), 0);
+	CHECK_INT(resv.fences->count, 0);
+	CHECK(!ttm_resv_iter_next_unlocked(&cursor) &&
+	      ttm_resv_iter_is_restarted(&cursor));
+	ttm_resv_iter_end(&cursor);
+
+	actor_stop(&a);
+	assert_checks_passed();
+	ttm_resv_fini(&resv);
+	abc_fini(&f);
+}
+
+/*
+ * A writer racing with unlocked walks, for real: the reader yields at each
+ * fence so that writes land inside its walks, and the writer goes on until
+ * the reader saw ITER_RACE_RESTARTS restarts (bounded in time). Each walk
+ * the reader completes, collected as the kernel's callers do (drop on
+ * restart), is one state of the list: no fence twice, only contexts the
+ * writer uses, only usages up to the filter, and at most the most the
+ * writer ever keeps pending. So is every copy of it, made now and then.
+ */
+#define ITER_RACE_CONTEXTS 8
+#define ITER_RACE_PENDING 12
+#define ITER_RACE_RESTARTS 200
+#define ITER_RACE_WALKS 2000
+
+struct iter_race {
+	struct ttm_resv resv;
+	uint64_t ctx_first;
+	int started;                    /* atomic: the reader is walking */
+	int restarts;                   /* atomic: seen by the reader */
+	int done;                       /* atomic: the writer stopped */
+};
+
+static void *iter_race_writer(void *arg)
+{
+	struct iter_race *r = arg;
+	long limit = now_ns() + WAIT_LIMIT_S * 1000000000L;
+	struct ttm_fence *pending[ITER_RACE_PENDING];
+	unsigned int n = 0, i;
+
+	CHECK(wait_for_int(&r->started, 1));
+	for (i = 0; now_ns() < limit &&
+		    __atomic_load_n(&r->restarts, __ATOMIC_RELAXED) <
+		    ITER_RACE_RESTARTS; i++) {
+		struct ttm_fence *f = NULL;
+
+		if (ttm_fence_create(r->ctx_first + i % ITER_RACE_CONTEXTS,
+				     i + 1, &f)) {
+			check_failed(__FILE__, __LINE__, "no fence");
+			break;
+		}
+		ww_mutex_lock(&r->resv.lock, NULL);
+		if (CHECK(!ttm_resv_reserve_fences(&r->resv, 1)))
+			ttm_resv_add_fence(&r->resv, f, i % 4);
+		ww_mutex_unlock(&r->resv.lock);
+		pending[n++] = f;
+		if (n == ITER_RACE_PENDING)
+			while (n) {
+				CHECK(!ttm_fence_signal(pending[--n], 0));
+				ttm_fence_put(pending[n]);
+			}
+	}
+	while (n) {
+		CHECK(!ttm_fence_signal(pending[--n], 0));
+		ttm_fence_put(pending[n]);
+	}
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One completed walk: a state of the list (see above). */
+static void iter_race_check(struct iter_race *r, enum ttm_resv_usage usage,
+			    const struct ttm_fence *const *got,
+			    const enum ttm_resv_usage *used, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ctx = ttm_fence_context(got[i]) - r->ctx_first;
+
+		CHECK_MSG(ctx < ITER_RACE_CONTEXTS, "a fence of context +%llu",
+			  (unsigned long long)ctx);
+		CHECK_MSG(used[i] <= usage, "usage %u in a walk up to %u",
+			  used[i], usage);
+		for (j = 0; j < i; j++)
+			CHECK_MSG(got[j] != got[i], "fence %p twice",
+				  (const void *)got[i]);
+	}
+}
+
+/* A copy made while the writer races is one state of the list too. */
+static void iter_race_copy(struct iter_race *r, struct ttm_resv *dst)
+{
+	const struct ttm_fence *got[ITER_RACE_PENDING];
+	enum ttm_resv_usage used[ITER_RACE_PENDING];
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
+	unsigned int n = 0;
+
+	ww_mutex_lock(&dst->lock, NULL);
+	CHECK_INT(ttm_resv_copy_fences(dst, &r->resv), 0);
+	ttm_resv_for_each_fence(&cursor, dst, TTM_RESV_USAGE_BOOKKEEP, f) {
+		if (!CHECK_MSG(n < ITER_RACE_PENDING,
+			       "more than %d fences copied",
+			       ITER_RACE_PENDING))
+			break;
+		used[n] = ttm_resv_iter_usage(&cursor);
+		got[n++] = f;
+	}
+	iter_race_check(r, TTM_RESV_USAGE_BOOKKEEP, got, used, n);
+	ww_mutex_unlock(&dst->lock);
+}
+
+static void drop_all(struct ttm_fence **got, unsigned int *n)
+{
+	while (*n)
+		ttm_fence_put(got[--*n]);
+}
+
+static void test_iter_unlocked_race(void **state)
+{
+	struct ttm_fence *got[ITER_RACE_PENDING];
+	enum ttm_resv_usage used[ITER_RACE_PENDING];
+	static struct iter_race r;
+	unsigned int walks = 0, n = 0;
+	struct ttm_resv dst;
+	pthread_t writer;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	ttm_resv_init(&r.resv, &resv_test_class);
+	ttm_resv_init(&dst, &resv_test_class);
+	r.ctx_first = ttm_fence_context_alloc(ITER_RACE_CONTEXTS);
+	writer = start_thread(iter_race_writer, &r);
+	__atomic_store_n(&r.started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) ||
+	       walks < ITER_RACE_WALKS) {
+		enum ttm_resv_usage usage = walks % 4;
+		struct ttm_resv_iter cursor;
+		bool first = true, overflow = false;
+		struct ttm_fence *f;
+
+		ttm_resv_iter_begin(&cursor, &r.resv, usage);
+		ttm_resv_for_each_fence_unlocked(&cursor, f) {
+			if (ttm_resv_iter_is_restarted(&cursor)) {
+				if (!first)
+					__atomic_fetch_add(&r.restarts, 1,
+							   __ATOMIC_RELAXED);
+				drop_all(got, &n);
+			}
+			first = false;
+			if (n == ITER_RACE_PENDING) {
+				overflow = true;
+				break;
+			}
+			used[n] = ttm_resv_iter_usage(&cursor);
+			got[n++] = ttm_fence_get(f);
+			/* Let the writer in, in the middle of the walk. */
+			sched_yield();
+		}
+		if (!overflow && ttm_resv_iter_is_restarted(&cursor)) {
+			if (!first)
+				__atomic_fetch_add(&r.restarts, 1,
+						   __ATOMIC_RELAXED);
+			drop_all(got, &n);
+		}
+		ttm_resv_iter_end(&cursor);
+		CHECK_MSG(!overflow, "more than %d fences at once",
+			  ITER_RACE_PENDING);
+		iter_race_check(&r, usage, (const struct ttm_fence **)got,
+				used, n);
+		drop_all(got, &n);
+		if (walks++ % 4 == 0)
+			iter_race_copy(&r, &dst);
+	}
+	join_thread(writer);
+	assert_checks_passed();
+	ttm_resv_fini(&dst);
+	ttm_resv_fini(&r.resv);
+	if (r.restarts < ITER_RACE_RESTARTS)
+		fail_msg("only %d restarts in %u walks", r.restarts, walks);
+}
+
+/* ---- copying and replacing ---------------------------------------------- */
+
+/* The fences of @resv under the lock, with their usages, in list order. */
+static unsigned int walk_locked(struct ttm_resv *resv, struct ttm_fence **got,
+				enum ttm_resv_usage *used, unsigned int max)
+{
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
+	unsigned int n = 0;
+
+	ttm_resv_for_each_fence(&cursor, resv, TTM_RESV_USAGE_BOOKKEEP, f) {
+		assert_true(n < max);
+		got[n] = f;
+		used[n++] = ttm_resv_iter_usage(&cursor);
+	}
+	return n;
+}
+
+/*
+ * dst gets src's unsignalled fences with their usages, in place of its
+ * own; its reserved slots are gone; src is not touched (nor locked).
+ */
+static void test_copy_fences(void **state)
+{
+	struct ttm_fence *mine = fence_new(ttm_fence_context_alloc(1), 1);
+	enum ttm_resv_usage used[8];
+	struct ttm_fence *got[8];
+	struct ww_debug_report r;
+	struct ttm_resv dst;
+	struct iter_fix x;
+	unsigned int n, u, src_count;
+
+	(void)state;
+	iter_fix_init(&x);
+	src_count = x.resv.fences->count;
+	ttm_resv_init(&dst, &resv_test_class);
+	resv_lock(&dst);
+	assert_int_equal(ttm_resv_reserve_fences(&dst, 3), 0);
+	ttm_resv_add_fence(&dst, mine, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(refs(mine), 2);
+
+	assert_int_equal(ttm_resv_copy_fences(&dst, &x.resv), 0);
+	assert_int_equal(refs(mine), 1); /* dst's own are dropped */
+	n = walk_locked(&dst, got, used, 8);
+	assert_int_equal(n, 4); /* not the signalled one */
+	for (u = 0; u < 4; u++) {
+		/* src's order: BOOKKEEP first. */
+		assert_ptr_equal(got[u], x.f[3 - u]);
+		assert_int_equal(used[u], 3 - u);
+		assert_int_equal(refs(x.f[3 - u]), 3); /* ours, src, dst */
+	}
+	assert_int_equal(x.resv.fences->count, src_count);
+
+	/* The slots reserved before the copy are gone. */
+	assert_int_equal(dst.reserved, 0);
+	watch_start();
+	ttm_resv_add_fence(&dst, mine, TTM_RESV_USAGE_WRITE);
+	assert_int_equal(watch_stop(&r), 1);
+	assert_int_equal(r.rule, WW_DEBUG_RESV_NO_SLOT);
+
+	/* Copying from itself keeps what is pending. */
+	assert_int_equal(ttm_fence_signal(x.f[1], 0), 0);
+	assert_int_equal(ttm_resv_copy_fences(&dst, &dst), 0);
+	assert_int_equal(walk_locked(&dst, got, used, 8), 3);
+	assert_int_equal(refs(x.f[1]), 2);
+
+	/* From an empty one: nothing left. */
+	{
+		struct ttm_resv empty;
+
+		ttm_resv_init(&empty, &resv_test_class);
+		assert_int_equal(ttm_resv_copy_fences(&dst, &empty), 0);
+		assert_int_equal(walk_locked(&dst, got, used, 8), 0);
+		assert_true(ttm_resv_test_signaled(&dst,
+						   TTM_RESV_USAGE_BOOKKEEP));
+		ttm_resv_fini(&empty);
+	}
+	resv_unlock(&dst);
+	ttm_resv_fini(&dst);
+	iter_fix_fini(&x);
+	ttm_fence_put(mine);
+}
+
+/*
+ * Every fence of the context, and only those, becomes the replacement with
+ * the new usage, in place: no slot needed, the old references put.
+ */
+static void test_replace_fences(void **state)
+{
+	struct ttm_fence *got[4], *rep;
+	enum ttm_resv_usage used[4];
+	struct ww_debug_report r;
+	struct ttm_resv resv;
+	struct abc f;
+	uint64_t ctx;
+
+	(void)state;
+	abc_init(&f);
+	ctx = ttm_fence_context(f.a1);
+	rep = f.c; /* the replacement */
+	ttm_resv_init(&resv, &resv_test_class);
+	resv_lock(&resv);
+	add(&resv, f.a1, TTM_RESV_USAGE_WRITE);
+	add(&resv, f.b, TTM_RESV_USAGE_READ);
+	add(&resv, f.a2, TTM_RESV_USAGE_BOOKKEEP); /* appended: WRITE stays */
+	assert_int_equal(resv.fences->count, 3);
+	assert_int_equal(resv.reserved, 0);
+
+	watch_start();
+	ttm_resv_replace_fences(&resv, ctx, rep, TTM_RESV_USAGE_KERNEL);
+	assert_int_equal(watch_stop(&r), 0);
+	assert_int_equal(walk_locked(&resv, got, used, 4), 3);
+	assert_ptr_equal(got[0], rep);
+	assert_int_equal(used[0], TTM_RESV_USAGE_KERNEL);
+	assert_ptr_equal(got[1], f.b);
+	assert_int_equal(used[1], TTM_RESV_USAGE_READ);
+	assert_ptr_equal(got[2], rep);
+	assert_int_equal(used[2], TTM_RESV_USAGE_KERNEL);
+	assert_int_equal(refs(f.a1), 1);
+	assert_int_equal(refs(f.a2), 1);
+	assert_int_equal(refs(rep), 3);
+
+	/* A context with no fence here: nothing changes. */
+	ttm_resv_replace_fences(&resv, ctx + 3, f.a1, TTM_RESV_USAGE_READ);
+	assert_int_equal(walk_locked(&resv, got, used, 4), 3);
+	assert_int_equal(refs(f.a1), 1);
+	resv_unlock(&resv);
+
+	/* Lockless readers see the new usage: only KERNEL now. */
+	assert_int_equal(count_up_to(&resv, TTM_RESV_USAGE_KERNEL), 2);
+	assert_false(holds(&resv, TTM_RESV_USAGE_BOOKKEEP, f.a2));
+
+	ttm_resv_fini(&resv);
+	abc_fini(&f);
 }
 
 /* ---- waiting ------------------------------------------------------------- */
@@ -1302,7 +2157,11 @@ static void test_fini_drops_fences(void **state)
 	NEEDS_HELD_TEST(fn, 1, "ttm_bo_unpin"),                         \
 	NEEDS_HELD_TEST(fn, 2, "ttm_bo_validate"),                      \
 	NEEDS_HELD_TEST(fn, 3, "ttm_bo_gpu_range"),                     \
-	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences")
+	NEEDS_HELD_TEST(fn, 4, "ttm_resv_reserve_fences"),             \
+	NEEDS_HELD_TEST(fn, 5, "ttm_resv_assert_held"),                \
+	NEEDS_HELD_TEST(fn, 6, "ttm_resv_iter_first"),                 \
+	NEEDS_HELD_TEST(fn, 7, "ttm_resv_copy_fences"),                \
+	NEEDS_HELD_TEST(fn, 8, "ttm_resv_replace_fences")
 
 int main(void)
 {
@@ -1310,6 +2169,7 @@ int main(void)
 		/* Forked first, while this is the only thread. */
 		cmocka_unit_test(test_no_slot_forked),
 		cmocka_unit_test(test_no_slot_forked_checker_off),
+		cmocka_unit_test(test_replace_no_slot_forked),
 		NEEDS_HELD_TESTS(test_needs_held_forked),
 		NEEDS_HELD_TESTS(test_needs_held_forked_checker_off),
 		cmocka_unit_test(test_reserve_add_get),
@@ -1322,9 +2182,19 @@ int main(void)
 		cmocka_unit_test(test_no_slot_handled),
 		cmocka_unit_test(test_not_held),
 		cmocka_unit_test(test_slots_after_relock),
+		cmocka_unit_test(test_replace_needs_no_slot),
 		NEEDS_HELD_TESTS(test_needs_held_handled),
 		NEEDS_HELD_TESTS(test_needs_held_foreign),
 		cmocka_unit_test(test_needs_held_correct),
+		cmocka_unit_test_setup(test_assert_held_locking_ctx,
+				       checks_reset),
+		cmocka_unit_test(test_iter_locked),
+		cmocka_unit_test(test_iter_unlocked),
+		cmocka_unit_test_setup(test_iter_unlocked_restart,
+				       checks_reset),
+		cmocka_unit_test_setup(test_iter_unlocked_race, checks_reset),
+		cmocka_unit_test(test_copy_fences),
+		cmocka_unit_test(test_replace_fences),
 		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_wait_signalled),
 		cmocka_unit_test(test_wait_interrupted),

@@ -99,13 +99,14 @@ void resv_misuse(const struct ttm_resv *resv, enum ww_debug_rule rule,
  * backed at run time: rule 11, resv-not-held, if the calling thread does
  * not hold @resv, as far as the checker's record of held locks tells.
  * Nothing with the checker not built in (the branch is on a constant),
- * one relaxed load with it off.
+ * one relaxed load with it off. The public ttm_resv_assert_held() is this
+ * check, for drivers (named resv_ here so that the two cannot clash).
  * Return: 0, or -EINVAL once reported with a handler installed: the call
  * then does nothing (a void one just returns).
  */
-static inline int ttm_resv_assert_held_at(const struct ttm_resv *resv,
-					  const char *call, const char *file,
-					  int line)
+static inline int resv_assert_held_at(const struct ttm_resv *resv,
+				      const char *call, const char *file,
+				      int line)
 {
 	if (!ww_debug_active() || ww_debug_lock_held(&resv->lock))
 		return 0;
@@ -114,10 +115,10 @@ static inline int ttm_resv_assert_held_at(const struct ttm_resv *resv,
 }
 
 /* For the calls without a caller-site macro. */
-static inline int ttm_resv_assert_held(const struct ttm_resv *resv,
-				       const char *call)
+static inline int resv_assert_held(const struct ttm_resv *resv,
+				   const char *call)
 {
-	return ttm_resv_assert_held_at(resv, call, NULL, 0);
+	return resv_assert_held_at(resv, call, NULL, 0);
 }
 
 #endif /* TTMSIM_BO_RESV_H */

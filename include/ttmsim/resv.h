@@ -6,17 +6,19 @@
  * Fences are kept by usage, ordered KERNEL < WRITE < READ < BOOKKEEP; asking
  * "for usage U" covers every fence whose usage is at most U, so waiting for
  * READ waits for KERNEL, WRITE and READ fences. Adding a fence needs the
- * reservation held and a slot reserved first (ttm_resv_reserve_fences()),
- * so that adding cannot fail: it runs after a job was submitted, when
- * failing is no longer an option. A new fence replaces an older one of the
- * same context whose usage is the same or lower in priority (numerically
- * at least as high); signalled fences are pruned.
+ * reservation held, and a slot reserved first (ttm_resv_reserve_fences())
+ * if the fence is appended, so that adding cannot fail: it runs after a job
+ * was submitted, when failing is no longer an option. A new fence replaces
+ * an older one of the same context whose usage is the same or lower in
+ * priority (numerically at least as high), or takes the place of a
+ * signalled one; only a fence that does neither is appended and uses up a
+ * slot, as in the kernel's dma_resv_add_fence().
  *
  * Readers that do not hold the lock (ttm_resv_wait(), ttm_resv_test_
- * signaled(), ttm_resv_get_fences()) use a sequence lock: they retry if a
- * writer changed the list meanwhile. Fences are type-stable and the lists
- * they read are freed only by ttm_resv_fini(), so a reader never touches
- * freed memory. Readers never block writers.
+ * signaled(), ttm_resv_get_fences(), the unlocked iterator) use a sequence
+ * lock: they start over if a writer changed the list meanwhile. Fences are
+ * type-stable and the lists they read are freed only by ttm_resv_fini(), so
+ * a reader never touches freed memory. Readers never block writers.
  */
 #ifndef TTMSIM_RESV_H
 #define TTMSIM_RESV_H
@@ -103,7 +105,8 @@ void ttm_resv_fini(struct ttm_resv *resv);
  *
  * Prunes signalled fences, then grows the list if needed. Room for @n
  * more, not @n on top of an earlier reservation (as in the kernel): each
- * ttm_resv_add_fence() then uses up one slot.
+ * ttm_resv_add_fence() that appends then uses up one slot; one that
+ * replaces a fence of its context, or a signalled one, uses none.
  *
  * Reserve again after relocking: the kernel forgets reserved slots on
  * unlock. ttmsim cannot see the unlock, so slots left over from an earlier
@@ -125,16 +128,19 @@ int ttm_resv_reserve_fences(struct ttm_resv *resv, unsigned int n);
  *
  * Prunes signalled fences, then replaces the fence of @fence's context
  * whose usage is @usage or numerically higher and whose seqno is not later
- * than @fence's, or else appends. Uses up one reserved slot either way.
+ * than @fence's, or else appends. As in the kernel's dma_resv_add_fence(),
+ * only appending needs a slot: if a fence of the list is replaced, or one
+ * has signalled (the kernel reuses its entry; ttmsim prunes it), no slot
+ * is used up.
  *
- * Cannot fail: adding without a reserved slot (or without the lock) is a
- * programming error reported through the ww debug checker's report path
- * (by default a report on stderr and abort(); with a handler, the fence is
- * not added). A missing slot is reported in every build, the lock not held
- * only while the checker is on.
+ * Cannot fail: appending without a reserved slot (or adding without the
+ * lock) is a programming error reported through the ww debug checker's
+ * report path (by default a report on stderr and abort(); with a handler,
+ * the fence is not added). A missing slot is reported in every build, the
+ * lock not held only while the checker is on.
  *
  * Context: Does not sleep. @resv held by the caller, and a slot reserved
- * (ttm_resv_reserve_fences()).
+ * (ttm_resv_reserve_fences()) unless @fence replaces one.
  */
 void ttm_resv_add_fence(struct ttm_resv *resv, struct ttm_fence *fence,
 			enum ttm_resv_usage usage);
@@ -156,6 +162,93 @@ void ttm_resv_add_fence_at(struct ttm_resv *resv, struct ttm_fence *fence,
 #endif
 
 /**
+ * ttm_resv_assert_held() - report a caller that does not hold @resv (the
+ * kernel's dma_resv_assert_held()).
+ * @resv: the reservation object.
+ *
+ * For a driver's own functions that need a reservation held: the check
+ * ttmsim makes at the top of its own (rule 11 of the ww debug checker,
+ * resv-not-held), through the same report path (by default a report on
+ * stderr and abort(); with a handler installed, it returns). Only the
+ * checker knows which thread holds what, so the check is made while it is
+ * on: one relaxed load while it is off, nothing if it is not built in.
+ * Held means held by the calling thread, with or without a context.
+ *
+ * Context: Does not sleep. @resv held by the calling thread.
+ */
+void ttm_resv_assert_held(const struct ttm_resv *resv);
+
+void ttm_resv_assert_held_at(const struct ttm_resv *resv, const char *file,
+			     int line);
+
+#ifndef TTMSIM_WW_NO_CALLER_MACROS
+#define ttm_resv_assert_held(resv) \
+	ttm_resv_assert_held_at(resv, __FILE__, __LINE__)
+#endif
+
+/**
+ * ttm_resv_locking_ctx() - the acquire context that holds @resv (the
+ * kernel's dma_resv_locking_ctx()).
+ * @resv: the reservation object.
+ *
+ * Lets code that meets a reservation tell whether its own transaction
+ * holds it, as TTM's eviction compares it with its ticket.
+ *
+ * Context: Does not sleep. Takes no lock: a snapshot, stable only when
+ * compared with a context of the calling thread (which only that thread
+ * can lock or unlock with).
+ * Return: the context @resv was locked with, or NULL if it is not held or
+ * was locked without one.
+ */
+struct ww_acquire_ctx *ttm_resv_locking_ctx(const struct ttm_resv *resv);
+
+/**
+ * ttm_resv_replace_fences() - put @replacement in the place of every fence
+ * of @context (the kernel's dma_resv_replace_fences()).
+ * @resv: the reservation object.
+ * @context: the fence context whose fences go.
+ * @replacement: the fence that takes their place; a reference is taken
+ *	for each (the caller keeps its own).
+ * @usage: how @replacement uses the buffer.
+ *
+ * Only valid when the work of the replaced fences no longer touches the
+ * buffer once @replacement signals: a preemption fence replaced by the
+ * fence of the page-table update that unmaps the buffer, for instance.
+ * Replaces in place, so no slot is needed. Each entry is replaced in a
+ * write section of its own (the old fence is put outside it): a lockless
+ * reader may see some replaced and others not yet.
+ *
+ * Context: Does not sleep. @resv held by the calling thread (rule 11 of
+ * the ww debug checker, resv-not-held, while it is on; a refused call
+ * changes nothing). Puts the replaced fences (see ttm_fence_put()).
+ */
+void ttm_resv_replace_fences(struct ttm_resv *resv, uint64_t context,
+			     struct ttm_fence *replacement,
+			     enum ttm_resv_usage usage);
+
+/**
+ * ttm_resv_copy_fences() - give @dst the fences of @src (the kernel's
+ * dma_resv_copy_fences()).
+ * @dst: the reservation object to change.
+ * @src: the reservation object to copy from; no lock needed.
+ *
+ * Every unsignalled fence of @src, with its usage, takes the place of all
+ * of @dst's own, which are dropped, as in the kernel. @src is read as the
+ * lockless readers read it (the copy starts over if a writer changed it;
+ * it never holds a writer up). Slots reserved on @dst are gone afterwards:
+ * the kernel's new list has room for the copies only, so reserve again
+ * before adding. TTM uses this to give a buffer that leaves a shared
+ * reservation a private copy of its fences ("individualize").
+ *
+ * Context: Does not sleep. @dst held by the calling thread (rule 11 of the
+ * ww debug checker, resv-not-held, while it is on). Puts @dst's old
+ * fences (see ttm_fence_put()).
+ * Return: 0; -ENOMEM with @dst unchanged; -EINVAL if the checker's handler
+ * refused a call without the lock (nothing changes).
+ */
+int ttm_resv_copy_fences(struct ttm_resv *dst, struct ttm_resv *src);
+
+/**
  * ttm_resv_get_fences() - a snapshot of the unsignalled fences with usage
  * at most @usage.
  * @resv: the reservation object.
@@ -171,6 +264,173 @@ void ttm_resv_add_fence_at(struct ttm_resv *resv, struct ttm_fence *fence,
 int ttm_resv_get_fences(struct ttm_resv *resv, enum ttm_resv_usage usage,
 			struct ttm_fence ***ret_fences,
 			unsigned int *ret_count);
+
+/**
+ * struct ttm_resv_iter - a cursor over the fences of a reservation object
+ * (the kernel's struct dma_resv_iter).
+ *
+ * On the caller's stack, from ttm_resv_iter_begin() to ttm_resv_iter_end();
+ * walked either locked (ttm_resv_iter_first(), ttm_resv_for_each_fence())
+ * or unlocked (ttm_resv_iter_first_unlocked(),
+ * ttm_resv_for_each_fence_unlocked()), not both. The fields are private:
+ * visible only so that the caller can allocate it.
+ */
+struct ttm_resv_iter {
+	/* private: */
+	struct ttm_resv *resv;
+	const struct ttm_resv_list *list; /* the list walked */
+	struct ttm_fence *fence;        /* unlocked: the last one, a ref */
+	unsigned int usage;             /* the highest usage walked */
+	unsigned int fence_usage;       /* the usage of the last fence */
+	unsigned int index;             /* the next entry */
+	unsigned int count;             /* unlocked: entries of this pass */
+	uint32_t seq;                   /* unlocked: resv->seq of this pass */
+	bool restarted;
+};
+
+/**
+ * ttm_resv_iter_begin() - set up @cursor to walk the fences of @resv with
+ * usage at most @usage (the kernel's dma_resv_iter_begin()).
+ * @cursor: the cursor.
+ * @resv: the reservation object.
+ * @usage: the highest usage to walk: KERNEL < WRITE < READ < BOOKKEEP, so
+ *	READ walks the KERNEL, WRITE and READ fences.
+ *
+ * Context: Does not sleep.
+ */
+void ttm_resv_iter_begin(struct ttm_resv_iter *cursor, struct ttm_resv *resv,
+			 enum ttm_resv_usage usage);
+
+/**
+ * ttm_resv_iter_end() - finish a walk (the kernel's dma_resv_iter_end()).
+ * @cursor: the cursor.
+ *
+ * Drops the reference the unlocked walk holds on its last fence; after a
+ * locked walk it does nothing, but is harmless. Needed after leaving an
+ * unlocked loop early, and after it ran to its end.
+ *
+ * Context: Does not sleep; may free the last fence (see ttm_fence_put()).
+ */
+void ttm_resv_iter_end(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_first_unlocked() - the first fence of an unlocked walk (the
+ * kernel's dma_resv_iter_first_unlocked()).
+ * @cursor: the cursor, from ttm_resv_iter_begin().
+ *
+ * Walks the unsignalled fences up to the cursor's usage, in list order,
+ * without the lock. Each fence handed out carries a reference the cursor
+ * holds until the next call or ttm_resv_iter_end(): take one of your own
+ * to keep it. The walk reads under the reservation's sequence lock: if a
+ * writer changed the list, it starts over, and the first fence after that
+ * has ttm_resv_iter_is_restarted() set. Fences handed out since the last
+ * (re)start were all in the list at once; a caller that collects them
+ * must drop what it collected when the walk restarts. Readers never block
+ * writers.
+ *
+ * Context: Does not sleep (yields while a writer is inside its section).
+ * No lock needed.
+ * Return: the first fence, or NULL if none.
+ */
+struct ttm_fence *ttm_resv_iter_first_unlocked(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_next_unlocked() - the next fence of an unlocked walk (the
+ * kernel's dma_resv_iter_next_unlocked()).
+ * @cursor: the cursor, after ttm_resv_iter_first_unlocked().
+ *
+ * Drops the cursor's reference to the previous fence. See
+ * ttm_resv_iter_first_unlocked() for restarts.
+ *
+ * Context: Does not sleep (yields while a writer is inside its section).
+ * No lock needed.
+ * Return: the next fence, or NULL at the end. A NULL with
+ * ttm_resv_iter_is_restarted() set means the walk restarted and found no
+ * fence: what was collected before is stale too.
+ */
+struct ttm_fence *ttm_resv_iter_next_unlocked(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_first() - the first fence of a walk under the lock (the
+ * kernel's dma_resv_iter_first()).
+ * @cursor: the cursor, from ttm_resv_iter_begin().
+ *
+ * Walks every fence up to the cursor's usage, in list order, signalled or
+ * not (the list prunes signalled fences only when it changes). No
+ * reference is taken: the list keeps the fences while the lock is held and
+ * the list is not changed. Never restarts.
+ *
+ * Context: Does not sleep. The cursor's reservation held by the calling
+ * thread (rule 11 of the ww debug checker, resv-not-held, while it is on;
+ * a refused call returns NULL).
+ * Return: the first fence, or NULL if none.
+ */
+struct ttm_fence *ttm_resv_iter_first(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_next() - the next fence of a walk under the lock (the
+ * kernel's dma_resv_iter_next()).
+ * @cursor: the cursor, after ttm_resv_iter_first().
+ *
+ * Context: Does not sleep. The cursor's reservation held by the calling
+ * thread (checked as for ttm_resv_iter_first()).
+ * Return: the next fence, or NULL at the end.
+ */
+struct ttm_fence *ttm_resv_iter_next(struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_usage() - how the fence last handed out uses the buffer
+ * (the kernel's dma_resv_iter_usage()).
+ * @cursor: the cursor.
+ *
+ * Context: Does not sleep.
+ * Return: the usage the fence was added with, at most the cursor's.
+ */
+enum ttm_resv_usage ttm_resv_iter_usage(const struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_iter_is_restarted() - whether the walk (re)started with the
+ * fence last handed out (the kernel's dma_resv_iter_is_restarted()).
+ * @cursor: the cursor.
+ *
+ * True for the first fence of a walk, and for the first one after an
+ * unlocked walk started over; false otherwise. After the last call
+ * returned NULL: true if that call restarted the walk (or it was empty
+ * from the start), so that nothing collected before it is current.
+ *
+ * Context: Does not sleep.
+ * Return: true if the caller must drop what it collected before.
+ */
+bool ttm_resv_iter_is_restarted(const struct ttm_resv_iter *cursor);
+
+/**
+ * ttm_resv_for_each_fence_unlocked() - walk the fences without the lock
+ * (the kernel's dma_resv_for_each_fence_unlocked()).
+ * @cursor: a cursor set up with ttm_resv_iter_begin(); call
+ *	ttm_resv_iter_end() after the loop.
+ * @fence: a struct ttm_fence * set to each fence in turn.
+ *
+ * See ttm_resv_iter_first_unlocked(): check ttm_resv_iter_is_restarted()
+ * in the body if the body collects anything.
+ */
+#define ttm_resv_for_each_fence_unlocked(cursor, fence)                 \
+	for ((fence) = ttm_resv_iter_first_unlocked(cursor); (fence);   \
+	     (fence) = ttm_resv_iter_next_unlocked(cursor))
+
+/**
+ * ttm_resv_for_each_fence() - walk the fences with the lock held (the
+ * kernel's dma_resv_for_each_fence()).
+ * @cursor: a struct ttm_resv_iter.
+ * @resv: the reservation object, held by the calling thread.
+ * @usage: the highest usage to walk.
+ * @fence: a struct ttm_fence * set to each fence in turn.
+ *
+ * Sets up @cursor itself; no ttm_resv_iter_end() is needed.
+ */
+#define ttm_resv_for_each_fence(cursor, resv, usage, fence)             \
+	for (ttm_resv_iter_begin(cursor, resv, usage),                  \
+	     (fence) = ttm_resv_iter_first(cursor); (fence);            \
+	     (fence) = ttm_resv_iter_next(cursor))
 
 /**
  * ttm_resv_wait() - wait for every fence with usage at most @usage.
