@@ -49,9 +49,20 @@ static void destroy_sync(struct ttm_bo *bo)
 static void bo_release(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
+	const struct ttm_device_funcs *funcs = dev->funcs;
 	struct bo_destroy_cb *cbs;
 	struct ttm_fence **fences;
 	unsigned int n, i;
+
+	/*
+	 * The hooks run here, in the thread of the last put, and not in
+	 * bo_free(), which may run in a fence callback.
+	 */
+	if (funcs->release_notify)
+		funcs->release_notify(bo, dev->funcs_data);
+	if (funcs->delete_mem_notify)
+		funcs->delete_mem_notify(bo, (enum ttm_domain)bo->domain,
+					 dev->funcs_data);
 
 	/* Every usage: even bookkeeping work may still touch the memory. */
 	if (ttm_resv_get_fences(&bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,

@@ -9,8 +9,13 @@
  * device lock is dropped, as TTM does; its -EDEADLK goes back to the
  * caller's locking helper, so that the submission backs off and restarts
  * instead of failing with -ENOSPC.
+ *
+ * The driver's hooks (eviction_valuable, evict_flags, swap_notify) are
+ * called with the victim reserved and referenced, after the device lock
+ * is dropped: a vetoed victim is released and left out of the next walk.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "bo/bo.h"
 #include "ttmsim/exec.h"
@@ -35,13 +40,32 @@ static bool get_unless_zero(struct ttm_bo *bo)
 	return true;
 }
 
-/* Where a victim of @domain goes: GTT for VRAM if it has room, SYSTEM. */
-static int evict_target_locked(struct ttm_device *dev, int domain,
-			       uint64_t size)
+/* Where a victim of @domain goes by default: GTT for VRAM, then SYSTEM. */
+static void evict_placement_default(int domain, struct ttm_placement *pl)
 {
-	if (domain == TTM_DOMAIN_VRAM &&
-	    bo_domain_take_locked(dev, TTM_DOMAIN_GTT, size))
-		return TTM_DOMAIN_GTT;
+	pl->count = 0;
+	if (domain == TTM_DOMAIN_VRAM)
+		pl->domains[pl->count++] = TTM_DOMAIN_GTT;
+	pl->domains[pl->count++] = TTM_DOMAIN_SYSTEM;
+}
+
+/*
+ * Take a victim's @size bytes in the first domain of @pl other than
+ * @domain with room, else in SYSTEM, which always has. A placement from
+ * the driver is only read, so a bad one cannot do harm.
+ */
+static int evict_target_locked(struct ttm_device *dev, int domain,
+			       const struct ttm_placement *pl, uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < pl->count && i < TTM_PLACEMENT_MAX; i++) {
+		int d = pl->domains[i];
+
+		if (d >= 0 && d < TTM_DOMAIN_COUNT && d != domain &&
+		    bo_domain_take_locked(dev, d, size))
+			return d;
+	}
 	bo_domain_take_locked(dev, TTM_DOMAIN_SYSTEM, size);
 	return TTM_DOMAIN_SYSTEM;
 }
@@ -51,11 +75,20 @@ static int evict(struct ttm_bo *victim, int domain,
 		 const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *dev = victim->dev;
+	const struct ttm_device_funcs *funcs = dev->funcs;
+	struct ttm_placement pl;
 	int target, ret;
 
+	evict_placement_default(domain, &pl);
+	if (funcs->evict_flags)
+		funcs->evict_flags(victim, (enum ttm_domain)domain, &pl,
+				   dev->funcs_data);
 	pthread_mutex_lock(&dev->lock);
-	target = evict_target_locked(dev, domain, victim->size);
+	target = evict_target_locked(dev, domain, &pl, victim->size);
 	pthread_mutex_unlock(&dev->lock);
+	/* No swap-out in ttmsim: going to SYSTEM is the nearest thing. */
+	if (target == TTM_DOMAIN_SYSTEM && funcs->swap_notify)
+		funcs->swap_notify(victim, dev->funcs_data);
 	ret = bo_move(victim, target, ctx);
 	if (ret == 0) {
 		pthread_mutex_lock(&dev->lock);
@@ -66,18 +99,70 @@ static int evict(struct ttm_bo *victim, int domain,
 }
 
 /*
- * Pick a victim on @domain's LRU, head first, holding a reference to it.
+ * Candidates the driver's eviction_valuable hook refused during one
+ * bo_evict_one(): skipped by the walks that follow. Each holds a
+ * reference, so that its address cannot be reused by a new buffer.
+ */
+struct vetoed {
+	struct ttm_bo **bos;
+	unsigned int n, cap;
+	uint64_t bytes;
+};
+
+static bool vetoed_has(const struct vetoed *v, const struct ttm_bo *bo)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->bos[i] == bo)
+			return true;
+	return false;
+}
+
+/* Keep @bo and its reference; -ENOMEM (the reference put) if no room. */
+static int vetoed_add(struct vetoed *v, struct ttm_bo *bo)
+{
+	if (v->n == v->cap) {
+		unsigned int cap = v->cap ? 2 * v->cap : 4;
+		struct ttm_bo **bos = realloc(v->bos, cap * sizeof(*bos));
+
+		if (!bos) {
+			ttm_bo_put(bo);
+			return -ENOMEM;
+		}
+		v->bos = bos;
+		v->cap = cap;
+	}
+	v->bos[v->n++] = bo;
+	v->bytes += bo->size;
+	return 0;
+}
+
+static void vetoed_fini(struct vetoed *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->n; i++)
+		ttm_bo_put(v->bos[i]);
+	free(v->bos);
+}
+
+/*
+ * Pick a victim on @domain's LRU, head first, other than @bo and those
+ * of @vetoed, holding a reference to it.
  * *@locked: we reserved it (else the caller's helper holds it, evictable).
  * *@contended: none could be taken without waiting; this one is held by
  * another ticket. NULL: nothing to evict.
  *
  * No reference is needed to look at a buffer on the list: it is freed
  * only off the list, under the device lock. A buffer whose last reference
- * is gone waits for its delayed destroy: skipped.
+ * is gone waits for its delayed destroy: skipped. The driver is asked
+ * about the victim by the caller, once the device lock is dropped.
  */
 static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 				  const struct ttm_operation_ctx *ctx,
-				  struct ww_acquire_ctx *ticket, bool *locked,
+				  struct ww_acquire_ctx *ticket,
+				  const struct vetoed *vetoed, bool *locked,
 				  bool *contended)
 {
 	struct ttm_device *dev = bo->dev;
@@ -90,7 +175,7 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 		struct ww_acquire_ctx *owner;
 
-		if (cand == bo)
+		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)))
 			continue;
 		owner = ww_mutex_owner_ctx(&cand->resv.lock);
 		if (ticket && owner == ticket) {
@@ -120,16 +205,21 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 	return other;
 }
 
-int bo_evict_one(struct ttm_bo *bo, int domain,
-		 const struct ttm_operation_ctx *ctx)
+/*
+ * One victim, reserved and asked about, evicted. 1: the driver vetoed
+ * it (now in @vetoed; ask for another).
+ */
+static int evict_one_pass(struct ttm_bo *bo, int domain,
+			  const struct ttm_operation_ctx *ctx,
+			  struct ww_acquire_ctx *ticket, struct vetoed *vetoed)
 {
-	struct ww_acquire_ctx *ticket =
-		ctx->exec ? ttm_exec_ticket(ctx->exec) : NULL;
+	const struct ttm_device_funcs *funcs = bo->dev->funcs;
 	struct ttm_bo *victim;
 	bool locked, contended;
 	int ret;
 
-	victim = pick_victim(bo, domain, ctx, ticket, &locked, &contended);
+	victim = pick_victim(bo, domain, ctx, ticket, vetoed, &locked,
+			     &contended);
 	if (!victim)
 		return -ENOSPC;
 	if (contended) {
@@ -150,10 +240,36 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
 			return 0;
 		}
 	}
+	/* Asked without the device lock, the victim reserved. */
+	if (funcs->eviction_valuable &&
+	    !funcs->eviction_valuable(victim, (enum ttm_domain)domain, bo,
+				      bo->dev->funcs_data)) {
+		if (locked)
+			ttm_bo_unreserve(victim);
+		ret = vetoed_add(vetoed, victim);
+		return ret ? ret : 1;
+	}
 	ret = evict(victim, domain, ctx);
 	if (locked)
 		ttm_bo_unreserve(victim);
 	ttm_bo_put(victim);
+	return ret;
+}
+
+int bo_evict_one(struct ttm_bo *bo, int domain,
+		 const struct ttm_operation_ctx *ctx, uint64_t *ret_vetoed)
+{
+	struct ww_acquire_ctx *ticket =
+		ctx->exec ? ttm_exec_ticket(ctx->exec) : NULL;
+	struct vetoed vetoed = { 0 };
+	int ret;
+
+	/* Each veto takes one candidate out of the walk: it ends. */
+	do
+		ret = evict_one_pass(bo, domain, ctx, ticket, &vetoed);
+	while (ret == 1);
+	*ret_vetoed = vetoed.bytes;
+	vetoed_fini(&vetoed);
 	return ret;
 }
 
@@ -181,7 +297,7 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 }
 
 int bo_room_wait(struct ttm_bo *bo, int domain,
-		 const struct ttm_operation_ctx *ctx)
+		 const struct ttm_operation_ctx *ctx, uint64_t vetoed)
 {
 	struct ttm_device *dev = bo->dev;
 	struct timespec ts;
@@ -190,7 +306,7 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	if (!ctx->exec)
 		return -ENOSPC;
 	pthread_mutex_lock(&dev->lock);
-	never = fixed_bytes_locked(dev, domain, ctx) + bo->size >
+	never = fixed_bytes_locked(dev, domain, ctx) + vetoed + bo->size >
 		dev->domain[domain].capacity;
 	pthread_mutex_unlock(&dev->lock);
 	if (never)

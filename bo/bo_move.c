@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Moving a buffer to another domain: a copy job on the device's GPU, or a
- * CPU copy without one. The source stays allocated and accounted as a
- * ghost until the copy's fence signals.
+ * Moving a buffer to another domain: the driver's move hook, or a copy
+ * job on the device's GPU, or a CPU copy without one. The source stays
+ * allocated and accounted as a ghost until the copy's fence signals.
  */
 #include <errno.h>
 #include <sched.h>
@@ -79,11 +79,13 @@ static void ghost_cb_func(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 }
 
 /*
- * Switch @bo to @mem in @domain, whose bytes are taken. @ghost (NULL: free
- * the old memory now) keeps the old memory accounted until its copy ends.
+ * Switch @bo to @mem in @domain, whose bytes are taken. @ghost (NULL: the
+ * old memory is freed at once) keeps the old memory accounted until its
+ * copy ends. Return: the old memory for the caller to free, or NULL if
+ * @ghost took it.
  */
-static void move_switch(struct ttm_bo *bo, int domain, void *mem,
-			struct bo_ghost *ghost)
+static void *move_switch(struct ttm_bo *bo, int domain, void *mem,
+			 struct bo_ghost *ghost)
 {
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *from = &dev->domain[bo->domain];
@@ -110,8 +112,29 @@ static void move_switch(struct ttm_bo *bo, int domain, void *mem,
 	dev->bytes_moved += bo->size;
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
-	if (!ghost)
-		free(old);
+	return ghost ? NULL : old;
+}
+
+/*
+ * Switch @bo to @mem, tell the driver its old memory goes, and let it go:
+ * at once without @ghost, else when @ghost's fence signals. The notice
+ * comes first, so that nothing reuses the memory before the driver knows.
+ */
+static void move_finish(struct ttm_bo *bo, int domain, void *mem,
+			struct bo_ghost *ghost)
+{
+	struct ttm_device *dev = bo->dev;
+	int from = bo->domain;
+	void *old = move_switch(bo, domain, mem, ghost);
+
+	if (dev->funcs->delete_mem_notify)
+		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)from,
+					      dev->funcs_data);
+	free(old);
+	/* Already signalled: the callback will not run, release now. */
+	if (ghost && ttm_fence_add_callback(ghost->fence, &ghost->cb,
+					    ghost_cb_func))
+		ghost_release(ghost);
 }
 
 /* Copy on the GPU after every fence of @bo; the copy's fence goes in. */
@@ -174,10 +197,7 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 
 	ttm_resv_add_fence(&bo->resv, fence, TTM_RESV_USAGE_KERNEL);
 	ghost->fence = fence;
-	move_switch(bo, domain, mem, ghost);
-	/* Already signalled: the callback will not run, release now. */
-	if (ttm_fence_add_callback(fence, &ghost->cb, ghost_cb_func))
-		ghost_release(ghost);
+	move_finish(bo, domain, mem, ghost);
 	return 0;
 }
 
@@ -195,28 +215,128 @@ static int move_cpu(struct ttm_bo *bo, int domain, void *mem,
 	if (ret)
 		return ret;
 	memcpy(mem, bo->mem, bo->size);
-	move_switch(bo, domain, mem, NULL);
+	move_finish(bo, domain, mem, NULL);
 	return 0;
+}
+
+/*
+ * The driver's move: it copies (or vetoes, or asks for a hop, or for the
+ * default copy); ttmsim keeps the accounting. *@ret_hop: NULL if no hop
+ * may be asked for (this is the hop, or the move after it).
+ */
+static int move_hook(struct ttm_bo *bo, int domain, void *mem,
+		     const struct ttm_operation_ctx *ctx, int *ret_hop)
+{
+	struct ttm_device *dev = bo->dev;
+	struct ttm_gpu_range src = { bo->mem, bo->size };
+	struct ttm_gpu_range dst = { mem, bo->size };
+	enum ttm_domain hop = TTM_DOMAIN_GTT;
+	struct ttm_fence *fence = NULL;
+	struct bo_ghost *ghost;
+	int ret;
+
+	/* As for move_gpu(): nothing may fail once the driver copied. */
+	ghost = calloc(1, sizeof(*ghost));
+	if (!ghost)
+		return -ENOMEM;
+	ghost->dev = dev;
+	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
+	if (ret == 0)
+		ret = dev->funcs->move(bo, (enum ttm_domain)bo->domain,
+				       (enum ttm_domain)domain, &src, &dst, ctx,
+				       dev->funcs_data, &fence, &hop);
+	if (ret == 0 && !fence) {
+		free(ghost);
+		ghost = NULL;
+	} else if (ret) {
+		/* A fence given with an error is the driver's bug: drop it. */
+		ttm_fence_put(fence);
+		free(ghost);
+		if (ret == -EMULTIHOP) {
+			if (!ret_hop)
+				return -EINVAL;
+			*ret_hop = (int)hop;
+		}
+		return ret;
+	}
+	if (ghost) {
+		ttm_resv_add_fence(&bo->resv, fence, TTM_RESV_USAGE_KERNEL);
+		ghost->fence = fence;
+	}
+	move_finish(bo, domain, mem, ghost);
+	return 0;
+}
+
+/* One move, without giving @domain's bytes back on failure. */
+static int move_once(struct ttm_bo *bo, int domain,
+		     const struct ttm_operation_ctx *ctx, int *ret_hop)
+{
+	struct ttm_device *dev = bo->dev;
+	void *mem;
+	int ret = TTM_MOVE_DEFAULT;
+
+	/* No calloc(): the copy overwrites every byte. */
+	mem = malloc(bo->size);
+	if (!mem)
+		return -ENOMEM;
+	if (dev->funcs->move)
+		ret = move_hook(bo, domain, mem, ctx, ret_hop);
+	if (ret == TTM_MOVE_DEFAULT)
+		ret = dev->gpu ? move_gpu(bo, domain, mem) :
+				 move_cpu(bo, domain, mem, ctx);
+	if (ret)
+		free(mem);
+	return ret;
+}
+
+/* Give back @bo's bytes taken in @domain for a move that did not happen. */
+static void move_untake(struct ttm_bo *bo, int domain)
+{
+	struct ttm_device *dev = bo->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	dev->domain[domain].used -= bo->size;
+	dev->domain[domain].incoming -= bo->size;
+	bo_room_changed_locked(dev);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/*
+ * The driver asked for a bounce through @hop: move there, then to
+ * @domain, whose bytes stay taken meanwhile. As the kernel's temporary
+ * placement, the hop must have room now: nothing is evicted for it.
+ */
+static int move_hop(struct ttm_bo *bo, int domain, int hop,
+		    const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *dev = bo->dev;
+	bool ok;
+	int ret;
+
+	if (hop < 0 || hop >= TTM_DOMAIN_COUNT || hop == domain ||
+	    hop == bo->domain)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	ok = bo_domain_take_locked(dev, hop, bo->size);
+	pthread_mutex_unlock(&dev->lock);
+	if (!ok)
+		return -ENOSPC;
+	ret = move_once(bo, hop, ctx, NULL);
+	if (ret) {
+		move_untake(bo, hop);
+		return ret;
+	}
+	return move_once(bo, domain, ctx, NULL);
 }
 
 int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx)
 {
-	struct ttm_device *dev = bo->dev;
-	void *mem;
-	int ret = -ENOMEM;
+	int hop = TTM_DOMAIN_GTT, ret;
 
-	/* No calloc(): the copy overwrites every byte. */
-	mem = malloc(bo->size);
-	if (mem)
-		ret = dev->gpu ? move_gpu(bo, domain, mem) :
-				 move_cpu(bo, domain, mem, ctx);
-	if (ret) {
-		free(mem);
-		pthread_mutex_lock(&dev->lock);
-		dev->domain[domain].used -= bo->size;
-		dev->domain[domain].incoming -= bo->size;
-		bo_room_changed_locked(dev);
-		pthread_mutex_unlock(&dev->lock);
-	}
+	ret = move_once(bo, domain, ctx, &hop);
+	if (ret == -EMULTIHOP)
+		ret = move_hop(bo, domain, hop, ctx);
+	if (ret)
+		move_untake(bo, domain);
 	return ret;
 }

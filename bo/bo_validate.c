@@ -44,6 +44,7 @@ static bool domain_take(struct ttm_bo *bo, int domain)
 static int domain_evict_take(struct ttm_bo *bo, int domain,
 			     const struct ttm_operation_ctx *ctx)
 {
+	uint64_t vetoed = 0;
 	int ret;
 
 	/* Larger than the whole domain: evicting everything would not do. */
@@ -59,9 +60,9 @@ static int domain_evict_take(struct ttm_bo *bo, int domain,
 		if (ret == -ENOSPC && domain_take(bo, domain))
 			return 0;
 		if (ret == -ENOSPC)
-			ret = bo_evict_one(bo, domain, ctx);
+			ret = bo_evict_one(bo, domain, ctx, &vetoed);
 		if (ret == -ENOSPC)
-			ret = bo_room_wait(bo, domain, ctx);
+			ret = bo_room_wait(bo, domain, ctx, vetoed);
 		if (ret)
 			return ret;
 	}

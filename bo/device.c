@@ -27,6 +27,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 				 struct ttm_device **ret_dev)
 {
 	static const struct ttm_device_options defaults;
+	static const struct ttm_device_funcs no_funcs;
 	static const struct ww_class wait_die_class =
 		WW_CLASS_INITIALIZER(reservation_ww_class, 1);
 	static const struct ww_class wound_wait_class =
@@ -66,6 +67,8 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev->ww_class = opts->wound_wait ? wound_wait_class : wait_die_class;
 	dev->gpu = opts->gpu;
 	dev->copy_engine = opts->copy_engine;
+	dev->funcs = opts->funcs ? opts->funcs : &no_funcs;
+	dev->funcs_data = opts->funcs_data;
 	*ret_dev = dev;
 	return 0;
 }

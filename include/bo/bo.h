@@ -50,6 +50,9 @@ struct ttm_device {
 	struct ww_class ww_class; /* of every reservation of the device */
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
+	/* The driver's hooks: never NULL, NULL members for the defaults. */
+	const struct ttm_device_funcs *funcs;
+	void *funcs_data;
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	struct list_node ghosts;  /* sources of moves in flight */
@@ -146,7 +149,9 @@ static inline bool bo_domain_take_locked(struct ttm_device *dev, int domain,
 /*
  * Move reserved, unpinned @bo to @domain, where its bytes were already
  * taken (bo_domain_take_locked()); gives them back on failure
- * (bo/bo_move.c).
+ * (bo/bo_move.c). Through the driver's move hook if it has one, with its
+ * bounce (-EMULTIHOP) through a domain that must have room now: @bo may
+ * then be left there if the second move fails.
  */
 int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx);
 
@@ -160,17 +165,19 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 
 /*
  * Make room for @size bytes in @domain by evicting one buffer other than
- * @bo (bo/bo_evict.c). Return: 0 if one was evicted (try again), -ENOSPC
- * if none can be, -EDEADLK (marked contended in @ctx->exec), -EINTR,
- * -ENOMEM.
+ * @bo (bo/bo_evict.c). *@ret_vetoed: the bytes of the candidates the
+ * driver's eviction_valuable hook refused. Return: 0 if one was evicted
+ * (try again), -ENOSPC if none can be, -EDEADLK (marked contended in
+ * @ctx->exec), -EINTR, -ENOMEM, or the move hook's error.
  */
 int bo_evict_one(struct ttm_bo *bo, int domain,
-		 const struct ttm_operation_ctx *ctx);
+		 const struct ttm_operation_ctx *ctx, uint64_t *ret_vetoed);
 
 /*
  * bo_evict_one() found nothing to evict in @domain for @bo. -ENOSPC if
- * nothing ever could be: @bo does not fit beside the pinned buffers and
- * those of @ctx->exec's job, or there is no ticket (then buffers held by
+ * nothing ever could be: @bo does not fit beside the pinned buffers,
+ * those of @ctx->exec's job and the @vetoed bytes the driver refused to
+ * evict (bo_evict_one()), or there is no ticket (then buffers held by
  * anyone are as good as pinned, the caller itself may hold them).
  * Otherwise what is left is held only for a moment: by another thread's
  * eviction, by a reservation without a ticket (a move may run under it),
@@ -179,7 +186,7 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
  * -EBUSY for @ctx->no_wait_gpu, -EINTR if interruptible.
  */
 int bo_room_wait(struct ttm_bo *bo, int domain,
-		 const struct ttm_operation_ctx *ctx);
+		 const struct ttm_operation_ctx *ctx, uint64_t vetoed);
 
 /* Wake bo_room_wait(): room came free; caller holds dev->lock. */
 static inline void bo_room_changed_locked(struct ttm_device *dev)

@@ -89,6 +89,94 @@ struct ttm_placement {
 /* ttm_bo_create() flag: never wait for the GPU (as no_wait_gpu). */
 #define TTM_BO_CREATE_NO_WAIT_GPU (1u << 0)
 
+struct ttm_operation_ctx;
+
+/*
+ * ttm_device_funcs::move's return asking for ttmsim's own copy (the
+ * default move) after the hook did what it needed (a veto it did not
+ * use, mappings invalidated).
+ */
+#define TTM_MOVE_DEFAULT 1
+
+/**
+ * struct ttm_device_funcs - a driver's hooks into buffer moves, eviction
+ * and destruction, as the kernel's struct ttm_device_funcs.
+ * @move: move reserved @bo from @from to @to: copy @bo's memory, @src,
+ *	to @dst, new memory of @bo's size that ttmsim allocated in @to
+ *	(drivers also invalidate their mappings of @bo here, as in the
+ *	kernel). Return 0 with *@ret_fence NULL if the copy is done, or with
+ *	the fence of the copy job (a reference, passed to ttmsim), which must
+ *	wait for @bo's fences (ttm_bo_resv()) first; ttmsim adds it to @bo's
+ *	reservation with KERNEL usage and keeps @src allocated and accounted
+ *	until it signals. TTM_MOVE_DEFAULT: ttmsim copies as without the
+ *	hook. -EMULTIHOP: the move needs a bounce through the domain set in
+ *	*@ret_hop (left as set, TTM_DOMAIN_GTT): ttmsim moves @bo there
+ *	first (the hook is called for that move too, which may not ask for
+ *	a hop again), then to @to. Any other negative errno vetoes the
+ *	move: ttm_bo_validate() (or the eviction) fails with it, and @bo
+ *	stays where it was, its contents untouched. @ctx is the caller's.
+ *	Context: May sleep (ctx->no_wait_gpu: should not wait for the GPU).
+ *	@bo reserved by the calling thread; no other lock of ttmsim held.
+ * @evict_flags: where eviction moves reserved @bo out of @from: fill
+ *	@placement (preset with the default: GTT then SYSTEM for VRAM,
+ *	SYSTEM for GTT). The first domain listed that is not @from and has
+ *	room now is taken, without evicting further; if none has, SYSTEM.
+ *	Context: Does not sleep. @bo reserved for the eviction (by the
+ *	evicting thread, possibly through its ticket); no other lock of
+ *	ttmsim held.
+ * @eviction_valuable: whether eviction may take @bo, a candidate on the
+ *	LRU of @domain, to make room for @for_bo; false vetoes it and the
+ *	walk goes on to the next buffer. If every candidate is vetoed the
+ *	validation fails with -ENOSPC unless vetoed buffers alone stand in
+ *	the way, in which case it waits a little and asks again.
+ *	Context: Does not sleep. @bo reserved for the eviction as in
+ *	@evict_flags; @for_bo reserved by the calling thread, or (creation)
+ *	not yet visible to anyone; no other lock of ttmsim held.
+ * @delete_mem_notify: @bo's memory in @domain is about to be freed: after
+ *	a move, its old memory (freed once the move's fence signals); at
+ *	destroy, its memory (freed once its last fence signals). Called
+ *	once per memory, before anything can reuse it.
+ *	Context: Does not sleep. After a move @bo is reserved by the calling
+ *	thread; at destroy its last reference is gone and nobody else may
+ *	use it. No other lock of ttmsim held.
+ * @swap_notify: @bo is about to be evicted to SYSTEM. ttmsim has no
+ *	swap-out (the kernel calls this before swapping a buffer out to the
+ *	shmem backing); eviction to SYSTEM is its nearest equivalent. Called
+ *	before the move, which may still fail.
+ *	Context: Does not sleep. @bo reserved as in @evict_flags; no other
+ *	lock of ttmsim held.
+ * @release_notify: @bo's last reference went; called before its
+ *	delayed destroy starts waiting for its fences, then
+ *	@delete_mem_notify.
+ *	Context: Does not sleep. Called in the thread of the last
+ *	ttm_bo_put(); @bo is not reserved and nobody else may use it. No
+ *	lock of ttmsim held.
+ *
+ * Every hook is optional: NULL keeps ttmsim's own behaviour. Each gets
+ * struct ttm_device_options::funcs_data as @data.
+ *
+ * No hook runs with the device lock held or inside a fence callback: a
+ * hook may take the driver's own locks, call ttm_device_get_stats() or
+ * ttm_device_check(), and sleep where its Context says so. None may
+ * reserve, validate or put another buffer of the device, or release the
+ * reservation it was given (docs/locking.md).
+ */
+struct ttm_device_funcs {
+	int (*move)(struct ttm_bo *bo, enum ttm_domain from,
+		    enum ttm_domain to, const struct ttm_gpu_range *src,
+		    const struct ttm_gpu_range *dst,
+		    const struct ttm_operation_ctx *ctx, void *data,
+		    struct ttm_fence **ret_fence, enum ttm_domain *ret_hop);
+	void (*evict_flags)(struct ttm_bo *bo, enum ttm_domain from,
+			    struct ttm_placement *placement, void *data);
+	bool (*eviction_valuable)(struct ttm_bo *bo, enum ttm_domain domain,
+				  struct ttm_bo *for_bo, void *data);
+	void (*delete_mem_notify)(struct ttm_bo *bo, enum ttm_domain domain,
+				  void *data);
+	void (*swap_notify)(struct ttm_bo *bo, void *data);
+	void (*release_notify)(struct ttm_bo *bo, void *data);
+};
+
 /**
  * struct ttm_device_options - how to build a device; all zeros (or a NULL
  * pointer) means the defaults.
@@ -99,6 +187,9 @@ struct ttm_placement {
  * @gpu: the fake GPU that runs moves (ttm_bo_validate()); it must
  *	outlive the device. NULL: moves copy on the CPU, synchronously.
  * @copy_engine: the engine of @gpu that runs moves.
+ * @funcs: the driver's hooks (struct ttm_device_funcs), which must
+ *	outlive the device; NULL: none.
+ * @funcs_data: passed to every hook.
  */
 struct ttm_device_options {
 	uint64_t vram_size;
@@ -106,6 +197,8 @@ struct ttm_device_options {
 	bool wound_wait;
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
+	const struct ttm_device_funcs *funcs;
+	void *funcs_data;
 };
 
 /**

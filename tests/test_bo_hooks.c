@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The driver's device hooks (struct ttm_device_funcs): the order in which
+ * moves, evictions and destruction call them, and their context: the
+ * buffer reserved by the calling thread, no device lock held (every hook
+ * takes a driver mutex and calls ttm_device_get_stats() and
+ * ttm_device_check(), which take the device lock: a hook run under it
+ * would deadlock), never in a fence callback (every hook runs in the
+ * test's thread). A move veto fails the validation with the hook's error
+ * and leaves the buffer as it was; -EMULTIHOP bounces; an eviction veto
+ * makes the walk take another victim, or -ENOSPC when all are vetoed;
+ * delete_mem_notify comes before the old memory is freed; evict_flags
+ * chooses the victim's domain; swap_notify on eviction to SYSTEM.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "lib/bo_helpers.h"
+
+#include "ttmsim/bo.h"
+#include "ttmsim/exec.h"
+#include "ttmsim/gpu.h"
+#include "ttmsim/resv.h"
+
+#define BO_SIZE (4 * KiB)
+#define WORDS (BO_SIZE / 4)
+#define MAX_EVENTS 64
+#define MAX_BOS 8
+
+enum hook { MOVE, EVICT_FLAGS, VALUABLE, DELETE_MEM, SWAP, RELEASE };
+
+static const char *const hook_names[] = {
+	"move", "evict_flags", "eviction_valuable", "delete_mem_notify",
+	"swap_notify", "release_notify",
+};
+
+struct hook_event {
+	enum hook hook;
+	struct ttm_bo *bo;
+	int from, to;
+	bool reserved;     /* by the calling thread */
+	uint64_t used_from; /* delete_mem_notify: the domain's bytes then */
+};
+
+/* What the driver does, and what its hooks saw. */
+struct driver {
+	pthread_mutex_t lock; /* taken in every hook */
+	pthread_t thread;     /* the test's: hooks run in no other */
+	struct ttm_device *dev;
+	struct ttm_gpu *gpu;
+	struct hook_event events[MAX_EVENTS];
+	unsigned int n_events;
+	bool wrong_thread;
+	/* move: 0 memcpy, 1 a GPU copy job, 2 TTM_MOVE_DEFAULT */
+	int move_mode;
+	int veto_move_err;    /* returned for moves into veto_move_to */
+	int veto_move_to;
+	int hop_from, hop_to; /* -EMULTIHOP for this move, via GTT */
+	struct ttm_bo *refuse[MAX_BOS]; /* eviction_valuable says no */
+	unsigned int n_refuse;
+	bool set_evict_flags;
+	struct ttm_placement evict_to[TTM_DOMAIN_COUNT]; /* by source */
+};
+
+static void record(struct driver *drv, enum hook hook, struct ttm_bo *bo,
+		   int from, int to)
+{
+	struct ttm_device_stats s;
+	char msg[128];
+	struct hook_event *e;
+
+	/* Both take the device lock: a hook called under it deadlocks. */
+	ttm_device_get_stats(drv->dev, &s);
+	if (ttm_device_check(drv->dev, msg, sizeof(msg)))
+		check_failed(__FILE__, __LINE__, "in %s: %s", hook_names[hook],
+			     msg);
+	if (!pthread_equal(pthread_self(), drv->thread))
+		drv->wrong_thread = true;
+	if (drv->n_events == MAX_EVENTS)
+		return;
+	e = &drv->events[drv->n_events++];
+	e->hook = hook;
+	e->bo = bo;
+	e->from = from;
+	e->to = to;
+	e->reserved = ww_mutex_owner_tid(&ttm_bo_resv(bo)->lock) ==
+		      test_gettid();
+	e->used_from = from >= 0 ? s.domain[from].used : 0;
+}
+
+static int hook_move(struct ttm_bo *bo, enum ttm_domain from,
+		     enum ttm_domain to, const struct ttm_gpu_range *src,
+		     const struct ttm_gpu_range *dst,
+		     const struct ttm_operation_ctx *ctx, void *data,
+		     struct ttm_fence **ret_fence, enum ttm_domain *ret_hop)
+{
+	struct driver *drv = data;
+	int ret = 0;
+
+	(void)ctx;
+	pthread_mutex_lock(&drv->lock);
+	record(drv, MOVE, bo, from, to);
+	if (drv->veto_move_err && (int)to == drv->veto_move_to) {
+		ret = drv->veto_move_err;
+	} else if ((int)from == drv->hop_from && (int)to == drv->hop_to) {
+		*ret_hop = TTM_DOMAIN_GTT;
+		ret = -EMULTIHOP;
+	} else if (drv->move_mode == 0) {
+		memcpy(dst->addr, src->addr, src->size);
+	} else if (drv->move_mode == 1) {
+		struct ttm_gpu_range ranges[2] = { *src, *dst };
+		struct ttm_gpu_job job = {
+			.duration_us = 10,
+			.op = TTM_GPU_OP_COPY,
+			.ranges = ranges,
+			.n_ranges = 2,
+		};
+
+		/* The test's buffers are idle: no dependency needed. */
+		ret = ttm_gpu_submit(drv->gpu, &job, ret_fence);
+	} else {
+		ret = TTM_MOVE_DEFAULT;
+	}
+	pthread_mutex_unlock(&drv->lock);
+	return ret;
+}
+
+static void hook_evict_flags(struct ttm_bo *bo, enum ttm_domain from,
+			     struct ttm_placement *placement, void *data)
+{
+	struct driver *drv = data;
+
+	pthread_mutex_lock(&drv->lock);
+	record(drv, EVICT_FLAGS, bo, from, -1);
+	if (drv->set_evict_flags)
+		*placement = drv->evict_to[from];
+	pthread_mutex_unlock(&drv->lock);
+}
+
+static bool hook_valuable(struct ttm_bo *bo, enum ttm_domain domain,
+			  struct ttm_bo *for_bo, void *data)
+{
+	struct driver *drv = data;
+	bool ok = true;
+	unsigned int i;
+
+	(void)for_bo;
+	pthread_mutex_lock(&drv->lock);
+	record(drv, VALUABLE, bo, domain, -1);
+	for (i = 0; i < drv->n_refuse; i++)
+		if (drv->refuse[i] == bo)
+			ok = false;
+	pthread_mutex_unlock(&drv->lock);
+	return ok;
+}
+
+static void hook_delete_mem(struct ttm_bo *bo, enum ttm_domain domain,
+			    void *data)
+{
+	struct driver *drv = data;
+
+	pthread_mutex_lock(&drv->lock);
+	record(drv, DELETE_MEM, bo, domain, -1);
+	pthread_mutex_unlock(&drv->lock);
+}
+
+static void hook_swap(struct ttm_bo *bo, void *data)
+{
+	struct driver *drv = data;
+
+	pthread_mutex_lock(&drv->lock);
+	record(drv, SWAP, bo, ttm_bo_domain(bo), -1);
+	pthread_mutex_unlock(&drv->lock);
+}
+
+static void hook_release(struct ttm_bo *bo, void *data)
+{
+	struct driver *drv = data;
+
+	pthread_mutex_lock(&drv->lock);
+	record(drv, RELEASE, bo, ttm_bo_domain(bo), -1);
+	pthread_mutex_unlock(&drv->lock);
+}
+
+static const struct ttm_device_funcs funcs = {
+	.move = hook_move,
+	.evict_flags = hook_evict_flags,
+	.eviction_valuable = hook_valuable,
+	.delete_mem_notify = hook_delete_mem,
+	.swap_notify = hook_swap,
+	.release_notify = hook_release,
+};
+
+/* 16 KiB of VRAM and of GTT; a GPU on its virtual clock if @gpu. */
+static void driver_init(struct driver *drv, bool gpu)
+{
+	struct ttm_gpu_options gopts = { .flags = TTM_GPU_DETERMINISTIC };
+	struct ttm_device_options opts = {
+		.vram_size = 16 * KiB,
+		.gtt_size = 16 * KiB,
+		.funcs = &funcs,
+		.funcs_data = drv,
+	};
+
+	memset(drv, 0, sizeof(*drv));
+	pthread_mutex_init(&drv->lock, NULL);
+	drv->thread = pthread_self();
+	drv->hop_from = drv->hop_to = -1;
+	if (gpu) {
+		assert_int_equal(ttm_gpu_create(1, &gopts, &drv->gpu), 0);
+		opts.gpu = drv->gpu;
+	}
+	assert_int_equal(ttm_device_create(&opts, &drv->dev), 0);
+}
+
+static void driver_fini(struct driver *drv)
+{
+	if (drv->gpu)
+		assert_int_equal(ttm_gpu_advance(drv->gpu, 1000000), 0);
+	assert_dev_ok(drv->dev);
+	ttm_device_destroy(drv->dev);
+	ttm_gpu_destroy(drv->gpu);
+	assert_false(drv->wrong_thread);
+	assert_checks_passed();
+	pthread_mutex_destroy(&drv->lock);
+}
+
+static struct ttm_bo *new_bo(struct driver *drv,
+			     const struct ttm_placement *placement)
+{
+	struct ttm_bo *bo = NULL;
+
+	assert_int_equal(ttm_bo_create(drv->dev, BO_SIZE, placement, 0, &bo),
+			 0);
+	return bo;
+}
+
+static void fill(struct ttm_bo *bo, uint32_t seed)
+{
+	uint32_t words[WORDS];
+	unsigned int i;
+
+	for (i = 0; i < WORDS; i++)
+		words[i] = seed << 16 | i;
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_write(bo, 0, words, BO_SIZE), 0);
+	ttm_bo_unreserve(bo);
+}
+
+static void expect_fill(struct ttm_bo *bo, uint32_t seed)
+{
+	uint32_t words[WORDS];
+	unsigned int i;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_read(bo, 0, words, BO_SIZE), 0);
+	ttm_bo_unreserve(bo);
+	for (i = 0; i < WORDS; i++)
+		if (words[i] != (seed << 16 | i))
+			fail_msg("word %u: %#x", i, words[i]);
+}
+
+static int validate(struct driver *drv, struct ttm_bo *bo,
+		    const struct ttm_placement *placement)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	int ret;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ret = ttm_bo_validate(bo, placement, &ctx);
+	ttm_bo_unreserve(bo);
+	assert_dev_ok(drv->dev);
+	return ret;
+}
+
+static uint64_t used(struct driver *drv, enum ttm_domain d)
+{
+	struct ttm_device_stats s;
+
+	ttm_device_get_stats(drv->dev, &s);
+	return s.domain[d].used;
+}
+
+/* Fail unless event @i is @hook on @bo from @from (to @to; -1: any). */
+static void expect_event(struct driver *drv, unsigned int i, enum hook hook,
+			 struct ttm_bo *bo, int from, int to, bool reserved)
+{
+	struct hook_event *e = &drv->events[i];
+
+	if (i >= drv->n_events)
+		fail_msg("event %u: none (%u events)", i, drv->n_events);
+	if (e->hook != hook || e->bo != bo || e->from != from ||
+	    (to >= 0 && e->to != to) || e->reserved != reserved)
+		fail_msg("event %u: %s %d->%d%s, not %s %d->%d%s", i,
+			 hook_names[e->hook], e->from, e->to,
+			 e->reserved ? " reserved" : "", hook_names[hook],
+			 from, to, reserved ? " reserved" : "");
+}
+
+static void fill_vram(struct driver *drv, struct ttm_bo **fillers)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		fillers[i] = new_bo(drv, &vram_only);
+		fill(fillers[i], 10 + i);
+	}
+}
+
+static void put_all(struct ttm_bo **bos, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ttm_bo_put(bos[i]);
+}
+
+/*
+ * An eviction, then the move that needed it, then the destroy: each hook
+ * in order, the buffers reserved where they should be.
+ */
+static void test_order_and_context(void **state)
+{
+	struct ttm_bo *bo, *fillers[4];
+	struct driver drv;
+
+	(void)state;
+	driver_init(&drv, false);
+	fill_vram(&drv, fillers);
+	bo = new_bo(&drv, &system_only);
+	fill(bo, 1);
+	drv.n_events = 0;
+
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(fillers[0]), TTM_DOMAIN_GTT);
+	assert_int_equal(drv.n_events, 6);
+	expect_event(&drv, 0, VALUABLE, fillers[0], TTM_DOMAIN_VRAM, -1,
+		     true);
+	expect_event(&drv, 1, EVICT_FLAGS, fillers[0], TTM_DOMAIN_VRAM, -1,
+		     true);
+	expect_event(&drv, 2, MOVE, fillers[0], TTM_DOMAIN_VRAM,
+		     TTM_DOMAIN_GTT, true);
+	expect_event(&drv, 3, DELETE_MEM, fillers[0], TTM_DOMAIN_VRAM, -1,
+		     true);
+	expect_event(&drv, 4, MOVE, bo, TTM_DOMAIN_SYSTEM, TTM_DOMAIN_VRAM,
+		     true);
+	expect_event(&drv, 5, DELETE_MEM, bo, TTM_DOMAIN_SYSTEM, -1, true);
+	expect_fill(bo, 1);
+	expect_fill(fillers[0], 10);
+
+	/* The last put: release_notify, then the memory's notice. */
+	drv.n_events = 0;
+	ttm_bo_put(bo);
+	assert_int_equal(drv.n_events, 2);
+	expect_event(&drv, 0, RELEASE, bo, TTM_DOMAIN_VRAM, -1, false);
+	expect_event(&drv, 1, DELETE_MEM, bo, TTM_DOMAIN_VRAM, -1, false);
+	put_all(fillers, 4);
+	driver_fini(&drv);
+}
+
+/* A vetoed move fails the validation and leaves the buffer as it was. */
+static void test_move_veto(void **state)
+{
+	struct ttm_bo *bo, *fillers[4];
+	struct driver drv;
+
+	(void)state;
+	driver_init(&drv, false);
+	bo = new_bo(&drv, &system_only);
+	fill(bo, 2);
+	drv.veto_move_err = -EPERM;
+	drv.veto_move_to = TTM_DOMAIN_VRAM;
+	assert_int_equal(validate(&drv, bo, &vram_only), -EPERM);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(used(&drv, TTM_DOMAIN_VRAM), 0);
+	expect_fill(bo, 2);
+
+	/* A victim's vetoed move fails the validation that evicts it. */
+	drv.veto_move_err = 0;
+	fill_vram(&drv, fillers);
+	drv.veto_move_err = -EACCES;
+	drv.veto_move_to = TTM_DOMAIN_GTT;
+	assert_int_equal(validate(&drv, bo, &vram_only), -EACCES);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(ttm_bo_domain(fillers[0]), TTM_DOMAIN_VRAM);
+	assert_int_equal(used(&drv, TTM_DOMAIN_GTT), 0);
+	expect_fill(fillers[0], 10);
+	expect_fill(bo, 2);
+
+	/* Lifted: the default copy of the fake GPU's absence, the CPU. */
+	drv.veto_move_err = 0;
+	drv.move_mode = 2;
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	expect_fill(bo, 2);
+	expect_fill(fillers[0], 10);
+	ttm_bo_put(bo);
+	put_all(fillers, 4);
+	driver_fini(&drv);
+}
+
+/* -EMULTIHOP: SYSTEM to VRAM goes through GTT. */
+static void test_multihop(void **state)
+{
+	struct ttm_bo *bo;
+	struct driver drv;
+
+	(void)state;
+	driver_init(&drv, false);
+	bo = new_bo(&drv, &system_only);
+	fill(bo, 3);
+	drv.hop_from = TTM_DOMAIN_SYSTEM;
+	drv.hop_to = TTM_DOMAIN_VRAM;
+	drv.n_events = 0;
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(drv.n_events, 5);
+	expect_event(&drv, 0, MOVE, bo, TTM_DOMAIN_SYSTEM, TTM_DOMAIN_VRAM,
+		     true);
+	expect_event(&drv, 1, MOVE, bo, TTM_DOMAIN_SYSTEM, TTM_DOMAIN_GTT,
+		     true);
+	expect_event(&drv, 2, DELETE_MEM, bo, TTM_DOMAIN_SYSTEM, -1, true);
+	expect_event(&drv, 3, MOVE, bo, TTM_DOMAIN_GTT, TTM_DOMAIN_VRAM,
+		     true);
+	expect_event(&drv, 4, DELETE_MEM, bo, TTM_DOMAIN_GTT, -1, true);
+	assert_int_equal(used(&drv, TTM_DOMAIN_GTT), 0);
+	expect_fill(bo, 3);
+
+	/* The hop's own move may not ask again: -EINVAL, bo unmoved. */
+	drv.hop_from = TTM_DOMAIN_VRAM;
+	drv.hop_to = TTM_DOMAIN_SYSTEM;
+	drv.veto_move_err = -EMULTIHOP;
+	drv.veto_move_to = TTM_DOMAIN_GTT;
+	assert_int_equal(validate(&drv, bo, &system_only), -EINVAL);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	expect_fill(bo, 3);
+	ttm_bo_put(bo);
+	driver_fini(&drv);
+}
+
+/*
+ * The driver's GPU copy: its fence goes into the reservation, the old
+ * memory stays accounted until it signals, and the driver hears of the
+ * old memory before that. The destroy of a busy buffer notifies at the
+ * last put, not in the fence callback that frees it.
+ */
+static void test_fence_and_notify_before_reuse(void **state)
+{
+	struct ttm_bo *bo;
+	struct driver drv;
+
+	(void)state;
+	driver_init(&drv, true);
+	drv.move_mode = 1;
+	bo = new_bo(&drv, &system_only);
+	fill(bo, 4);
+	drv.n_events = 0;
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	assert_int_equal(drv.n_events, 2);
+	expect_event(&drv, 1, DELETE_MEM, bo, TTM_DOMAIN_SYSTEM, -1, true);
+	/* At the notice, and still now, the old memory is accounted. */
+	assert_int_equal(drv.events[1].used_from, BO_SIZE);
+	assert_int_equal(used(&drv, TTM_DOMAIN_SYSTEM), BO_SIZE);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(bo),
+					    TTM_RESV_USAGE_KERNEL));
+
+	drv.n_events = 0;
+	ttm_bo_put(bo);
+	assert_int_equal(drv.n_events, 2);
+	expect_event(&drv, 0, RELEASE, bo, TTM_DOMAIN_VRAM, -1, false);
+	expect_event(&drv, 1, DELETE_MEM, bo, TTM_DOMAIN_VRAM, -1, false);
+	assert_int_equal(used(&drv, TTM_DOMAIN_VRAM), BO_SIZE);
+	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
+	assert_int_equal(drv.n_events, 2);
+	assert_int_equal(used(&drv, TTM_DOMAIN_VRAM), 0);
+	assert_int_equal(used(&drv, TTM_DOMAIN_SYSTEM), 0);
+	driver_fini(&drv);
+}
+
+/* Vetoed victims are passed over; all vetoed: -ENOSPC. */
+static void test_eviction_veto(void **state)
+{
+	struct ttm_bo *bo, *fillers[4];
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	struct driver drv;
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	driver_init(&drv, false);
+	fill_vram(&drv, fillers);
+	bo = new_bo(&drv, &system_only);
+	drv.refuse[drv.n_refuse++] = fillers[0];
+	drv.refuse[drv.n_refuse++] = fillers[1];
+	drv.n_events = 0;
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(fillers[0]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(fillers[1]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(fillers[2]), TTM_DOMAIN_GTT);
+	expect_event(&drv, 0, VALUABLE, fillers[0], TTM_DOMAIN_VRAM, -1,
+		     true);
+	expect_event(&drv, 1, VALUABLE, fillers[1], TTM_DOMAIN_VRAM, -1,
+		     true);
+	expect_event(&drv, 2, VALUABLE, fillers[2], TTM_DOMAIN_VRAM, -1,
+		     true);
+	expect_fill(fillers[0], 10);
+	/* Vetoed buffers were released, not left reserved. */
+	for (i = 0; i < 2; i++)
+		assert_false(ww_mutex_is_locked(&ttm_bo_resv(fillers[i])->lock));
+
+	/* Everything in VRAM vetoed: no victim, with or without a ticket. */
+	assert_int_equal(validate(&drv, bo, &system_only), 0);
+	assert_int_equal(validate(&drv, fillers[2], &vram_only), 0);
+	drv.refuse[drv.n_refuse++] = fillers[2];
+	drv.refuse[drv.n_refuse++] = fillers[3];
+	assert_int_equal(validate(&drv, bo, &vram_only), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
+
+	ttm_exec_init(&exec, drv.dev, 0);
+	ctx.exec = &exec;
+	ret = 0;
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, bo);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+		ret = ttm_bo_validate(bo, &vram_only, &ctx);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	assert_int_equal(ret, -ENOSPC);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
+	ttm_bo_put(bo);
+	put_all(fillers, 4);
+	driver_fini(&drv);
+}
+
+/* evict_flags chooses the victim's domain; SYSTEM gets swap_notify. */
+static void test_evict_flags(void **state)
+{
+	struct ttm_bo *bo, *fillers[4], *gtt[4];
+	struct driver drv;
+	unsigned int i;
+
+	(void)state;
+	driver_init(&drv, false);
+	for (i = 0; i < 4; i++)
+		gtt[i] = new_bo(&drv, &gtt_only);
+	bo = new_bo(&drv, &system_only);
+
+	/* Default: a GTT victim goes to SYSTEM, with the notice. */
+	drv.n_events = 0;
+	assert_int_equal(validate(&drv, bo, &gtt_only), 0);
+	assert_int_equal(ttm_bo_domain(gtt[0]), TTM_DOMAIN_SYSTEM);
+	expect_event(&drv, 2, SWAP, gtt[0], TTM_DOMAIN_GTT, -1, true);
+	expect_event(&drv, 3, MOVE, gtt[0], TTM_DOMAIN_GTT, TTM_DOMAIN_SYSTEM,
+		     true);
+
+	/* The driver sends GTT victims to VRAM instead: no swap notice. */
+	drv.set_evict_flags = true;
+	drv.n_events = 0;
+	drv.evict_to[TTM_DOMAIN_GTT] =
+		(struct ttm_placement){ 1, { TTM_DOMAIN_VRAM } };
+	assert_int_equal(validate(&drv, gtt[0], &gtt_only), 0);
+	assert_int_equal(ttm_bo_domain(gtt[1]), TTM_DOMAIN_VRAM);
+	for (i = 0; i < drv.n_events; i++)
+		assert_int_not_equal(drv.events[i].hook, SWAP);
+
+	/* VRAM victims (GTT by default) sent to SYSTEM: the notice. */
+	for (i = 1; i < 4; i++)
+		fillers[i] = new_bo(&drv, &vram_only);
+	drv.evict_to[TTM_DOMAIN_VRAM] =
+		(struct ttm_placement){ 1, { TTM_DOMAIN_SYSTEM } };
+	drv.n_events = 0;
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(gtt[1]), TTM_DOMAIN_SYSTEM);
+	expect_event(&drv, 2, SWAP, gtt[1], TTM_DOMAIN_VRAM, -1, true);
+	assert_int_equal(used(&drv, TTM_DOMAIN_GTT), 3 * BO_SIZE);
+
+	/* A placement naming only the source: SYSTEM. */
+	drv.evict_to[TTM_DOMAIN_VRAM] =
+		(struct ttm_placement){ 1, { TTM_DOMAIN_VRAM } };
+	assert_int_equal(validate(&drv, gtt[2], &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(fillers[1]), TTM_DOMAIN_SYSTEM);
+	ttm_bo_put(bo);
+	put_all(gtt, 4);
+	put_all(fillers + 1, 3);
+	driver_fini(&drv);
+}
+
+#define TEST(fn) cmocka_unit_test_setup(fn, checks_reset)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(test_order_and_context),
+		TEST(test_move_veto),
+		TEST(test_multihop),
+		TEST(test_fence_and_notify_before_reuse),
+		TEST(test_eviction_veto),
+		TEST(test_evict_flags),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
