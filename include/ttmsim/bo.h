@@ -663,7 +663,9 @@ struct ttm_operation_ctx {
  * @ctx->exec (in use), and buffers locked by a thread without a ticket;
  * it try-locks the others and, if none could be, reserves one buffer held
  * by another ticket with @ctx->exec's ticket. A VRAM victim goes to GTT,
- * or SYSTEM if GTT is full; a GTT victim goes to SYSTEM.
+ * or SYSTEM if GTT is full; a GTT victim goes to SYSTEM. The device's
+ * hooks (struct ttm_device_funcs) may veto victims, send them elsewhere,
+ * and perform or veto the moves.
  *
  * A move allocates @bo's new memory, submits a copy job on the device's
  * GPU depending on every fence of @bo, adds the job's fence to @bo's
@@ -689,7 +691,9 @@ struct ttm_operation_ctx {
  * (counted in room_waits); -EDEADLK if reserving a
  * victim demands a back-off: the victim is marked contended in
  * @ctx->exec, whose ttm_exec_retry_on_contention() then restarts the
- * pass; -EINTR; -ENOMEM.
+ * pass; -EINTR; -ENOMEM; -EINVAL for a hop the move hook asked for that
+ * cannot be (the destination, the source, or a second hop); or the move
+ * hook's own error, for @bo's move or a victim's.
  */
 int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx);
