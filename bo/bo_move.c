@@ -137,6 +137,29 @@ static void move_finish(struct ttm_bo *bo, int domain, void *mem,
 		ghost_release(ghost);
 }
 
+/*
+ * What a move with a fence needs, taken before the copy starts so that
+ * nothing fails after it: the ghost, and one fence slot on top of those
+ * the caller reserved (ttm_exec_prepare_bo() before validating), since
+ * the move's fence must not use theirs.
+ */
+static int move_prepare(struct ttm_bo *bo, struct bo_ghost **ret_ghost)
+{
+	struct bo_ghost *ghost = calloc(1, sizeof(*ghost));
+	int ret;
+
+	if (!ghost)
+		return -ENOMEM;
+	ghost->dev = bo->dev;
+	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
+	if (ret) {
+		free(ghost);
+		return ret;
+	}
+	*ret_ghost = ghost;
+	return 0;
+}
+
 /* Copy on the GPU after every fence of @bo; the copy's fence goes in. */
 static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 {
@@ -158,18 +181,11 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	int ret;
 
 	/* Everything that can fail comes before the submission. */
-	ghost = calloc(1, sizeof(*ghost));
-	if (!ghost)
-		return -ENOMEM;
-	ghost->dev = dev;
-	/*
-	 * One slot on top of those the caller reserved (ttm_exec_prepare_
-	 * bo() before validating): the move's fence must not use theirs.
-	 */
-	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
-	if (ret == 0)
-		ret = ttm_resv_get_fences(&bo->resv, TTM_RESV_USAGE_BOOKKEEP,
-					  &fences, &n);
+	ret = move_prepare(bo, &ghost);
+	if (ret)
+		return ret;
+	ret = ttm_resv_get_fences(&bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,
+				  &n);
 	if (ret == 0 && n) {
 		deps = calloc(n, sizeof(*deps));
 		if (!deps)
@@ -236,15 +252,12 @@ static int move_hook(struct ttm_bo *bo, int domain, void *mem,
 	int ret;
 
 	/* As for move_gpu(): nothing may fail once the driver copied. */
-	ghost = calloc(1, sizeof(*ghost));
-	if (!ghost)
-		return -ENOMEM;
-	ghost->dev = dev;
-	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
-	if (ret == 0)
-		ret = dev->funcs->move(bo, (enum ttm_domain)bo->domain,
-				       (enum ttm_domain)domain, &src, &dst, ctx,
-				       dev->funcs_data, &fence, &hop);
+	ret = move_prepare(bo, &ghost);
+	if (ret)
+		return ret;
+	ret = dev->funcs->move(bo, (enum ttm_domain)bo->domain,
+			       (enum ttm_domain)domain, &src, &dst, ctx,
+			       dev->funcs_data, &fence, &hop);
 	if (ret == 0 && !fence) {
 		free(ghost);
 		ghost = NULL;
