@@ -244,8 +244,12 @@ static int evict_one_pass(struct ttm_bo *bo, int domain,
 	if (funcs->eviction_valuable &&
 	    !funcs->eviction_valuable(victim, (enum ttm_domain)domain, bo,
 				      bo->dev->funcs_data)) {
+		/*
+		 * Not ttm_bo_unreserve(): a refused buffer keeps its place
+		 * on the LRU, as an unused one should.
+		 */
 		if (locked)
-			ttm_bo_unreserve(victim);
+			ww_mutex_unlock(&victim->resv.lock);
 		ret = vetoed_add(vetoed, victim);
 		return ret ? ret : 1;
 	}

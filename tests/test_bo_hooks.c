@@ -483,7 +483,7 @@ static void test_fence_and_notify_before_reuse(void **state)
 /* Vetoed victims are passed over; all vetoed: -ENOSPC. */
 static void test_eviction_veto(void **state)
 {
-	struct ttm_bo *bo, *fillers[4];
+	struct ttm_bo *bo, *fillers[4], *lru[4];
 	struct ttm_operation_ctx ctx = { 0 };
 	struct ttm_exec exec;
 	struct driver drv;
@@ -507,10 +507,15 @@ static void test_eviction_veto(void **state)
 		     true);
 	expect_event(&drv, 2, VALUABLE, fillers[2], TTM_DOMAIN_VRAM, -1,
 		     true);
-	expect_fill(fillers[0], 10);
-	/* Vetoed buffers were released, not left reserved. */
+	/* Vetoed buffers were released, not left reserved, nor bumped. */
 	for (i = 0; i < 2; i++)
 		assert_false(ww_mutex_is_locked(&ttm_bo_resv(fillers[i])->lock));
+	assert_int_equal(ttm_device_lru(drv.dev, TTM_DOMAIN_VRAM, lru, 4), 4);
+	assert_ptr_equal(lru[0], fillers[0]);
+	assert_ptr_equal(lru[1], fillers[1]);
+	assert_ptr_equal(lru[2], fillers[3]);
+	assert_ptr_equal(lru[3], bo);
+	expect_fill(fillers[0], 10);
 
 	/* Everything in VRAM vetoed: no victim, with or without a ticket. */
 	assert_int_equal(validate(&drv, bo, &system_only), 0);
