@@ -57,7 +57,8 @@ struct driver {
 	int move_mode;
 	int veto_move_err;    /* returned for moves into veto_move_to */
 	int veto_move_to;
-	int hop_from, hop_to; /* -EMULTIHOP for this move, via GTT */
+	int hop_from, hop_to; /* -EMULTIHOP for this move... */
+	int hop_via;          /* ...through this domain (0: GTT) */
 	struct ttm_bo *refuse[MAX_BOS]; /* eviction_valuable says no */
 	unsigned int n_refuse;
 	bool set_evict_flags;
@@ -105,7 +106,8 @@ static int hook_move(struct ttm_bo *bo, enum ttm_domain from,
 	if (drv->veto_move_err && (int)to == drv->veto_move_to) {
 		ret = drv->veto_move_err;
 	} else if ((int)from == drv->hop_from && (int)to == drv->hop_to) {
-		*ret_hop = TTM_DOMAIN_GTT;
+		if (drv->hop_via)
+			*ret_hop = (enum ttm_domain)drv->hop_via;
 		ret = -EMULTIHOP;
 	} else if (drv->move_mode == 0) {
 		memcpy(dst->addr, src->addr, src->size);
@@ -405,7 +407,7 @@ static void test_move_veto(void **state)
 /* -EMULTIHOP: SYSTEM to VRAM goes through GTT. */
 static void test_multihop(void **state)
 {
-	struct ttm_bo *bo;
+	struct ttm_bo *bo, *other, *fillers[4];
 	struct driver drv;
 
 	(void)state;
@@ -429,6 +431,29 @@ static void test_multihop(void **state)
 	assert_int_equal(used(&drv, TTM_DOMAIN_GTT), 0);
 	expect_fill(bo, 3);
 
+	/* An eviction's move bounces too: VRAM to GTT through SYSTEM. */
+	fill_vram(&drv, fillers);
+	drv.hop_from = TTM_DOMAIN_VRAM;
+	drv.hop_to = TTM_DOMAIN_GTT;
+	drv.hop_via = TTM_DOMAIN_SYSTEM;
+	other = new_bo(&drv, &system_only);
+	fill(other, 5);
+	drv.n_events = 0;
+	assert_int_equal(validate(&drv, other, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(fillers[0]), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(other), TTM_DOMAIN_VRAM);
+	expect_event(&drv, 2, MOVE, fillers[0], TTM_DOMAIN_VRAM,
+		     TTM_DOMAIN_GTT, true);
+	expect_event(&drv, 3, MOVE, fillers[0], TTM_DOMAIN_VRAM,
+		     TTM_DOMAIN_SYSTEM, true);
+	expect_event(&drv, 5, MOVE, fillers[0], TTM_DOMAIN_SYSTEM,
+		     TTM_DOMAIN_GTT, true);
+	expect_fill(fillers[0], 10);
+	expect_fill(other, 5);
+	/* (bo left VRAM for GTT when fill_vram() made room.) */
+	assert_int_equal(validate(&drv, bo, &vram_only), 0);
+	drv.hop_via = 0;
+
 	/* The hop's own move may not ask again: -EINVAL, bo unmoved. */
 	drv.hop_from = TTM_DOMAIN_VRAM;
 	drv.hop_to = TTM_DOMAIN_SYSTEM;
@@ -438,6 +463,8 @@ static void test_multihop(void **state)
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
 	expect_fill(bo, 3);
 	ttm_bo_put(bo);
+	ttm_bo_put(other);
+	put_all(fillers, 4);
 	driver_fini(&drv);
 }
 
