@@ -86,12 +86,12 @@ static void test_defaults(void **state)
 	/* Wait-Die by default, like the kernel's reservation class. */
 	assert_int_equal(ttm_device_ww_class(dev)->is_wait_die, 1);
 	assert_dev_ok(dev);
-	ttm_device_destroy(dev);
-	ttm_device_destroy(NULL);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	assert_int_equal(ttm_device_destroy(NULL), 0);
 
 	dev = small_device(true);
 	assert_int_equal(ttm_device_ww_class(dev)->is_wait_die, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_device_gpu(void **state)
@@ -107,7 +107,7 @@ static void test_device_gpu(void **state)
 	assert_int_equal(ttm_device_create(&opts, &dev), -EINVAL);
 	opts.copy_engine = 1;
 	assert_int_equal(ttm_device_create(&opts, &dev), 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 	ttm_gpu_destroy(gpu);
 }
 
@@ -152,7 +152,7 @@ static void test_create_args(void **state)
 	assert_int_equal(ttm_bo_size(bo), 4);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static const struct {
@@ -215,7 +215,7 @@ static void test_create_fourcc(void **state)
 					      0, &bo), -EINVAL);
 	assert_null(bo);
 	assert_dev_ok(dev);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- contents ----------------------------------------------------------- */
@@ -269,7 +269,7 @@ static void test_contents(void **state)
 	ttm_bo_unreserve(bo);
 	assert_dev_ok(dev);
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- placement ---------------------------------------------------------- */
@@ -323,7 +323,7 @@ static void test_placement(void **state)
 	assert_int_equal(s.buffers, 0);
 	for (i = 0; i < TTM_DOMAIN_COUNT; i++)
 		assert_int_equal(s.domain[i].used, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* The check itself must catch a broken invariant. */
@@ -419,7 +419,7 @@ static void test_create_evicts(void **state)
 	put_bo(dev, bo);
 	put_bo(dev, bo2);
 	put_bo(dev, bo3);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_check_detects(void **state)
@@ -454,7 +454,7 @@ static void test_check_detects(void **state)
 	pthread_mutex_unlock(&dev->lock);
 	assert_dev_ok(dev);
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- reservation -------------------------------------------------------- */
@@ -536,7 +536,7 @@ static void test_reserve_basic(void **state)
 	assert_dev_ok(dev);
 
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -596,7 +596,7 @@ static void test_reserve_deadlk(void **state)
 	assert_dev_ok(dev);
 	put_bo(dev, b1);
 	put_bo(dev, b2);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* An interrupt ends interruptible waits, with or without a ticket. */
@@ -629,7 +629,7 @@ static void test_reserve_eintr(void **state)
 	actor_stop(&a);
 	assert_checks_passed();
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- LRU and pinning ---------------------------------------------------- */
@@ -688,7 +688,7 @@ static void test_lru(void **state)
 	put_bo(dev, c);
 	put_bo(dev, g);
 	expect_lru(dev, TTM_DOMAIN_VRAM, NULL, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_pin(void **state)
@@ -740,7 +740,7 @@ static void test_pin(void **state)
 
 	put_bo(dev, a);
 	put_bo(dev, b);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- references and delayed destroy ------------------------------------ */
@@ -793,7 +793,7 @@ static void test_refcount(void **state)
 	expect_buffers(dev, 0, 0, 0);
 	ttm_bo_put(NULL);
 	ttm_fence_put(f);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_delayed_destroy(void **state)
@@ -831,7 +831,7 @@ static void test_delayed_destroy(void **state)
 	assert_int_equal(ttm_fence_signal(w, 0), 0);
 	ttm_fence_put(w);
 	expect_buffers(dev, 0, 0, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -845,8 +845,7 @@ static void test_delayed_destroy(void **state)
 static int act_device_destroy(struct actor *a, void *dev)
 {
 	(void)a;
-	ttm_device_destroy(dev);
-	return 0;
+	return ttm_device_destroy(dev);
 }
 
 static void test_destroy_waits(void **state)
@@ -864,9 +863,99 @@ static void test_destroy_waits(void **state)
 	assert_true(actor_post(&a, act_device_destroy, dev));
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	assert_true(actor_wait(&a));
+	assert_int_equal(actor_ret(&a), 0);
 	actor_stop(&a);
 	ttm_fence_put(f);
 	assert_checks_passed();
+}
+
+/* Reports of the ww debug checker, as a handler sees them. */
+static struct {
+	unsigned int count;
+	struct ww_debug_report first; /* its strings are static */
+} busy_seen;
+
+static void busy_count(const struct ww_debug_report *r, void *data)
+{
+	(void)data;
+	if (busy_seen.count++ == 0)
+		busy_seen.first = *r;
+}
+
+/*
+ * ttm_device_destroy(@dev), expected to refuse: -EBUSY, and one
+ * device-busy report naming @dev and @live buffers if the checker is on.
+ */
+static void expect_destroy_busy(struct ttm_device *dev, unsigned long live)
+{
+	const struct ww_debug_report *r = &busy_seen.first;
+	bool checker = ww_debug_enabled();
+
+	memset(&busy_seen, 0, sizeof(busy_seen));
+	ww_debug_set_handler(busy_count, NULL);
+	assert_int_equal(ttm_device_destroy(dev), -EBUSY);
+	ww_debug_set_handler(NULL, NULL);
+	assert_int_equal(busy_seen.count, checker ? 1 : 0);
+	if (!checker)
+		return;
+	assert_int_equal(r->rule, WW_DEBUG_DEVICE_BUSY);
+	assert_int_equal(r->rule_number, 12);
+	assert_string_equal(r->name, "device-busy");
+	assert_string_equal(r->call, "ttm_device_destroy");
+	assert_string_equal(r->class_name, ttm_device_ww_class(dev)->name);
+	assert_ptr_equal(r->object, dev);
+	assert_int_equal(r->count, live);
+	assert_null(r->lock);
+	assert_null(r->ctx);
+}
+
+/*
+ * ttm_device_destroy() with a buffer still held: -EBUSY with nothing
+ * destroyed (the buffer's later put would free into a freed device: a
+ * use-after-free under ASan), and, with the checker on, one device-busy
+ * report naming the device and the buffers still alive, after which the
+ * handler's return changes nothing. A buffer waiting for delayed destroy
+ * is the device's own: not counted. Once the buffer is put, the device
+ * is destroyed.
+ */
+static void test_destroy_busy(void **state)
+{
+	struct ttm_device *dev = small_device(false);
+	struct ttm_bo *held = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *zombie, *later;
+	struct ttm_fence *f = new_fence();
+	bool checker = ww_debug_enabled();
+
+	(void)state;
+	expect_destroy_busy(dev, 1);
+
+	/* Nothing changed: the device and its buffer work as before. */
+	expect_buffers(dev, 1, 0, 4 * KiB);
+	assert_int_equal(ttm_bo_reserve(held, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_write(held, 0, "busy", 4), 0);
+	ttm_bo_unreserve(held);
+	later = new_bo(dev, 4 * KiB, &gtt_only);
+	zombie = new_bo(dev, 4 * KiB, &gtt_only);
+	add_fence(zombie, f, TTM_RESV_USAGE_WRITE);
+	put_bo(dev, zombie);
+	expect_buffers(dev, 3, 1, 12 * KiB);
+
+	/* The zombie is not the callers': two buffers alive, not three. */
+	expect_destroy_busy(dev, 2);
+	expect_buffers(dev, 3, 1, 12 * KiB);
+
+	/* Checker off: the same refusal, unreported. */
+	if (ww_debug_set_enabled(false) == 0) {
+		expect_destroy_busy(dev, 2);
+		ww_debug_set_enabled(checker);
+	}
+
+	put_bo(dev, later);
+	put_bo(dev, held);
+	expect_buffers(dev, 1, 1, 4 * KiB);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -965,7 +1054,7 @@ static void test_concurrent_create(void **state)
 	assert_int_equal(s.buffers, 0);
 	for (i = 0; i < TTM_DOMAIN_COUNT; i++)
 		assert_int_equal(s.domain[i].used, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- CPU access after GPU work ------------------------------------------ */
@@ -1056,7 +1145,7 @@ static void test_access_waits(void **state)
 	ttm_fence_put(rd);
 	ttm_fence_put(wr);
 	ttm_fence_put(rd2);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static const bool wait_die = false, wound_wait = true;
@@ -1086,6 +1175,7 @@ int main(void)
 		BO_TEST(test_refcount),
 		BO_TEST(test_delayed_destroy),
 		BO_TEST(test_destroy_waits),
+		BO_TEST(test_destroy_busy),
 		BO_TEST(test_access_waits),
 		BO_TEST(test_concurrent_create),
 	};

@@ -73,7 +73,7 @@ static void advance(struct fixture *f)
 static void fixture_fini(struct fixture *f)
 {
 	advance(f);
-	ttm_device_destroy(f->dev);
+	assert_int_equal(ttm_device_destroy(f->dev), 0);
 	ttm_gpu_destroy(f->gpu);
 }
 

@@ -160,16 +160,24 @@ int ttm_device_create(const struct ttm_device_options *opts,
 		      struct ttm_device **ret_dev);
 
 /**
- * ttm_device_destroy() - free @dev.
+ * ttm_device_destroy() - free @dev, once no caller holds a buffer of it.
  * @dev: the device, or NULL.
  *
- * Every buffer must have been put. Buffers still waiting for their delayed
- * destroy are waited for: their fences must signal eventually.
+ * Every buffer must have been put: while a buffer of @dev still has a
+ * reference, nothing is destroyed and -EBUSY is returned (the buffer's
+ * last put would free into the device); with the ww debug checker on,
+ * that is also reported (rule 12, device-busy: the report names @dev and
+ * the number of buffers still alive; a handler's return does not change
+ * the -EBUSY). Buffers waiting for their delayed destroy and the sources
+ * of moves in flight are waited for: their fences must signal eventually.
+ * Unlike the kernel's ttm_device_fini(), which returns nothing and leaves
+ * the check to the driver.
  *
  * Context: May sleep. Takes and releases the device lock. Not from a fence
  * callback (the delayed destroys it waits for run in them).
+ * Return: 0 (also for NULL), or -EBUSY with @dev unchanged and usable.
  */
-void ttm_device_destroy(struct ttm_device *dev);
+int ttm_device_destroy(struct ttm_device *dev);
 
 /**
  * ttm_device_ww_class() - the class of @dev's reservation locks.
