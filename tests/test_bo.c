@@ -2,7 +2,9 @@
 /*
  * Devices and buffer objects (ttmsim/bo.h): argument checks, contents,
  * placement without eviction and its accounting, reservation semantics
- * with and without tickets, pinning, LRU order, delayed destroy.
+ * with and without tickets, pinning, LRU order, delayed destroy, a device
+ * destroyed under a live buffer (-EBUSY), and interrupt tokens waking
+ * each kind of interruptible wait.
  *
  * Every test checks the device's accounting invariant after each
  * operation. Threads meet through actors (lib/helpers.h): a step that must
@@ -13,6 +15,7 @@
 #include "lib/bo_helpers.h"
 
 #include "bo/bo.h"  /* to break the invariant on purpose */
+#include "gpu_sim/fence.h" /* a fence's waiters, to see a thread wait */
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "util/compiler.h"
@@ -958,6 +961,107 @@ static void test_destroy_busy(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/* ---- interrupt tokens --------------------------------------------------- */
+
+/* Threads asleep in ttm_fence_wait() on @f (white-box). */
+static unsigned int fence_waiters(struct ttm_fence *f)
+{
+	struct ttm_fence_cb *cb;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&f->lock);
+	for (cb = f->waiters.head; cb; cb = cb->next)
+		n++;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+static bool has_fence_waiter(void *f)
+{
+	return fence_waiters(f) > 0;
+}
+
+static int act_fence_wait_intr(struct actor *a, void *f)
+{
+	(void)a;
+	return ttm_fence_wait(f, true, -1);
+}
+
+/* Validate @bo to GTT, interruptibly; the domain it is in after. */
+struct token_validate {
+	struct ttm_bo *bo;
+	int ret;
+	enum ttm_domain domain;
+};
+
+static int act_validate_intr(struct actor *a, void *arg)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct token_validate *v = arg;
+
+	(void)a;
+	if (!CHECK_INT(ttm_bo_reserve(v->bo, false, false, NULL), 0))
+		return -EINVAL;
+	v->ret = ttm_bo_validate(v->bo, &gtt_only, &ctx);
+	v->domain = ttm_bo_domain(v->bo);
+	ttm_bo_unreserve(v->bo);
+	return v->ret;
+}
+
+/* @a's step, asleep (@asleep tells), ends with -EINTR on its token. */
+static void expect_interrupted(struct actor *a, bool asleep)
+{
+	assert_true(asleep);
+	assert_true(actor_busy(a));
+	assert_int_equal(ttm_interrupt(a->token), 0);
+	assert_true(actor_wait(a));
+	assert_int_equal(actor_ret(a), -EINTR);
+	/* Consumed by the wait. */
+	assert_int_equal(actor_run(a, act_interrupt_clear, NULL), 0);
+}
+
+/*
+ * A thread whose wait state ttm_interrupt_self() set up (the actor takes
+ * its token first thing) is woken from each kind of interruptible wait
+ * by its token: a reservation, a fence wait, and a validation whose CPU
+ * move waits for the buffer's fence. Each wait is seen to sleep first.
+ */
+static void test_interrupt_token_waits(void **state)
+{
+	struct ttm_device *dev = small_device(false);
+	struct ttm_bo *held = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *busy = new_bo(dev, 4 * KiB, &system_only);
+	struct ttm_fence *f = new_fence();
+	struct token_validate v = { .bo = busy };
+	struct actor a;
+
+	(void)state;
+	add_fence(busy, f, TTM_RESV_USAGE_WRITE);
+	actor_start(&a, ttm_device_ww_class(dev));
+	assert_non_null(a.token);
+
+	assert_int_equal(ttm_bo_reserve(held, false, false, NULL), 0);
+	assert_true(actor_post(&a, act_reserve_intr_noticket, held));
+	expect_interrupted(&a, wait_for_waiters(&ttm_bo_resv(held)->lock, 1));
+	ttm_bo_unreserve(held);
+
+	assert_true(actor_post(&a, act_fence_wait_intr, f));
+	expect_interrupted(&a, wait_until(has_fence_waiter, f));
+	assert_int_equal(fence_waiters(f), 0);
+
+	assert_true(actor_post(&a, act_validate_intr, &v));
+	expect_interrupted(&a, wait_until(has_fence_waiter, f));
+	assert_int_equal(v.domain, TTM_DOMAIN_SYSTEM);
+
+	actor_stop(&a);
+	assert_checks_passed();
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	put_bo(dev, held);
+	put_bo(dev, busy);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 /*
  * Threads creating, filling, checking and dropping buffers at once on a
  * small device: the invariant holds at every step, contents stay each
@@ -1176,6 +1280,7 @@ int main(void)
 		BO_TEST(test_delayed_destroy),
 		BO_TEST(test_destroy_waits),
 		BO_TEST(test_destroy_busy),
+		BO_TEST(test_interrupt_token_waits),
 		BO_TEST(test_access_waits),
 		BO_TEST(test_concurrent_create),
 	};

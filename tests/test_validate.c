@@ -984,7 +984,7 @@ static int validate_against(struct fixture *f, struct ttm_bo *bo,
 	int ret = 0;
 
 	*passes = 0;
-	watchdog_start(&w, pthread_self());
+	watchdog_start(&w);
 	ttm_exec_until_all_locked(exec) {
 		++*passes;
 		ret = ttm_exec_lock_bo(exec, bo);

@@ -413,7 +413,7 @@ struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
 /**
  * ttm_bo_reserve() - lock @bo's reservation.
  * @bo: the buffer.
- * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
+ * @interruptible: an interrupt (ttm_interrupt()) ends the wait with -EINTR.
  * @no_wait: only try: -EBUSY if anyone (this thread included) holds it.
  * @ticket: the acquire context of a multi-buffer transaction, of the
  *	device's class; NULL for a single buffer.
@@ -434,7 +434,7 @@ int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
  * ttm_bo_reserve_slowpath() - after -EDEADLK, sleep until @bo can be
  * reserved, then reserve it.
  * @bo: the buffer whose reservation returned -EDEADLK to @ticket.
- * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
+ * @interruptible: an interrupt (ttm_interrupt()) ends the wait with -EINTR.
  * @ticket: the acquire context that backed off.
  *
  * Context: May sleep; interruptibly with @interruptible. @ticket holds no
@@ -541,8 +541,8 @@ void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
 
 /**
  * struct ttm_operation_ctx - how ttm_bo_validate() may go about its work.
- * @interruptible: waits (reservations, CPU copies) end with -EINTR on
- *	ttm_interrupt_thread().
+ * @interruptible: waits (reservations, CPU copies) end with -EINTR on an
+ *	interrupt (ttm_interrupt()).
  * @no_wait_gpu: never wait for the GPU on the CPU: -EBUSY instead when
  *	room would come only from a copy in flight, or, without a GPU, when
  *	a buffer to move is still busy. (With a GPU, a move itself never
