@@ -414,7 +414,8 @@ struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
  * ttm_bo_reserve() - lock @bo's reservation.
  * @bo: the buffer.
  * @interruptible: an interrupt (ttm_interrupt()) ends the wait with -EINTR.
- * @no_wait: only try: -EBUSY if anyone (this thread included) holds it.
+ * @no_wait: only try: -EBUSY if anyone (this thread included) holds it;
+ *	only without @ticket.
  * @ticket: the acquire context of a multi-buffer transaction, of the
  *	device's class; NULL for a single buffer.
  *
@@ -424,8 +425,9 @@ struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
  * Return: 0; -EBUSY (@no_wait only); -EALREADY if @ticket already holds
  * @bo; -EDEADLK if @ticket must back off: release every reservation it
  * holds, wait for this one with ttm_bo_reserve_slowpath(), then retry;
- * -EINTR (@interruptible only); -EINVAL if @no_wait is set with a ticket
- * (TTM warns and refuses: a ticketed transaction must be able to wait).
+ * -EINTR (@interruptible only). @no_wait with a ticket is refused with
+ * -EBUSY, taking nothing, as TTM does (with a warning there): a ticketed
+ * transaction must be able to wait.
  */
 int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
 		   struct ww_acquire_ctx *ticket);
@@ -589,9 +591,9 @@ struct ttm_operation_ctx {
  * refusal returns -EINVAL with nothing done). Takes and releases the device
  * lock and the reservations of eviction victims. On -EDEADLK, releases
  * every reservation @ctx->exec holds, @bo's included.
- * Return: 0; -EBUSY if @bo is pinned outside @placement (pinned buffers
- * never move; validating to where they are is fine), or for
- * @ctx->no_wait_gpu; -EINVAL for a bad @placement;
+ * Return: 0; -EINVAL if @bo is pinned outside @placement (pinned buffers
+ * never move; validating to where they are is fine; as in TTM), or for a
+ * bad @placement; -EBUSY for @ctx->no_wait_gpu;
  * -ENOSPC if no domain of @placement can make room because everything
  * left there is pinned or in use by @ctx->exec's job, or, without
  * @ctx->exec, busy (counted). With @ctx->exec, room held for a moment
