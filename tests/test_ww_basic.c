@@ -1420,6 +1420,7 @@ static void test_interrupt_exited(void **state)
 	assert_int_equal(ttm_interrupt(token), -ESRCH);
 	finish_exiting(&x, t);
 	assert_false(x.pending);
+	ttm_interrupt_token_put(x.token);
 	ttm_interrupt_token_put(token);
 	/* Its own token did reach it. */
 	t = start_exiting(&x, true);
