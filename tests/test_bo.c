@@ -15,7 +15,6 @@
 #include "lib/bo_helpers.h"
 
 #include "bo/bo.h"  /* to break the invariant on purpose */
-#include "gpu_sim/fence.h" /* a fence's waiters, to see a thread wait */
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "util/compiler.h"
@@ -966,24 +965,6 @@ static void test_destroy_busy(void **state)
 
 /* ---- interrupt tokens --------------------------------------------------- */
 
-/* Threads asleep in ttm_fence_wait() on @f (white-box). */
-static unsigned int fence_waiters(struct ttm_fence *f)
-{
-	struct ttm_fence_cb *cb;
-	unsigned int n = 0;
-
-	pthread_mutex_lock(&f->lock);
-	for (cb = f->waiters.head; cb; cb = cb->next)
-		n++;
-	pthread_mutex_unlock(&f->lock);
-	return n;
-}
-
-static bool has_fence_waiter(void *f)
-{
-	return fence_waiters(f) > 0;
-}
-
 static int act_fence_wait_intr(struct actor *a, void *f)
 {
 	(void)a;
@@ -1049,11 +1030,11 @@ static void test_interrupt_token_waits(void **state)
 	ttm_bo_unreserve(held);
 
 	assert_true(actor_post(&a, act_fence_wait_intr, f));
-	expect_interrupted(&a, wait_until(has_fence_waiter, f));
+	expect_interrupted(&a, wait_for_fence_waiters(f, 1));
 	assert_int_equal(fence_waiters(f), 0);
 
 	assert_true(actor_post(&a, act_validate_intr, &v));
-	expect_interrupted(&a, wait_until(has_fence_waiter, f));
+	expect_interrupted(&a, wait_for_fence_waiters(f, 1));
 	assert_int_equal(v.domain, TTM_DOMAIN_SYSTEM);
 
 	actor_stop(&a);

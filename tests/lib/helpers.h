@@ -116,6 +116,12 @@ bool wait_for_waiters(struct ww_mutex *lock, unsigned int n);
 /* Until an int that another thread updates reaches @n. */
 bool wait_for_int(int *value, int n);
 
+struct ttm_fence;
+/* Threads asleep in ttm_fence_wait() on @f (read from its waiter list). */
+unsigned int fence_waiters(struct ttm_fence *f);
+/* Until at least @n threads are asleep in ttm_fence_wait() on @f. */
+bool wait_for_fence_waiters(struct ttm_fence *f, unsigned int n);
+
 /* ---- watchdogs (watchdog.c) ------------------------------------------- */
 
 /*
