@@ -14,10 +14,11 @@ TTM_EXPORT int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible,
 	if (no_wait) {
 		/*
 		 * A ticketed transaction that cannot wait could never take
-		 * the lock it backed off for: TTM warns and refuses.
+		 * the lock it backed off for: TTM warns and refuses with
+		 * -EBUSY, which callers of a no_wait reserve handle anyway.
 		 */
 		if (ticket)
-			return -EINVAL;
+			return -EBUSY;
 		return ww_mutex_trylock(&bo->resv.lock, NULL) ? 0 : -EBUSY;
 	}
 	if (interruptible)

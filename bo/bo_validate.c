@@ -115,9 +115,13 @@ TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 
 	if (placement_has(placement, bo->domain))
 		return 0;
-	/* Pinned buffers never move. */
+	/*
+	 * Pinned buffers never move. -EINVAL as in TTM: asking to move one
+	 * is the caller's mistake, not a state that waiting would change
+	 * (as -EBUSY would suggest).
+	 */
 	if (bo->pin_count)
-		return -EBUSY;
+		return -EINVAL;
 
 	for (i = 0; i < placement->count; i++)
 		if (domain_take(bo, placement->domains[i]))

@@ -8,6 +8,7 @@
 
 #include "bo/bo.h"
 #include "util/compiler.h"
+#include "ww/debug.h"
 
 /*
  * Free the library's layers' state, after the driver's private data (the
@@ -73,15 +74,41 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	return 0;
 }
 
-TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
+/* Rule 12 of the ww debug checker: @live buffers of @dev outlive it. */
+static void device_busy_report(struct ttm_device *dev, uint64_t live)
 {
+	struct ww_debug_report r = {
+		.rule = WW_DEBUG_DEVICE_BUSY,
+		.call = "ttm_device_destroy",
+		.class_name = dev->ww_class.name,
+		.object = dev,
+		.count = (unsigned long)live,
+	};
+
+	ww_debug_raise(&r);
+}
+
+TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
+{
+	uint64_t live;
+
 	if (!dev)
-		return;
-	/*
-	 * Delayed destroys and move sources still pending free into this
-	 * device: wait.
-	 */
+		return 0;
 	pthread_mutex_lock(&dev->lock);
+	/*
+	 * A buffer a caller still holds frees into the device at its last
+	 * put, which would then touch freed memory: refuse, changing
+	 * nothing. Buffers waiting for delayed destroy (counted in both
+	 * numbers) and move sources in flight are the device's own, and
+	 * free into it without anyone's help: wait for those.
+	 */
+	live = dev->buffers - dev->zombies;
+	if (live) {
+		pthread_mutex_unlock(&dev->lock);
+		if (ww_debug_active())
+			device_busy_report(dev, live);
+		return -EBUSY;
+	}
 	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
@@ -92,6 +119,7 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
+	return 0;
 }
 
 TTM_EXPORT struct ww_class *ttm_device_ww_class(struct ttm_device *dev)

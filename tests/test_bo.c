@@ -2,7 +2,9 @@
 /*
  * Devices and buffer objects (ttmsim/bo.h): argument checks, contents,
  * placement without eviction and its accounting, reservation semantics
- * with and without tickets, pinning, LRU order, delayed destroy.
+ * with and without tickets, pinning, LRU order, delayed destroy, a device
+ * destroyed under a live buffer (-EBUSY), and interrupt tokens waking
+ * each kind of interruptible wait.
  *
  * Every test checks the device's accounting invariant after each
  * operation. Threads meet through actors (lib/helpers.h): a step that must
@@ -86,12 +88,12 @@ static void test_defaults(void **state)
 	/* Wait-Die by default, like the kernel's reservation class. */
 	assert_int_equal(ttm_device_ww_class(dev)->is_wait_die, 1);
 	assert_dev_ok(dev);
-	ttm_device_destroy(dev);
-	ttm_device_destroy(NULL);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	assert_int_equal(ttm_device_destroy(NULL), 0);
 
 	dev = small_device(true);
 	assert_int_equal(ttm_device_ww_class(dev)->is_wait_die, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_device_gpu(void **state)
@@ -107,7 +109,7 @@ static void test_device_gpu(void **state)
 	assert_int_equal(ttm_device_create(&opts, &dev), -EINVAL);
 	opts.copy_engine = 1;
 	assert_int_equal(ttm_device_create(&opts, &dev), 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 	ttm_gpu_destroy(gpu);
 }
 
@@ -152,7 +154,7 @@ static void test_create_args(void **state)
 	assert_int_equal(ttm_bo_size(bo), 4);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static const struct {
@@ -215,7 +217,7 @@ static void test_create_fourcc(void **state)
 					      0, &bo), -EINVAL);
 	assert_null(bo);
 	assert_dev_ok(dev);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- contents ----------------------------------------------------------- */
@@ -269,7 +271,7 @@ static void test_contents(void **state)
 	ttm_bo_unreserve(bo);
 	assert_dev_ok(dev);
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- placement ---------------------------------------------------------- */
@@ -323,7 +325,7 @@ static void test_placement(void **state)
 	assert_int_equal(s.buffers, 0);
 	for (i = 0; i < TTM_DOMAIN_COUNT; i++)
 		assert_int_equal(s.domain[i].used, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* The check itself must catch a broken invariant. */
@@ -419,7 +421,7 @@ static void test_create_evicts(void **state)
 	put_bo(dev, bo);
 	put_bo(dev, bo2);
 	put_bo(dev, bo3);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_check_detects(void **state)
@@ -454,7 +456,7 @@ static void test_check_detects(void **state)
 	pthread_mutex_unlock(&dev->lock);
 	assert_dev_ok(dev);
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- reservation -------------------------------------------------------- */
@@ -520,10 +522,13 @@ static void test_reserve_basic(void **state)
 	assert_int_equal(actor_run(&a, act_unreserve, bo), 0);
 	actor_stop(&a);
 
-	/* With a ticket. */
+	/*
+	 * With a ticket. No waiting is refused, the buffer free or not,
+	 * with TTM's -EBUSY (it warns too).
+	 */
 	ww_acquire_init(&ticket, ttm_device_ww_class(dev));
-	assert_int_equal(ttm_bo_reserve(bo, false, true, &ticket), -EINVAL);
-	assert_int_equal(ttm_bo_reserve(bo, true, true, &ticket), -EINVAL);
+	assert_int_equal(ttm_bo_reserve(bo, false, true, &ticket), -EBUSY);
+	assert_int_equal(ttm_bo_reserve(bo, true, true, &ticket), -EBUSY);
 	assert_false(ww_mutex_is_locked(&ttm_bo_resv(bo)->lock));
 	assert_int_equal(ttm_bo_reserve(bo, false, false, &ticket), 0);
 	assert_ptr_equal(ww_mutex_owner_ctx(&ttm_bo_resv(bo)->lock), &ticket);
@@ -536,7 +541,7 @@ static void test_reserve_basic(void **state)
 	assert_dev_ok(dev);
 
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -596,7 +601,7 @@ static void test_reserve_deadlk(void **state)
 	assert_dev_ok(dev);
 	put_bo(dev, b1);
 	put_bo(dev, b2);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* An interrupt ends interruptible waits, with or without a ticket. */
@@ -629,7 +634,7 @@ static void test_reserve_eintr(void **state)
 	actor_stop(&a);
 	assert_checks_passed();
 	put_bo(dev, bo);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- LRU and pinning ---------------------------------------------------- */
@@ -688,7 +693,7 @@ static void test_lru(void **state)
 	put_bo(dev, c);
 	put_bo(dev, g);
 	expect_lru(dev, TTM_DOMAIN_VRAM, NULL, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_pin(void **state)
@@ -740,7 +745,7 @@ static void test_pin(void **state)
 
 	put_bo(dev, a);
 	put_bo(dev, b);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- references and delayed destroy ------------------------------------ */
@@ -793,7 +798,7 @@ static void test_refcount(void **state)
 	expect_buffers(dev, 0, 0, 0);
 	ttm_bo_put(NULL);
 	ttm_fence_put(f);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static void test_delayed_destroy(void **state)
@@ -831,7 +836,7 @@ static void test_delayed_destroy(void **state)
 	assert_int_equal(ttm_fence_signal(w, 0), 0);
 	ttm_fence_put(w);
 	expect_buffers(dev, 0, 0, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -845,8 +850,7 @@ static void test_delayed_destroy(void **state)
 static int act_device_destroy(struct actor *a, void *dev)
 {
 	(void)a;
-	ttm_device_destroy(dev);
-	return 0;
+	return ttm_device_destroy(dev);
 }
 
 static void test_destroy_waits(void **state)
@@ -864,9 +868,182 @@ static void test_destroy_waits(void **state)
 	assert_true(actor_post(&a, act_device_destroy, dev));
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	assert_true(actor_wait(&a));
+	assert_int_equal(actor_ret(&a), 0);
 	actor_stop(&a);
 	ttm_fence_put(f);
 	assert_checks_passed();
+}
+
+/* Reports of the ww debug checker, as a handler sees them. */
+static struct {
+	unsigned int count;
+	struct ww_debug_report first; /* its strings are static */
+} busy_seen;
+
+static void busy_count(const struct ww_debug_report *r, void *data)
+{
+	(void)data;
+	if (busy_seen.count++ == 0)
+		busy_seen.first = *r;
+}
+
+/*
+ * ttm_device_destroy(@dev), expected to refuse: -EBUSY, and one
+ * device-busy report naming @dev and @live buffers if the checker is on.
+ */
+static void expect_destroy_busy(struct ttm_device *dev, unsigned long live)
+{
+	const struct ww_debug_report *r = &busy_seen.first;
+	bool checker = ww_debug_enabled();
+
+	memset(&busy_seen, 0, sizeof(busy_seen));
+	ww_debug_set_handler(busy_count, NULL);
+	assert_int_equal(ttm_device_destroy(dev), -EBUSY);
+	ww_debug_set_handler(NULL, NULL);
+	assert_int_equal(busy_seen.count, checker ? 1 : 0);
+	if (!checker)
+		return;
+	assert_int_equal(r->rule, WW_DEBUG_DEVICE_BUSY);
+	assert_int_equal(r->rule_number, 12);
+	assert_string_equal(r->name, "device-busy");
+	assert_string_equal(r->call, "ttm_device_destroy");
+	assert_string_equal(r->class_name, ttm_device_ww_class(dev)->name);
+	assert_ptr_equal(r->object, dev);
+	assert_int_equal(r->count, live);
+	assert_null(r->lock);
+	assert_null(r->ctx);
+}
+
+/*
+ * ttm_device_destroy() with a buffer still held: -EBUSY with nothing
+ * destroyed (the buffer's later put would free into a freed device: a
+ * use-after-free under ASan), and, with the checker on, one device-busy
+ * report naming the device and the buffers still alive, after which the
+ * handler's return changes nothing. A buffer waiting for delayed destroy
+ * is the device's own: not counted. Once the buffer is put, the device
+ * is destroyed.
+ */
+static void test_destroy_busy(void **state)
+{
+	struct ttm_device *dev = small_device(false);
+	struct ttm_bo *held = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *zombie, *later;
+	struct ttm_fence *f = new_fence();
+	bool checker = ww_debug_enabled();
+
+	(void)state;
+	expect_destroy_busy(dev, 1);
+
+	/* Nothing changed: the device and its buffer work as before. */
+	expect_buffers(dev, 1, 0, 4 * KiB);
+	assert_int_equal(ttm_bo_reserve(held, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_write(held, 0, "busy", 4), 0);
+	ttm_bo_unreserve(held);
+	later = new_bo(dev, 4 * KiB, &gtt_only);
+	zombie = new_bo(dev, 4 * KiB, &gtt_only);
+	add_fence(zombie, f, TTM_RESV_USAGE_WRITE);
+	put_bo(dev, zombie);
+	expect_buffers(dev, 3, 1, 12 * KiB);
+
+	/* The zombie is not the callers': two buffers alive, not three. */
+	expect_destroy_busy(dev, 2);
+	expect_buffers(dev, 3, 1, 12 * KiB);
+
+	/* Checker off: the same refusal, unreported. */
+	if (ww_debug_set_enabled(false) == 0) {
+		expect_destroy_busy(dev, 2);
+		ww_debug_set_enabled(checker);
+	}
+
+	put_bo(dev, later);
+	put_bo(dev, held);
+	expect_buffers(dev, 1, 1, 4 * KiB);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/* ---- interrupt tokens --------------------------------------------------- */
+
+static int act_fence_wait_intr(struct actor *a, void *f)
+{
+	(void)a;
+	return ttm_fence_wait(f, true, -1);
+}
+
+/* Validate @bo to GTT, interruptibly; the domain it is in after. */
+struct token_validate {
+	struct ttm_bo *bo;
+	int ret;
+	enum ttm_domain domain;
+};
+
+static int act_validate_intr(struct actor *a, void *arg)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct token_validate *v = arg;
+
+	(void)a;
+	if (!CHECK_INT(ttm_bo_reserve(v->bo, false, false, NULL), 0))
+		return -EINVAL;
+	v->ret = ttm_bo_validate(v->bo, &gtt_only, &ctx);
+	v->domain = ttm_bo_domain(v->bo);
+	ttm_bo_unreserve(v->bo);
+	return v->ret;
+}
+
+/* @a's step, asleep (@asleep tells), ends with -EINTR on its token. */
+static void expect_interrupted(struct actor *a, bool asleep)
+{
+	assert_true(asleep);
+	assert_true(actor_busy(a));
+	assert_int_equal(ttm_interrupt(a->token), 0);
+	assert_true(actor_wait(a));
+	assert_int_equal(actor_ret(a), -EINTR);
+	/* Consumed by the wait. */
+	assert_int_equal(actor_run(a, act_interrupt_clear, NULL), 0);
+}
+
+/*
+ * A thread whose wait state ttm_interrupt_self() set up (the actor takes
+ * its token first thing) is woken from each kind of interruptible wait
+ * by its token: a reservation, a fence wait, and a validation whose CPU
+ * move waits for the buffer's fence. Each wait is seen to sleep first.
+ */
+static void test_interrupt_token_waits(void **state)
+{
+	struct ttm_device *dev = small_device(false);
+	struct ttm_bo *held = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *busy = new_bo(dev, 4 * KiB, &system_only);
+	struct ttm_fence *f = new_fence();
+	struct token_validate v = { .bo = busy };
+	struct actor a;
+
+	(void)state;
+	add_fence(busy, f, TTM_RESV_USAGE_WRITE);
+	actor_start(&a, ttm_device_ww_class(dev));
+	assert_non_null(a.token);
+
+	assert_int_equal(ttm_bo_reserve(held, false, false, NULL), 0);
+	assert_true(actor_post(&a, act_reserve_intr_noticket, held));
+	expect_interrupted(&a, wait_for_waiters(&ttm_bo_resv(held)->lock, 1));
+	ttm_bo_unreserve(held);
+
+	assert_true(actor_post(&a, act_fence_wait_intr, f));
+	expect_interrupted(&a, wait_for_fence_waiters(f, 1));
+	assert_int_equal(fence_waiters(f), 0);
+
+	assert_true(actor_post(&a, act_validate_intr, &v));
+	expect_interrupted(&a, wait_for_fence_waiters(f, 1));
+	assert_int_equal(v.domain, TTM_DOMAIN_SYSTEM);
+
+	actor_stop(&a);
+	assert_checks_passed();
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	put_bo(dev, held);
+	put_bo(dev, busy);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -965,7 +1142,7 @@ static void test_concurrent_create(void **state)
 	assert_int_equal(s.buffers, 0);
 	for (i = 0; i < TTM_DOMAIN_COUNT; i++)
 		assert_int_equal(s.domain[i].used, 0);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /* ---- CPU access after GPU work ------------------------------------------ */
@@ -1056,7 +1233,7 @@ static void test_access_waits(void **state)
 	ttm_fence_put(rd);
 	ttm_fence_put(wr);
 	ttm_fence_put(rd2);
-	ttm_device_destroy(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 static const bool wait_die = false, wound_wait = true;
@@ -1086,6 +1263,8 @@ int main(void)
 		BO_TEST(test_refcount),
 		BO_TEST(test_delayed_destroy),
 		BO_TEST(test_destroy_waits),
+		BO_TEST(test_destroy_busy),
+		BO_TEST(test_interrupt_token_waits),
 		BO_TEST(test_access_waits),
 		BO_TEST(test_concurrent_create),
 	};

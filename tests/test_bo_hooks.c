@@ -222,7 +222,7 @@ static void driver_fini(struct driver *drv)
 	if (drv->gpu)
 		assert_int_equal(ttm_gpu_advance(drv->gpu, 1000000), 0);
 	assert_dev_ok(drv->dev);
-	ttm_device_destroy(drv->dev);
+	assert_int_equal(ttm_device_destroy(drv->dev), 0);
 	ttm_gpu_destroy(drv->gpu);
 	assert_false(drv->wrong_thread);
 	assert_checks_passed();

@@ -367,7 +367,7 @@ static void run_case(void **state)
 		ttm_bo_put(s->bos[b]);
 	ttm_device_get_stats(s->dev, &st);
 	assert_int_equal(st.buffers, 0);
-	ttm_device_destroy(s->dev);
+	assert_int_equal(ttm_device_destroy(s->dev), 0);
 	ttm_gpu_destroy(s->gpu);
 	free(s);
 }

@@ -41,7 +41,7 @@ static int fixture_teardown(void **state)
 {
 	struct fixture *fx = *state;
 
-	ttm_device_destroy(fx->dev);
+	assert_int_equal(ttm_device_destroy(fx->dev), 0);
 	ttm_gpu_destroy(fx->gpu);
 	free(fx);
 	return 0;
@@ -129,7 +129,7 @@ static void test_open_needs_gpu(void **state)
 	assert_int_equal(ttm_device_create(NULL, &plain), 0);
 	assert_int_equal(ttm_client_open(plain, &c), -EINVAL);
 	assert_ptr_equal(c, (void *)1); /* untouched on failure */
-	ttm_device_destroy(plain);
+	assert_int_equal(ttm_device_destroy(plain), 0);
 
 	c = open_client(fx->dev);
 	assert_ptr_equal(ttm_client_device(c), fx->dev);
@@ -476,7 +476,7 @@ static void test_prime_bogus_fd(void **state)
 	close(fd);
 	ttm_client_close(o);
 	assert_int_equal(buffers(other_dev), 0);
-	ttm_device_destroy(other_dev);
+	assert_int_equal(ttm_device_destroy(other_dev), 0);
 
 	ttm_client_close(c);
 	assert_int_equal(buffers(fx->dev), 0);

@@ -84,7 +84,7 @@ static void fixture_fini(struct fixture *f)
 		assert_false(ww_mutex_is_locked(&ttm_bo_resv(f->bos[i])->lock));
 		ttm_bo_put(f->bos[i]);
 	}
-	ttm_device_destroy(f->dev);
+	assert_int_equal(ttm_device_destroy(f->dev), 0);
 	ttm_gpu_destroy(f->gpu);
 }
 
@@ -706,7 +706,7 @@ static void test_stress(void **state)
 		retries += s->retries[t];
 	print_message("%lu retries\n", retries);
 	assert_true(retries > 0);
-	ttm_device_destroy(s->dev);
+	assert_int_equal(ttm_device_destroy(s->dev), 0);
 	free(s);
 }
 

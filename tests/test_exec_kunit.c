@@ -67,7 +67,7 @@ static int teardown(void **state)
 		assert_false(ww_mutex_is_locked(lock_of(k->bo[i])));
 		ttm_bo_put(k->bo[i]);
 	}
-	ttm_device_destroy(k->dev);
+	assert_int_equal(ttm_device_destroy(k->dev), 0);
 	free(k);
 	assert_checks_passed();
 	return 0;

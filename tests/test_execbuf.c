@@ -110,7 +110,7 @@ static void fixture_fini(struct fixture *f)
 			 st.rejected + st.completed + st.failed);
 	assert_int_equal(st.in_flight, 0);
 	ttm_client_close(f->client);
-	ttm_device_destroy(f->dev);
+	assert_int_equal(ttm_device_destroy(f->dev), 0);
 	ttm_gpu_destroy(f->gpu);
 }
 

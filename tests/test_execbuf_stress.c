@@ -615,7 +615,7 @@ static void run_case(void **state)
 	ttm_device_get_stats(s->dev, &st);
 	assert_int_equal(st.buffers, 0);
 	pthread_barrier_destroy(&s->start);
-	ttm_device_destroy(s->dev);
+	assert_int_equal(ttm_device_destroy(s->dev), 0);
 	ttm_gpu_destroy(s->gpu);
 	free(workers);
 	free(s);

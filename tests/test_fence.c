@@ -43,39 +43,6 @@ static struct ttm_fence *fence_new(void)
 	return f;
 }
 
-/* Waiters queued on @f (white-box: its private list, under its lock). */
-static unsigned int fence_waiters(struct ttm_fence *f)
-{
-	struct ttm_fence_cb *cb;
-	unsigned int n = 0;
-
-	pthread_mutex_lock(&f->lock);
-	for (cb = f->waiters.head; cb; cb = cb->next)
-		n++;
-	pthread_mutex_unlock(&f->lock);
-	return n;
-}
-
-struct fence_waiters_arg {
-	struct ttm_fence *f;
-	unsigned int n;
-};
-
-static bool has_fence_waiters(void *arg)
-{
-	const struct fence_waiters_arg *w = arg;
-
-	return fence_waiters(w->f) >= w->n;
-}
-
-/* Wait, bounded, until @n threads wait on @f. */
-static bool wait_for_fence_waiters(struct ttm_fence *f, unsigned int n)
-{
-	struct fence_waiters_arg w = { f, n };
-
-	return wait_until(has_fence_waiters, &w);
-}
-
 /* ---- a callback that counts ---------------------------------------------- */
 
 static int call_seq; /* atomic: orders the calls of a test */

@@ -877,7 +877,7 @@ static void held_fix_init(struct held_fix *f)
 static void held_fix_fini(struct held_fix *f)
 {
 	ttm_bo_put(f->bo);
-	ttm_device_destroy(f->dev);
+	assert_int_equal(ttm_device_destroy(f->dev), 0);
 }
 
 static void bo_lock(struct ttm_bo *bo)
@@ -1829,14 +1829,22 @@ struct waiter {
 	bool interruptible;
 	int64_t timeout_ns;
 	int ret;          /* atomic; 1 until the wait returned */
+	/* Interruptible waiters: their token, set before @ready. */
+	struct ttm_interrupt_token *token;
+	struct event ready;
 };
 
 static void *waiter_main(void *arg)
 {
 	struct waiter *w = arg;
-	int ret = ttm_resv_wait(w->resv, TTM_RESV_USAGE_READ,
-				w->interruptible, w->timeout_ns);
+	int ret;
 
+	if (w->interruptible) {
+		CHECK_INT(ttm_interrupt_self(&w->token), 0);
+		event_set(&w->ready);
+	}
+	ret = ttm_resv_wait(w->resv, TTM_RESV_USAGE_READ, w->interruptible,
+			    w->timeout_ns);
 	ttm_interrupt_clear(); /* an interrupt posted after the return */
 	__atomic_store_n(&w->ret, ret, __ATOMIC_RELEASE);
 	return NULL;
@@ -1929,17 +1937,25 @@ static void test_wait_interrupted(void **state)
 	resv_unlock(&resv);
 
 	w.resv = &resv;
+	event_init(&w.ready);
 	t = start_thread(waiter_main, &w);
-	while (__atomic_load_n(&w.ret, __ATOMIC_ACQUIRE) == 1 &&
+	if (!event_wait_for(&w.ready, WAIT_LIMIT_S))
+		ttm_fence_signal(f, 0); /* no token: let it go, then fail */
+	while (w.token && __atomic_load_n(&w.ret, __ATOMIC_ACQUIRE) == 1 &&
 	       now_ns() < limit) {
-		assert_int_equal(ttm_interrupt_thread(t), 0);
+		assert_int_equal(ttm_interrupt(w.token), 0);
 		sched_yield();
 	}
 	if (__atomic_load_n(&w.ret, __ATOMIC_ACQUIRE) == 1)
 		ttm_fence_signal(f, 0); /* let it go, then fail */
 	join_thread(t);
+	event_destroy(&w.ready);
+	assert_checks_passed();
 	assert_int_equal(w.ret, -EINTR);
 	assert_false(ttm_fence_is_signaled(f));
+	/* Its thread is gone: the token stays, and says so. */
+	assert_int_equal(ttm_interrupt(w.token), -ESRCH);
+	ttm_interrupt_token_put(w.token);
 
 	ttm_resv_fini(&resv);
 	ttm_fence_put(f);
@@ -2197,7 +2213,7 @@ int main(void)
 		cmocka_unit_test(test_replace_fences),
 		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_wait_signalled),
-		cmocka_unit_test(test_wait_interrupted),
+		cmocka_unit_test_setup(test_wait_interrupted, checks_reset),
 		cmocka_unit_test_setup(test_readers_race, checks_reset),
 		cmocka_unit_test(test_fini_drops_fences),
 	};

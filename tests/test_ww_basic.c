@@ -11,7 +11,7 @@
  *    when an older context queues), Wound-Wait wounds (of a sleeping waiter,
  *    of a lock stealer, forgotten once nothing is held), contexts that hold
  *    nothing, trylock with a context;
- *  - interrupts (ttm_interrupt_thread) and introspection;
+ *  - interrupts (tokens, ttm_interrupt_thread) and introspection;
  *  - the environment variables read at load time (TTMSIM_WW_SPIN_NS,
  *    TTMSIM_WW_INJECT, TTMSIM_WW_DEBUG): a bad value is ignored with one
  *    line on stderr, a good one silently taken. This binary, run again with
@@ -974,7 +974,7 @@ static void test_ww_steal(void **state)
 		if (stolen) {
 			/* Uncontended: a wound is not noticed here. */
 			CHECK_INT(ww_mutex_lock(&e, &y), 0);
-			watchdog_start(&dog, pthread_self());
+			watchdog_start(&dog);
 			ret = ww_mutex_lock_interruptible(&c, &y);
 			watchdog_stop(&dog);
 			CHECK_MSG(ret == -EDEADLK,
@@ -1162,7 +1162,7 @@ static void test_trylock_ctx(void **state)
 			CHECK_INT(actor_ret(&y), -EDEADLK);
 	} else {
 		CHECK(wait_for_waiters(&b, 1));
-		watchdog_start(&dog, pthread_self());
+		watchdog_start(&dog);
 		ret = ww_mutex_lock_interruptible(&a, &old);
 		CHECK_MSG(!watchdog_stop(&dog),
 			  "deadlock: trylocked lock not counted");
@@ -1227,7 +1227,7 @@ static void test_interrupt_sleeping(void **state)
 	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
 		actor_post(&w, ways[i], &l);
 		CHECK(wait_for_waiters(&l, 1));
-		CHECK_INT(ttm_interrupt_thread(w.thread), 0);
+		CHECK_INT(ttm_interrupt(w.token), 0);
 		if (!CHECK_MSG(actor_wait(&w), "way %u: not interrupted", i))
 			break;
 		CHECK_MSG(actor_ret(&w) == -EINTR, "way %u returned %d", i,
@@ -1248,10 +1248,12 @@ static void test_interrupt_sleeping(void **state)
 }
 
 /*
- * An interrupt posted before the wait, even before the thread first used
- * ttmsim, ends the next contended interruptible wait at once. A lock that
- * needs no wait is taken and leaves the interrupt pending (it is the next
- * *wait* that is interrupted). ttm_interrupt_clear() drops a pending one.
+ * An interrupt posted before the wait, even before the thread's first lock
+ * (it took its token at its start), ends the next contended interruptible
+ * wait at once. A lock that needs no wait is taken and leaves the
+ * interrupt pending (it is the next *wait* that is interrupted).
+ * ttm_interrupt_clear() drops a pending one. The token and the pthread_t
+ * reach the same thread.
  */
 static void test_interrupt_pending(void **state)
 {
@@ -1264,7 +1266,7 @@ static void test_interrupt_pending(void **state)
 	ww_mutex_init(&l, cls);
 	ww_mutex_init(&free_lock, cls);
 	actor_start(&w, cls);
-	CHECK_INT(ttm_interrupt_thread(w.thread), 0); /* w is still new */
+	CHECK_INT(ttm_interrupt(w.token), 0); /* w has locked nothing yet */
 	CHECK_INT(ww_mutex_lock(&l, NULL), 0);
 	actor_run(&w, act_init, NULL);
 
@@ -1276,12 +1278,12 @@ static void test_interrupt_pending(void **state)
 
 	CHECK_INT(ttm_interrupt_thread(w.thread), 0);
 	CHECK_INT(actor_run(&w, act_lock_slow_intr, &l), -EINTR);
-	CHECK_INT(ttm_interrupt_thread(w.thread), 0);
+	CHECK_INT(ttm_interrupt(w.token), 0);
 	CHECK_INT(ttm_interrupt_thread(w.thread), 0); /* twice is once */
 	CHECK_INT(actor_run(&w, act_lock_intr_noctx, &l), -EINTR);
 	CHECK_INT(actor_run(&w, act_interrupt_clear, NULL), 0);
 
-	CHECK_INT(ttm_interrupt_thread(w.thread), 0);
+	CHECK_INT(ttm_interrupt(w.token), 0);
 	CHECK_INT(actor_run(&w, act_interrupt_clear, NULL), 1);
 	CHECK_INT(actor_run(&w, act_interrupt_clear, NULL), 0);
 	actor_post(&w, act_lock_intr, &l);
@@ -1338,48 +1340,97 @@ static void test_interrupt_ignored(void **state)
 }
 
 /*
- * An interrupt posted to a thread that ends without ever using ttmsim dies
- * with it, as a pending signal would: a later thread (glibc reuses the
- * pthread_t of a joined thread) must not find it pending.
+ * A thread with a token: interrupted by token or pthread_t while it waits
+ * for nothing, it finds the interrupt pending. Once it has exited, its
+ * token (still valid) and its pthread_t give -ESRCH. An interrupt it left
+ * pending dies with it, as a pending signal would: the next thread (glibc
+ * reuses the pthread_t of a joined thread, ttmsim its internal record)
+ * finds nothing pending, does not answer to the old token, and its own
+ * token reaches it.
  */
-static void *wait_at_barrier(void *barrier)
-{
-	pthread_barrier_wait(barrier);
-	return NULL;
-}
-
-static void *report_pending(void *arg)
-{
-	*(bool *)arg = ttm_interrupt_clear();
-	return NULL;
-}
-
-static void test_interrupt_dies_with_thread(void **state)
-{
-	pthread_t gone, next;
+struct exiting {
 	pthread_barrier_t barrier;
-	bool pending = false;
-	int tries;
+	struct ttm_interrupt_token *token;
+	bool consume;   /* clear the interrupt before exiting */
+	bool pending;   /* ... and whether one was pending */
+};
+
+static void *take_token_and_wait(void *arg)
+{
+	struct exiting *x = arg;
+
+	CHECK_INT(ttm_interrupt_self(&x->token), 0);
+	pthread_barrier_wait(&x->barrier); /* token published */
+	pthread_barrier_wait(&x->barrier); /* interrupted or not */
+	if (x->consume)
+		x->pending = ttm_interrupt_clear();
+	return NULL;
+}
+
+/* Start a thread of @x, and wait until its token is in @x->token. */
+static pthread_t start_exiting(struct exiting *x, bool consume)
+{
+	pthread_t t;
+
+	x->token = NULL;
+	x->consume = consume;
+	x->pending = false;
+	t = start_thread(take_token_and_wait, x);
+	pthread_barrier_wait(&x->barrier);
+	assert_non_null(x->token);
+	return t;
+}
+
+/* Let the thread of @x go on, and join it. */
+static void finish_exiting(struct exiting *x, pthread_t t)
+{
+	pthread_barrier_wait(&x->barrier);
+	join_thread(t);
+}
+
+static void test_interrupt_exited(void **state)
+{
+	struct ttm_interrupt_token *token;
+	struct exiting x;
+	pthread_t t;
 
 	(void)state;
-	pthread_barrier_init(&barrier, NULL, 2);
-	for (tries = 0; tries < 10; tries++) {
-		/* gone waits at the barrier: alive, yet to use ttmsim. */
-		gone = start_thread(wait_at_barrier, &barrier);
-		assert_int_equal(ttm_interrupt_thread(gone), 0);
-		pthread_barrier_wait(&barrier);
-		join_thread(gone);
-		next = start_thread(report_pending, &pending);
-		join_thread(next);
-		if (pthread_equal(gone, next))
-			break;
-	}
-	pthread_barrier_destroy(&barrier);
-	if (!pthread_equal(gone, next)) {
-		print_message("pthread_t never reused\n");
-		skip();
-	}
-	assert_false(pending);
+	pthread_barrier_init(&x.barrier, NULL, 2);
+
+	t = start_exiting(&x, true);
+	token = x.token;
+	assert_ptr_equal(ttm_interrupt_token_get(token), token);
+	ttm_interrupt_token_put(token);
+	assert_int_equal(ttm_interrupt(token), 0);
+	assert_int_equal(ttm_interrupt_thread(t), 0); /* twice is once */
+	finish_exiting(&x, t);
+	assert_true(x.pending);
+	assert_int_equal(ttm_interrupt(token), -ESRCH);
+	assert_int_equal(ttm_interrupt_thread(t), -ESRCH);
+	ttm_interrupt_token_put(token);
+
+	/* Exits with an interrupt pending: it dies with the thread. */
+	t = start_exiting(&x, false);
+	token = x.token;
+	assert_int_equal(ttm_interrupt(token), 0);
+	finish_exiting(&x, t);
+	assert_int_equal(ttm_interrupt(token), -ESRCH);
+
+	t = start_exiting(&x, true);
+	assert_int_equal(ttm_interrupt(token), -ESRCH);
+	finish_exiting(&x, t);
+	assert_false(x.pending);
+	ttm_interrupt_token_put(x.token);
+	ttm_interrupt_token_put(token);
+	/* Its own token did reach it. */
+	t = start_exiting(&x, true);
+	assert_int_equal(ttm_interrupt(x.token), 0);
+	finish_exiting(&x, t);
+	assert_true(x.pending);
+	ttm_interrupt_token_put(x.token);
+
+	pthread_barrier_destroy(&x.barrier);
+	assert_checks_passed();
 }
 
 /* ---- introspection ------------------------------------------------------- */
@@ -1600,8 +1651,8 @@ int main(int argc, char **argv)
 		BOTH_CLASSES(test_interrupt_sleeping),
 		BOTH_CLASSES(test_interrupt_pending),
 		BOTH_CLASSES(test_interrupt_ignored),
-		{ .name = "test_interrupt_dies_with_thread",
-		  .test_func = test_interrupt_dies_with_thread,
+		{ .name = "test_interrupt_exited",
+		  .test_func = test_interrupt_exited,
 		  .setup_func = checks_reset },
 		BOTH_CLASSES(test_introspection),
 		cmocka_unit_test(test_env),

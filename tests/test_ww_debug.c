@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 
 #include "lib/helpers.h"
+#include "ttmsim/bo.h"
 
 /* Wait-Die, the kernel's reservation class: most cases use it. */
 static DEFINE_WD_CLASS(debug_test_class);
@@ -1526,6 +1527,54 @@ static void test_leaked_lock_stays_foreign(void **state)
 	assert_checks_passed();
 }
 
+/*
+ * Rule 12: a device destroyed while a buffer of it is still held. The
+ * child makes one buffer and destroys its device: the default handler
+ * must report device-busy, naming the device and one buffer, and abort.
+ * (The handled half, and the -EBUSY without the checker, are in
+ * test_bo.c.)
+ */
+static void ctl_device_busy(struct ww_class *cls)
+{
+	static const struct ttm_placement sys = TTM_PLACEMENT_SYSTEM_INIT;
+	struct ttm_device *dev;
+	struct ttm_bo *bo;
+
+	(void)cls;
+	if (!CHECK_INT(ttm_device_create(NULL, &dev), 0) ||
+	    !CHECK_INT(ttm_bo_create(dev, 4096, &sys, 0, &bo), 0))
+		return;
+	fprintf(stderr, "device %p\n", (void *)dev);
+	ttm_device_destroy(dev);
+}
+
+static void test_device_busy_forked(void **state)
+{
+	static const struct control ctl = { "device_busy", ctl_device_busy,
+					    NULL };
+	const struct job j = { .ctl = &ctl };
+	static struct child c;
+	char want[64];
+	void *dev = NULL;
+	const char *p;
+
+	(void)state;
+	require_checker();
+	run_forked(&j, &c);
+	CHECK_MSG(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT,
+		  "child did not abort: wait status %#x", c.status);
+	CHECK(sscanf(c.out, "device %p", &dev) == 1);
+	p = strstr(c.out, REPORT_HEAD);
+	CHECK_MSG(p && !strncmp(p + strlen(REPORT_HEAD),
+				"12 broken (device-busy)", 23),
+		  "no device-busy report");
+	CHECK(strstr(c.out, "  call:     ttm_device_destroy()") != NULL);
+	snprintf(want, sizeof(want), "  device:   %p, buffers still "
+		 "alive: 1\n", dev);
+	CHECK_MSG(strstr(c.out, want) != NULL, "no line \"%s\"", want);
+	assert_child_checks(&c);
+}
+
 static int test_setup(void **state)
 {
 	(void)state;
@@ -1543,7 +1592,7 @@ static int test_teardown(void **state)
 	return 0;
 }
 
-#define N_TESTS (2 * N_ELEMS(violations) + 2 * N_ELEMS(controls) + 6)
+#define N_TESTS (2 * N_ELEMS(violations) + 2 * N_ELEMS(controls) + 7)
 
 static struct CMUnitTest tests[N_TESTS];
 static char test_names[N_TESTS][80];
@@ -1604,6 +1653,7 @@ int main(void)
 		 NULL);
 	add_test("leaked_lock", "stays foreign", test_leaked_lock_stays_foreign,
 		 NULL);
+	add_test("forked", "device_busy", test_device_busy_forked, NULL);
 	if (n_tests != N_TESTS) {
 		fprintf(stderr, "%u tests registered, %zu expected\n",
 			n_tests, (size_t)N_TESTS);

@@ -11,7 +11,8 @@
  *  - one: 2*ncpus workers taking a single lock without a context;
  *  - mixed: 64 locks, lists of 2..16 of them, workers of all the kinds
  *    above plus interruptible reorder ones that interrupt each other
- *    (ttm_interrupt_thread()) and abort the transaction on -EINTR.
+ *    (ttm_interrupt() on the tokens they took at their start) and abort
+ *    the transaction on -EINTR.
  *
  * Each lock guards a plain counter that holders increment (a read, maybe a
  * yield, a write); each worker counts its own increments per lock, and at
@@ -65,6 +66,7 @@ struct worker {
 	struct stress *s;
 	pthread_t thread;
 	pid_t tid;
+	struct ttm_interrupt_token *token; /* set before the start barrier */
 	enum kind kind;
 	unsigned int id;
 	uint32_t rng;
@@ -232,7 +234,7 @@ static void poke(struct worker *w)
 	struct worker *t = &s->workers[rnd(w) % s->nworkers];
 
 	if (t->kind == INTERRUPTIBLE && t != w) {
-		CHECK_INT(ttm_interrupt_thread(t->thread), 0);
+		CHECK_INT(ttm_interrupt(t->token), 0);
 		w->pokes++;
 	}
 }
@@ -242,6 +244,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 
 	w->tid = test_gettid();
+	CHECK_INT(ttm_interrupt_self(&w->token), 0);
 	pthread_barrier_wait(&w->s->start);
 	do {
 		switch (w->kind) {
@@ -394,8 +397,10 @@ static void run_case(struct ww_class *cls, const struct stress_case *c)
 	pthread_barrier_wait(&s.start);
 	if (!event_wait_for(&s.all_done, (int)(run_ns / 1000000000L) + 30))
 		stalled(&s);
-	for (i = 0; i < s.nworkers; i++)
+	for (i = 0; i < s.nworkers; i++) {
 		join_thread(s.workers[i].thread);
+		ttm_interrupt_token_put(s.workers[i].token);
+	}
 	report(&s, now_ns() - start);
 	check_counts(&s);
 

@@ -17,10 +17,16 @@
 
 bool ww_debug_on = TTMSIM_WW_DEBUG_BUILD;
 
+/*
+ * @object and @count name the fields of struct ww_debug_report that the
+ * rule fills in besides the lock and the context, for the printed report.
+ */
 static const struct {
 	unsigned int number;
 	const char *name;
 	const char *what;
+	const char *object;
+	const char *count;
 } rules[] = {
 	[WW_DEBUG_NULL_CTX_NESTED] = { 1, "null-ctx-nested",
 		"blocking lock without an acquire context while this thread "
@@ -90,6 +96,12 @@ static const struct {
 	[WW_DEBUG_RESV_NO_SLOT] = { 11, "resv-no-slot",
 		"fence added to a reservation object without a reserved "
 		"slot; call ttm_resv_reserve_fences() after locking it" },
+	[WW_DEBUG_DEVICE_BUSY] = { 12, "device-busy",
+		"ttm_device_destroy() while buffers of the device are still "
+		"alive: their last ttm_bo_put() would free into a freed "
+		"device. Nothing was destroyed; put every buffer first "
+		"(buffers waiting for delayed destroy and moves in flight "
+		"are waited for)", "device:", "buffers still alive" },
 };
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -160,6 +172,9 @@ TTM_EXPORT void ww_debug_print_report(const struct ww_debug_report *r,
 			(const void *)r->ctx, r->stamp);
 	else
 		dprintf(fd, "  %-9s none\n", "ctx:");
+	if (r->object && rules[r->rule].object)
+		dprintf(fd, "  %-9s %p, %s: %lu\n", rules[r->rule].object,
+			r->object, rules[r->rule].count, r->count);
 	ww_debug_state_print(ww_thread_self(), fd);
 	n = backtrace(frames, (int)ARRAY_SIZE(frames));
 	if (n > 0) {

@@ -19,16 +19,30 @@ __thread struct ww_thread *ww_thread_current
 
 /*
  * Every struct ww_thread ever made, attached or not. Only thread attach,
- * thread exit and ttm_interrupt_thread() walk it: never a lock fast path.
+ * thread exit and the interrupt calls walk or read it: never a lock fast
+ * path.
  */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ww_thread *registry;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
+/*
+ * What ttm_interrupt_self() hands out: a reference-counted handle on a
+ * thread that outlives it. @thread is the thread's struct while the
+ * thread lives, NULL once it exited; it changes only under registry_lock,
+ * so that an interrupt never reaches a struct already handed to another
+ * thread. The thread holds one reference, dropped at its exit.
+ */
+struct ttm_interrupt_token {
+	int refcount;             /* atomic */
+	struct ww_thread *thread; /* under registry_lock */
+};
+
 static void thread_exit(void *arg)
 {
 	struct ww_thread *t = arg;
+	struct ttm_interrupt_token *token;
 
 	/* Rule 10: reports locks and contexts the thread leaves behind. */
 	bool leaked = ww_debug_thread_exit(t);
@@ -44,8 +58,14 @@ static void thread_exit(void *arg)
 	/* A retired struct keeps the tid: ww_mutex_owner_tid() names it. */
 	if (!leaked)
 		t->tid = 0;
+	/* Like a signal, an interrupt not consumed dies with the thread. */
 	__atomic_store_n(&t->interrupt, 0, __ATOMIC_RELAXED);
+	token = t->token;
+	t->token = NULL;
+	if (token)
+		token->thread = NULL; /* from now on: -ESRCH */
 	pthread_mutex_unlock(&registry_lock);
+	ttm_interrupt_token_put(token);
 	ww_thread_current = NULL;
 }
 
@@ -65,58 +85,13 @@ static struct ww_thread *registry_find_attached(pthread_t self)
 	return NULL;
 }
 
-/*
- * The Linux thread id of @thread, read from its CPU-time clock id, which
- * the kernel's ABI builds as (~tid << 3) | PERTHREAD (4) | SCHED (2).
- * A pthread_t is reused as soon as its thread is joined; a tid only after
- * the kernel's pid space wraps. 0 if it cannot be read.
- */
-static pid_t tid_of(pthread_t thread)
-{
-	clockid_t clk;
-
-	if (pthread_getcpuclockid(thread, &clk) || (clk & 7) != 6)
-		return 0;
-	return (pid_t)~(clk >> 3);
-}
-
-/*
- * An interrupt may be posted to a thread before it first uses ttmsim: that
- * leaves an unattached struct naming it (by tid), with the interrupt
- * pending. A pending interrupt of a thread that exited without ever using
- * ttmsim dies with it, like a signal: a later thread that reuses the
- * pthread_t has another tid and does not inherit it.
- */
-static struct ww_thread *registry_find_pending(pid_t tid)
-{
-	struct ww_thread *t;
-
-	for (t = registry; t; t = t->next)
-		if (!t->attached && t->tid == tid &&
-		    __atomic_load_n(&t->interrupt, __ATOMIC_RELAXED))
-			return t;
-	return NULL;
-}
-
-/* Drop interrupts pending for threads that died before consuming them. */
-static void registry_drop_dead(pthread_t self, pid_t tid)
-{
-	struct ww_thread *t;
-
-	for (t = registry; t; t = t->next)
-		if (!t->attached && t->tid != tid &&
-		    pthread_equal(t->self, self))
-			__atomic_store_n(&t->interrupt, 0, __ATOMIC_RELAXED);
-}
-
-/* Unattached structs with nothing pending are free for reuse. */
+/* A struct of no live thread (not retired), or a new one; NULL on OOM. */
 static struct ww_thread *registry_get_free(void)
 {
 	struct ww_thread *t;
 
 	for (t = registry; t; t = t->next)
-		if (!t->attached && !t->retired &&
-		    !__atomic_load_n(&t->interrupt, __ATOMIC_RELAXED))
+		if (!t->attached && !t->retired)
 			return t;
 	t = aligned_alloc(_Alignof(struct ww_thread), sizeof(*t));
 	if (!t)
@@ -129,7 +104,9 @@ static struct ww_thread *registry_get_free(void)
 /*
  * Threads that could not get a struct of their own (out of memory) share
  * this one. Sharing only costs spurious wake-ups: wakes on it wake every
- * sleeper, and every sleeper re-checks its condition.
+ * sleeper, and every sleeper re-checks its condition. It is in no
+ * registry and has no token: such a thread cannot be interrupted, which
+ * ttm_interrupt_self() and ttm_interrupt_thread() say.
  */
 static struct ww_thread shared_fallback = { .shared = true };
 
@@ -142,10 +119,7 @@ struct ww_thread *ww_thread_attach(void)
 
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_mutex_lock(&registry_lock);
-	registry_drop_dead(self, tid);
-	t = registry_find_pending(tid);
-	if (!t)
-		t = registry_get_free();
+	t = registry_get_free();
 	if (t) {
 		t->self = self;
 		t->tid = tid;
@@ -189,30 +163,81 @@ void ww_thread_wake_commit(struct ww_thread *t)
 	      t->shared ? INT32_MAX : 1, NULL, 0);
 }
 
+/* Post an interrupt to live @t; caller holds registry_lock. */
+static void interrupt_locked(struct ww_thread *t)
+{
+	__atomic_store_n(&t->interrupt, 1, __ATOMIC_RELEASE);
+	ww_thread_wake(t);
+}
+
+TTM_EXPORT int ttm_interrupt_self(struct ttm_interrupt_token **ret_token)
+{
+	struct ww_thread *t = ww_thread_self();
+	struct ttm_interrupt_token *token = t->token;
+
+	if (t->shared)
+		return -ENOMEM;
+	if (!token) {
+		token = malloc(sizeof(*token));
+		if (!token)
+			return -ENOMEM;
+		token->refcount = 1; /* the thread's, dropped at its exit */
+		token->thread = t;
+		/* Under the lock: ttm_interrupt() reads it there. */
+		pthread_mutex_lock(&registry_lock);
+		t->token = token;
+		pthread_mutex_unlock(&registry_lock);
+	}
+	*ret_token = ttm_interrupt_token_get(token);
+	return 0;
+}
+
+TTM_EXPORT struct ttm_interrupt_token *
+ttm_interrupt_token_get(struct ttm_interrupt_token *token)
+{
+	if (token)
+		__atomic_fetch_add(&token->refcount, 1, __ATOMIC_RELAXED);
+	return token;
+}
+
+TTM_EXPORT void ttm_interrupt_token_put(struct ttm_interrupt_token *token)
+{
+	if (token && __atomic_sub_fetch(&token->refcount, 1,
+					__ATOMIC_ACQ_REL) == 0)
+		free(token);
+}
+
+TTM_EXPORT int ttm_interrupt(struct ttm_interrupt_token *token)
+{
+	int ret = -ESRCH;
+
+	pthread_mutex_lock(&registry_lock);
+	if (token->thread) {
+		interrupt_locked(token->thread);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+/*
+ * Only the registry is searched: a pthread_t of a thread that was joined
+ * may not be passed to any pthread call, so one without a struct here is
+ * never looked at.
+ */
 TTM_EXPORT int ttm_interrupt_thread(pthread_t thread)
 {
 	struct ww_thread *t;
+	int ret = -ESRCH;
 
 	pthread_mutex_lock(&registry_lock);
 	t = registry_find_attached(thread);
-	if (!t) {
-		pid_t tid = tid_of(thread);
-
-		t = registry_find_pending(tid);
-		if (!t) {
-			t = registry_get_free();
-			if (!t) {
-				pthread_mutex_unlock(&registry_lock);
-				return -ENOMEM;
-			}
-			t->self = thread;
-			t->tid = tid;
-		}
+	if (t) {
+		interrupt_locked(t);
+		ret = 0;
 	}
-	__atomic_store_n(&t->interrupt, 1, __ATOMIC_RELEASE);
-	ww_thread_wake(t);
 	pthread_mutex_unlock(&registry_lock);
-	return 0;
+	return ret;
 }
 
 TTM_EXPORT bool ttm_interrupt_clear(void)

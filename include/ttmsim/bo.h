@@ -253,16 +253,24 @@ int ttm_device_create(const struct ttm_device_options *opts,
 		      struct ttm_device **ret_dev);
 
 /**
- * ttm_device_destroy() - free @dev.
+ * ttm_device_destroy() - free @dev, once no caller holds a buffer of it.
  * @dev: the device, or NULL.
  *
- * Every buffer must have been put. Buffers still waiting for their delayed
- * destroy are waited for: their fences must signal eventually.
+ * Every buffer must have been put: while a buffer of @dev still has a
+ * reference, nothing is destroyed and -EBUSY is returned (the buffer's
+ * last put would free into the device); with the ww debug checker on,
+ * that is also reported (rule 12, device-busy: the report names @dev and
+ * the number of buffers still alive; a handler's return does not change
+ * the -EBUSY). Buffers waiting for their delayed destroy and the sources
+ * of moves in flight are waited for: their fences must signal eventually.
+ * Unlike the kernel's ttm_device_fini(), which returns nothing and leaves
+ * the check to the driver.
  *
  * Context: May sleep. Takes and releases the device lock. Not from a fence
  * callback (the delayed destroys it waits for run in them).
+ * Return: 0 (also for NULL), or -EBUSY with @dev unchanged and usable.
  */
-void ttm_device_destroy(struct ttm_device *dev);
+int ttm_device_destroy(struct ttm_device *dev);
 
 /**
  * ttm_device_ww_class() - the class of @dev's reservation locks.
@@ -502,8 +510,9 @@ struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
 /**
  * ttm_bo_reserve() - lock @bo's reservation.
  * @bo: the buffer.
- * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
- * @no_wait: only try: -EBUSY if anyone (this thread included) holds it.
+ * @interruptible: an interrupt (ttm_interrupt()) ends the wait with -EINTR.
+ * @no_wait: only try: -EBUSY if anyone (this thread included) holds it;
+ *	only without @ticket.
  * @ticket: the acquire context of a multi-buffer transaction, of the
  *	device's class; NULL for a single buffer.
  *
@@ -513,8 +522,9 @@ struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
  * Return: 0; -EBUSY (@no_wait only); -EALREADY if @ticket already holds
  * @bo; -EDEADLK if @ticket must back off: release every reservation it
  * holds, wait for this one with ttm_bo_reserve_slowpath(), then retry;
- * -EINTR (@interruptible only); -EINVAL if @no_wait is set with a ticket
- * (TTM warns and refuses: a ticketed transaction must be able to wait).
+ * -EINTR (@interruptible only). @no_wait with a ticket is refused with
+ * -EBUSY, taking nothing, as TTM does (with a warning there): a ticketed
+ * transaction must be able to wait.
  */
 int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
 		   struct ww_acquire_ctx *ticket);
@@ -523,7 +533,7 @@ int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
  * ttm_bo_reserve_slowpath() - after -EDEADLK, sleep until @bo can be
  * reserved, then reserve it.
  * @bo: the buffer whose reservation returned -EDEADLK to @ticket.
- * @interruptible: ttm_interrupt_thread() ends the wait with -EINTR.
+ * @interruptible: an interrupt (ttm_interrupt()) ends the wait with -EINTR.
  * @ticket: the acquire context that backed off.
  *
  * Context: May sleep; interruptibly with @interruptible. @ticket holds no
@@ -630,8 +640,8 @@ void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
 
 /**
  * struct ttm_operation_ctx - how ttm_bo_validate() may go about its work.
- * @interruptible: waits (reservations, CPU copies) end with -EINTR on
- *	ttm_interrupt_thread().
+ * @interruptible: waits (reservations, CPU copies) end with -EINTR on an
+ *	interrupt (ttm_interrupt()).
  * @no_wait_gpu: never wait for the GPU on the CPU: -EBUSY instead when
  *	room would come only from a copy in flight, or, without a GPU, when
  *	a buffer to move is still busy. (With a GPU, a move itself never
@@ -680,9 +690,9 @@ struct ttm_operation_ctx {
  * refusal returns -EINVAL with nothing done). Takes and releases the device
  * lock and the reservations of eviction victims. On -EDEADLK, releases
  * every reservation @ctx->exec holds, @bo's included.
- * Return: 0; -EBUSY if @bo is pinned outside @placement (pinned buffers
- * never move; validating to where they are is fine), or for
- * @ctx->no_wait_gpu; -EINVAL for a bad @placement;
+ * Return: 0; -EINVAL if @bo is pinned outside @placement (pinned buffers
+ * never move; validating to where they are is fine; as in TTM), or for a
+ * bad @placement; -EBUSY for @ctx->no_wait_gpu;
  * -ENOSPC if no domain of @placement can make room because everything
  * left there is pinned or in use by @ctx->exec's job, or, without
  * @ctx->exec, busy (counted). With @ctx->exec, room held for a moment

@@ -324,8 +324,9 @@ struct ttm_execbuf_args {
  * handle and -EINVAL for a duplicate, bad flags or in-fence, with
  * @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
  * job can never fit (its buffers exceed a domain, or everything else is
- * pinned); -EINTR (interruptible only); -EBUSY if a buffer is pinned
- * outside the placement asked for; -ENOMEM; -EMFILE (fence fd).
+ * pinned); -EINTR (interruptible only); -EINVAL with @args->bad_index if
+ * a buffer is pinned outside the placement asked for (ttm_bo_validate());
+ * -ENOMEM; -EMFILE (fence fd).
  */
 int ttm_execbuf_submit(struct ttm_client *client,
 		       struct ttm_execbuf_args *args);

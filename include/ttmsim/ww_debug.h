@@ -57,6 +57,8 @@ extern "C" {
  *	the calling thread (adding a fence, pin, unpin, validate, the GPU
  *	range, reserving fence slots) made without it.
  * @WW_DEBUG_RESV_NO_SLOT: 11: fence added without a slot.
+ * @WW_DEBUG_DEVICE_BUSY: 12: ttm_device_destroy() while buffers of the
+ *	device are still alive.
  *
  * The number that starts each description is the rule of docs/ww-debug.md
  * (also in struct ww_debug_report::rule_number); one numbered rule may be
@@ -86,12 +88,13 @@ enum ww_debug_rule {
 	WW_DEBUG_EXIT_CTX,
 	WW_DEBUG_RESV_NOT_HELD,
 	WW_DEBUG_RESV_NO_SLOT,
+	WW_DEBUG_DEVICE_BUSY,
 };
 
 /**
  * struct ww_debug_report - one broken rule, as passed to a handler.
  * @rule: the rule broken.
- * @rule_number: 1..11, see enum ww_debug_rule.
+ * @rule_number: 1..12, see enum ww_debug_rule.
  * @name: short tag, e.g. "null-ctx-nested".
  * @what: the rule broken, in plain words.
  * @call: the API function, e.g. "ww_mutex_lock".
@@ -102,6 +105,9 @@ enum ww_debug_rule {
  * @file: the caller's file; NULL if unknown.
  * @line: the caller's line.
  * @tid: the offending thread.
+ * @object: what a rule that is not about a lock is about (device-busy:
+ *	the struct ttm_device); NULL otherwise.
+ * @count: device-busy: the buffers of @object still alive; 0 otherwise.
  *
  * Every pointer is valid only during the handler call.
  */
@@ -118,6 +124,8 @@ struct ww_debug_report {
 	const char *file;
 	int line;
 	pid_t tid;
+	const void *object;
+	unsigned long count;
 };
 
 /**
@@ -138,7 +146,8 @@ typedef void ww_debug_handler_fn(const struct ww_debug_report *report,
  *
  * After the handler returns, the offending call does nothing: a call that
  * returns int returns -EINVAL (ww_mutex_trylock() included), a void call
- * just returns. The handler runs in the offending thread, which may hold
+ * just returns; except ttm_device_destroy(), which returns -EBUSY as it
+ * does with the checker off (device-busy). The handler runs in the offending thread, which may hold
  * ww_mutexes: it must not lock any of them.
  *
  * Context: Does not sleep. Takes and releases the handler lock. Any

@@ -2,8 +2,8 @@
 /*
  * Per-thread parking state shared by every sleeping primitive of ttmsim.
  *
- * Each thread that ever waits in ttmsim (or is the target of
- * ttm_interrupt_thread()) gets one struct ww_thread. A thread sleeps on its
+ * Each thread that ever waits in ttmsim (or takes an interrupt token,
+ * ttm_interrupt_self()) gets one struct ww_thread. A thread sleeps on its
  * own futex word, a wake-up sequence number: a waker bumps the sequence and
  * wakes the futex, a sleeper reads the sequence *before* checking its wait
  * condition and sleeps only while the sequence is unchanged, so a wake-up
@@ -24,6 +24,7 @@
 #include <time.h>
 
 struct ww_debug_thread;
+struct ttm_interrupt_token;
 
 struct ww_thread {
 	uint32_t wake_seq;      /* futex word; atomic */
@@ -36,6 +37,11 @@ struct ww_thread {
 	bool retired;           /* its thread leaked locks: never reused */
 	struct ww_thread *next; /* registry list, under the registry lock */
 	struct ww_debug_thread *debug; /* checker state; this thread only */
+	/*
+	 * ttm_interrupt_self()'s, or NULL; set by this thread, cleared at
+	 * its exit, both under the registry lock (ww/thread.c).
+	 */
+	struct ttm_interrupt_token *token;
 } __attribute__((aligned(64)));
 
 /** The calling thread's struct, created on first use. Never NULL: never fails. */

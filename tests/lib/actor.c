@@ -93,11 +93,16 @@ int actor_run(struct actor *a, actor_fn fn, void *arg)
 	return actor_ret(a);
 }
 
-static int act_gettid(struct actor *a, void *arg)
+/*
+ * The actor's first step: its tid, and its interrupt token, so that it can
+ * be interrupted from its start (by token or by pthread_t) and none of
+ * its waits allocates.
+ */
+static int act_start(struct actor *a, void *arg)
 {
 	(void)arg;
 	a->tid = test_gettid();
-	return 0;
+	return ttm_interrupt_self(&a->token);
 }
 
 void actor_start(struct actor *a, struct ww_class *cls)
@@ -112,7 +117,7 @@ void actor_start(struct actor *a, struct ww_class *cls)
 	pthread_cond_init(&a->cond, &attr);
 	pthread_condattr_destroy(&attr);
 	a->thread = start_thread(actor_main, a);
-	actor_run(a, act_gettid, NULL);
+	CHECK_INT(actor_run(a, act_start, NULL), 0);
 }
 
 /*
@@ -132,6 +137,7 @@ void actor_stop(struct actor *a)
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->mutex);
 	join_thread(a->thread);
+	ttm_interrupt_token_put(a->token);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->mutex);
 }

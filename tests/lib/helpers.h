@@ -116,20 +116,28 @@ bool wait_for_waiters(struct ww_mutex *lock, unsigned int n);
 /* Until an int that another thread updates reaches @n. */
 bool wait_for_int(int *value, int n);
 
+struct ttm_fence;
+/* Threads asleep in ttm_fence_wait() on @f (read from its waiter list). */
+unsigned int fence_waiters(struct ttm_fence *f);
+/* Until at least @n threads are asleep in ttm_fence_wait() on @f. */
+bool wait_for_fence_waiters(struct ttm_fence *f, unsigned int n);
+
 /* ---- watchdogs (watchdog.c) ------------------------------------------- */
 
 /*
- * Interrupts @target if not stopped within WAIT_LIMIT_S: a test whose
- * thread might deadlock in an interruptible lock call gets -EINTR back and
- * fails instead of hanging.
+ * Interrupts the thread that started it (through its interrupt token) if
+ * not stopped within WAIT_LIMIT_S: a test whose thread might deadlock in
+ * an interruptible lock call gets -EINTR back and fails instead of
+ * hanging.
  */
 struct watchdog {
-	pthread_t thread, target;
+	pthread_t thread;
+	struct ttm_interrupt_token *target;
 	struct event stop;
 	bool fired;
 };
 
-void watchdog_start(struct watchdog *w, pthread_t target);
+void watchdog_start(struct watchdog *w);
 /* Stop the watchdog; return true if it fired (its interrupt is dropped). */
 bool watchdog_stop(struct watchdog *w);
 
@@ -159,7 +167,9 @@ void progress_watchdog_stop(struct progress_watchdog *wd);
  * with an acquire context of its own (only the thread that initialised a
  * context may use it). actor_post() hands it a step and returns at once;
  * actor_wait() waits, bounded, for the step's result. A scenario reads as a
- * sequence of steps in the test function.
+ * sequence of steps in the test function. An actor has an interrupt token
+ * from its start: ttm_interrupt(a->token) or ttm_interrupt_thread() reach
+ * it before its first ttmsim call too.
  */
 struct actor;
 typedef int (*actor_fn)(struct actor *a, void *arg);
@@ -167,6 +177,7 @@ typedef int (*actor_fn)(struct actor *a, void *arg);
 struct actor {
 	pthread_t thread;
 	pid_t tid;
+	struct ttm_interrupt_token *token; /* ttm_interrupt() reaches it */
 	struct ww_class *cls;
 	struct ww_acquire_ctx ctx;  /* used by the actor's thread only */
 	pthread_mutex_t mutex;

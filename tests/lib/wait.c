@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Waits for a state that no event announces (a thread queued on a lock,
- * a counter another thread bumps): polled, yielding the CPU in between,
- * for at most WAIT_LIMIT_S.
+ * Waits for a state that no event announces (a thread queued on a lock or
+ * a fence, a counter another thread bumps): polled, yielding the CPU in
+ * between, for at most WAIT_LIMIT_S.
  */
 #include "helpers.h"
+
+#include "gpu_sim/fence.h" /* a fence's waiter list: white-box */
 
 bool wait_until(bool (*cond)(void *arg), void *arg)
 {
@@ -54,4 +56,36 @@ bool wait_for_int(int *value, int n)
 	struct int_at_least w = { value, n };
 
 	return wait_until(int_reached, &w);
+}
+
+/* White-box: the fence's private list, under its lock. */
+unsigned int fence_waiters(struct ttm_fence *f)
+{
+	struct ttm_fence_cb *cb;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&f->lock);
+	for (cb = f->waiters.head; cb; cb = cb->next)
+		n++;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+struct fence_waiters_arg {
+	struct ttm_fence *f;
+	unsigned int n;
+};
+
+static bool has_fence_waiters(void *arg)
+{
+	const struct fence_waiters_arg *w = arg;
+
+	return fence_waiters(w->f) >= w->n;
+}
+
+bool wait_for_fence_waiters(struct ttm_fence *f, unsigned int n)
+{
+	struct fence_waiters_arg w = { f, n };
+
+	return wait_until(has_fence_waiters, &w);
 }

@@ -12,14 +12,15 @@ static void *watchdog_main(void *arg)
 
 	if (!event_wait_for(&w->stop, WAIT_LIMIT_S)) {
 		w->fired = true;
-		ttm_interrupt_thread(w->target);
+		CHECK_INT(ttm_interrupt(w->target), 0);
 	}
 	return NULL;
 }
 
-void watchdog_start(struct watchdog *w, pthread_t target)
+void watchdog_start(struct watchdog *w)
 {
-	w->target = target;
+	w->target = NULL;
+	CHECK_INT(ttm_interrupt_self(&w->target), 0);
 	w->fired = false;
 	event_init(&w->stop);
 	w->thread = start_thread(watchdog_main, w);
@@ -30,8 +31,9 @@ bool watchdog_stop(struct watchdog *w)
 	event_set(&w->stop);
 	join_thread(w->thread);
 	event_destroy(&w->stop);
-	if (w->fired && pthread_equal(w->target, pthread_self()))
+	if (w->fired)
 		ttm_interrupt_clear();
+	ttm_interrupt_token_put(w->target);
 	return w->fired;
 }
 

@@ -262,7 +262,8 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 out:
 	for (i = 0; i < n && bos[i]; i++)
 		ttm_bo_put(bos[i]);
-	ttm_device_destroy(dev);
+	if (ttm_device_destroy(dev))
+		ret = fail("device destroy", -EBUSY);
 	free(bos);
 	return ret;
 }
@@ -359,8 +360,11 @@ static int evict_rep(const struct bo_config *cfg, struct evict_result *res)
 out:
 	for (b = 0; b < EVICT_BOS; b++)
 		ttm_bo_put(bos[b]);
-	ttm_device_destroy(dev);
-	ttm_gpu_destroy(gpu);
+	/* A device left alive keeps its GPU: free neither. */
+	if (ttm_device_destroy(dev))
+		ret = fail("device destroy", -EBUSY);
+	else
+		ttm_gpu_destroy(gpu);
 	return ret;
 }
 

@@ -523,8 +523,11 @@ out:
 		ttm_client_close(workers[t].client);
 		workers[t].client = NULL;
 	}
-	ttm_device_destroy(run.dev);
-	ttm_gpu_destroy(gpu);
+	/* A device left alive keeps its GPU: free neither. */
+	if (ttm_device_destroy(run.dev))
+		ret = fail("device destroy", -EBUSY);
+	else
+		ttm_gpu_destroy(gpu);
 	pthread_cond_destroy(&run.cond);
 	pthread_mutex_destroy(&run.lock);
 	return ret;

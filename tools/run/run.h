@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "ttmsim/execbuf.h"
+#include "ttmsim/interrupt.h"
 #include "workload.h"
 
 struct run_config {
@@ -47,6 +48,11 @@ struct run_thread {
 	unsigned int index;
 	pthread_t thread;
 	pid_t tid;                   /* atomic; 0 until started */
+	/*
+	 * Its interrupt token (ttm_interrupt_self()), set before its first
+	 * busy; NULL if it could not get one. Put once it is joined.
+	 */
+	struct ttm_interrupt_token *token;
 	struct ttm_client *client;
 	uint32_t *handles;           /* [bo index] */
 	size_t *jobs;                /* its jobs, indexes in wl.jobs */

@@ -231,8 +231,15 @@ void run_teardown(struct run *run)
 		}
 	}
 	ttm_client_close(run->owner);
-	ttm_device_destroy(run->dev);
-	ttm_gpu_destroy(run->gpu);
+	/*
+	 * A buffer still alive keeps the device, and the device its GPU:
+	 * leak both rather than free what that buffer would touch.
+	 */
+	if (ttm_device_destroy(run->dev))
+		cli_error("teardown: buffers of the device are still alive: "
+			  "device and GPU left allocated");
+	else
+		ttm_gpu_destroy(run->gpu);
 	run_trace_free(run);
 	free(run->threads);
 	free(run->results);

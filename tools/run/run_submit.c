@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ttmsim/fence.h"
+#include "ttmsim/interrupt.h"
 #include "cli.h"
 #include "clock.h"
 #include "run.h"
@@ -122,6 +123,14 @@ static void *submitter_main(void *arg)
 	size_t k;
 
 	__atomic_store_n(&th->tid, (pid_t)gettid(), __ATOMIC_RELAXED);
+	/*
+	 * Before the first busy: the signal thread reads the token after
+	 * seeing busy (both sequentially consistent), and it also sets up
+	 * this thread's wait state, so that no wait misses an interrupt.
+	 */
+	if (ttm_interrupt_self(&th->token))
+		cli_error("thread %u: no interrupt token: a signal will not "
+			  "cut its waits short", th->index);
 	for (k = 0; k < th->n_jobs; k++)
 		if (run->wl.jobs[th->jobs[k]].n_bos > max)
 			max = run->wl.jobs[th->jobs[k]].n_bos;
@@ -160,8 +169,11 @@ int run_submit_all(struct run *run)
 		}
 		started++;
 	}
-	for (t = 0; t < started; t++)
+	for (t = 0; t < started; t++) {
 		pthread_join(run->threads[t].thread, NULL);
+		ttm_interrupt_token_put(run->threads[t].token);
+		run->threads[t].token = NULL;
+	}
 	/* Jobs in flight finish; hung ones fail by the GPU's watchdog. */
 	ttm_execbuf_wait_idle(run->dev);
 	run->end_ns = cli_now_ns();

@@ -7,8 +7,8 @@
  *   engines, the submitting threads) inherits the mask and only this
  *   thread sees them, in sigwait(). The first SIGINT or SIGTERM sets
  *   run->stop and run->interrupted and interrupts every thread inside a
- *   submission (ttm_interrupt_thread(): its interruptible wait ends with
- *   -EINTR); a second one ends the process with 130 at once. SIGUSR1,
+ *   submission (ttm_interrupt() on the token it took at its start: its
+ *   interruptible wait ends with -EINTR); a second one ends the process with 130 at once. SIGUSR1,
  *   sent by run_watch_stop() with pthread_kill(), ends the thread; one
  *   from outside before that is ignored. The signals stay blocked after
  *   run_watch_stop(): a late Ctrl-C cannot cut the summary short.
@@ -80,8 +80,8 @@ static void interrupt_busy(struct run *run)
 	for (i = 0; i < run->wl.n_threads; i++) {
 		struct run_thread *t = &run->threads[i];
 
-		if (__atomic_load_n(&t->busy, __ATOMIC_SEQ_CST))
-			ttm_interrupt_thread(t->thread);
+		if (__atomic_load_n(&t->busy, __ATOMIC_SEQ_CST) && t->token)
+			ttm_interrupt(t->token);
 	}
 }
 
