@@ -24,6 +24,9 @@
 
 static const bool wound_wait_true = true, wound_wait_false = false;
 
+/* The ww_mutex of @bo's reservation. */
+#define lock_of(bo) (&ttm_bo_resv(bo)->lock)
+
 #define KUNIT_CASE_CLASS(fn, ww, cls)                                   \
 	{ .name = #fn "(" cls ")", .test_func = fn,                     \
 	  .setup_func = setup, .teardown_func = teardown,               \
@@ -51,11 +54,6 @@ static int setup(void **state)
 		return -1;
 	*state = k;
 	return 0;
-}
-
-static struct ww_mutex *lock_of(struct ttm_bo *bo)
-{
-	return &ttm_bo_resv(bo)->lock;
 }
 
 static int teardown(void **state)
@@ -167,16 +165,16 @@ static int act_reserve(struct actor *a, void *bo)
 	return ttm_bo_reserve(bo, false, false, &a->ctx);
 }
 
-static int act_reserve_intr(struct actor *a, void *bo)
-{
-	return ttm_bo_reserve(bo, true, false, &a->ctx);
-}
-
 static int act_unreserve(struct actor *a, void *bo)
 {
 	(void)a;
 	ttm_bo_unreserve(bo);
 	return 0;
+}
+
+static int act_reserve_intr(struct actor *a, void *bo)
+{
+	return ttm_bo_reserve(bo, true, false, &a->ctx);
 }
 
 /*
