@@ -189,14 +189,22 @@ TTM_EXPORT struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo)
 	return &bo->resv;
 }
 
-TTM_EXPORT void ttm_bo_gpu_range(struct ttm_bo *bo,
-				 struct ttm_gpu_range *range)
+TTM_EXPORT void ttm_bo_gpu_range_at(struct ttm_bo *bo,
+				    struct ttm_gpu_range *range,
+				    const char *file, int line)
 {
 	/* Refused: an empty range, so that a job given it touches nothing. */
-	if (resv_assert_held(&bo->resv, "ttm_bo_gpu_range")) {
+	if (resv_assert_held_at(&bo->resv, "ttm_bo_gpu_range", file, line)) {
 		*range = (struct ttm_gpu_range){ NULL, 0 };
 		return;
 	}
 	range->addr = bo->mem;
 	range->size = bo->size;
+}
+
+/* Out of reach of the caller-site macro of ttmsim/bo.h. */
+TTM_EXPORT void (ttm_bo_gpu_range)(struct ttm_bo *bo,
+				   struct ttm_gpu_range *range)
+{
+	ttm_bo_gpu_range_at(bo, range, NULL, 0);
 }

@@ -10,10 +10,10 @@
 #include "bo/resv.h"
 #include "util/compiler.h"
 
-TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
+TTM_EXPORT int ttm_bo_pin_at(struct ttm_bo *bo, const char *file, int line)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = resv_assert_held(&bo->resv, "ttm_bo_pin");
+	int ret = resv_assert_held_at(&bo->resv, "ttm_bo_pin", file, line);
 
 	if (ret)
 		return ret;
@@ -27,10 +27,16 @@ TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
 	return 0;
 }
 
-TTM_EXPORT int ttm_bo_unpin(struct ttm_bo *bo)
+TTM_EXPORT int (ttm_bo_pin)(struct ttm_bo *bo)
+{
+	return ttm_bo_pin_at(bo, NULL, 0);
+}
+
+TTM_EXPORT int ttm_bo_unpin_at(struct ttm_bo *bo, const char *file,
+			       int line)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = resv_assert_held(&bo->resv, "ttm_bo_unpin");
+	int ret = resv_assert_held_at(&bo->resv, "ttm_bo_unpin", file, line);
 
 	if (ret)
 		return ret;
@@ -42,6 +48,11 @@ TTM_EXPORT int ttm_bo_unpin(struct ttm_bo *bo)
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
+}
+
+TTM_EXPORT int (ttm_bo_unpin)(struct ttm_bo *bo)
+{
+	return ttm_bo_unpin_at(bo, NULL, 0);
 }
 
 TTM_EXPORT unsigned int ttm_bo_pin_count(const struct ttm_bo *bo)

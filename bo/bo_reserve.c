@@ -2,14 +2,21 @@
 /*
  * Reserving buffers: TTM's return values on top of the ww_mutex API, and
  * the LRU bump on unreserve.
+ *
+ * Each call is its *_at() twin, which hands the caller's file:line to the
+ * ww_mutex calls so that a checker report names the driver's line, not
+ * this file. The plain functions are defined as (name), so that the
+ * caller-site macros of ttmsim/bo.h do not apply to them; they name no
+ * line, as the plain ww_mutex functions.
  */
 #include <errno.h>
 
 #include "bo/bo.h"
 #include "util/compiler.h"
 
-TTM_EXPORT int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible,
-			      bool no_wait, struct ww_acquire_ctx *ticket)
+TTM_EXPORT int ttm_bo_reserve_at(struct ttm_bo *bo, bool interruptible,
+				 bool no_wait, struct ww_acquire_ctx *ticket,
+				 const char *file, int line)
 {
 	if (no_wait) {
 		/*
@@ -19,23 +26,42 @@ TTM_EXPORT int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible,
 		 */
 		if (ticket)
 			return -EBUSY;
-		return ww_mutex_trylock(&bo->resv.lock, NULL) ? 0 : -EBUSY;
+		return ww_mutex_trylock_at(&bo->resv.lock, NULL, file, line) ?
+		       0 : -EBUSY;
 	}
 	if (interruptible)
-		return ww_mutex_lock_interruptible(&bo->resv.lock, ticket);
-	return ww_mutex_lock(&bo->resv.lock, ticket);
+		return ww_mutex_lock_interruptible_at(&bo->resv.lock, ticket,
+						      file, line);
+	return ww_mutex_lock_at(&bo->resv.lock, ticket, file, line);
 }
 
-TTM_EXPORT int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
-				       struct ww_acquire_ctx *ticket)
+TTM_EXPORT int (ttm_bo_reserve)(struct ttm_bo *bo, bool interruptible,
+				bool no_wait, struct ww_acquire_ctx *ticket)
+{
+	return ttm_bo_reserve_at(bo, interruptible, no_wait, ticket, NULL, 0);
+}
+
+TTM_EXPORT int ttm_bo_reserve_slowpath_at(struct ttm_bo *bo,
+					  bool interruptible,
+					  struct ww_acquire_ctx *ticket,
+					  const char *file, int line)
 {
 	if (interruptible)
-		return ww_mutex_lock_slow_interruptible(&bo->resv.lock, ticket);
-	ww_mutex_lock_slow(&bo->resv.lock, ticket);
+		return ww_mutex_lock_slow_interruptible_at(&bo->resv.lock,
+							   ticket, file, line);
+	ww_mutex_lock_slow_at(&bo->resv.lock, ticket, file, line);
 	return 0;
 }
 
-TTM_EXPORT void ttm_bo_unreserve(struct ttm_bo *bo)
+TTM_EXPORT int (ttm_bo_reserve_slowpath)(struct ttm_bo *bo,
+					 bool interruptible,
+					 struct ww_acquire_ctx *ticket)
+{
+	return ttm_bo_reserve_slowpath_at(bo, interruptible, ticket, NULL, 0);
+}
+
+TTM_EXPORT void ttm_bo_unreserve_at(struct ttm_bo *bo, const char *file,
+				    int line)
 {
 	struct ttm_device *dev = bo->dev;
 
@@ -43,5 +69,10 @@ TTM_EXPORT void ttm_bo_unreserve(struct ttm_bo *bo)
 	pthread_mutex_lock(&dev->lock);
 	bo_lru_bump_locked(bo);
 	pthread_mutex_unlock(&dev->lock);
-	ww_mutex_unlock(&bo->resv.lock);
+	ww_mutex_unlock_at(&bo->resv.lock, file, line);
+}
+
+TTM_EXPORT void (ttm_bo_unreserve)(struct ttm_bo *bo)
+{
+	ttm_bo_unreserve_at(bo, NULL, 0);
 }

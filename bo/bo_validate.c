@@ -100,14 +100,19 @@ static int evict_take_any(struct ttm_bo *bo,
 	return -ENOSPC;
 }
 
-TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
-			       const struct ttm_placement *placement,
-			       struct ttm_operation_ctx *ctx)
+/*
+ * The caller's file:line reaches the reservation check only: eviction
+ * reports name bo/bo_evict.c.
+ */
+TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
+				  const struct ttm_placement *placement,
+				  struct ttm_operation_ctx *ctx,
+				  const char *file, int line)
 {
 	unsigned int i;
 	int ret;
 
-	ret = resv_assert_held(&bo->resv, "ttm_bo_validate");
+	ret = resv_assert_held_at(&bo->resv, "ttm_bo_validate", file, line);
 	if (ret)
 		return ret;
 	if (!bo_placement_valid(placement))
@@ -128,6 +133,14 @@ TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 			return bo_move(bo, placement->domains[i], ctx);
 	ret = evict_take_any(bo, placement, ctx);
 	return ret < 0 ? ret : bo_move(bo, ret, ctx);
+}
+
+/* Out of reach of the caller-site macro of ttmsim/bo.h. */
+TTM_EXPORT int (ttm_bo_validate)(struct ttm_bo *bo,
+				 const struct ttm_placement *placement,
+				 struct ttm_operation_ctx *ctx)
+{
+	return ttm_bo_validate_at(bo, placement, ctx, NULL, 0);
 }
 
 int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)

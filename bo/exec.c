@@ -13,6 +13,11 @@
  * for an eviction's back-off is "evictable" and kept beside the list
  * until the body locks it: callers add the job's fence to every listed
  * buffer (the kernel's idiom), and nobody reserved a slot in that one.
+ *
+ * Every call is its *_at() twin, which passes the caller's file:line
+ * down to each reservation it takes or releases, so that a report of the
+ * ww debug checker names the driver's line; the plain functions, defined
+ * as (name) out of reach of the macros of ttmsim/exec.h, name none.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,8 +26,9 @@
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
 
-TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
-			      uint32_t flags)
+TTM_EXPORT void ttm_exec_init_at(struct ttm_exec *exec,
+				 struct ttm_device *dev, uint32_t flags,
+				 const char *file, int line)
 {
 	exec->flags = flags;
 	exec->num_bos = 0;
@@ -35,7 +41,14 @@ TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
 	exec->evictable = NULL;
 	exec->error = 0;
 	exec->in_pass = false;
-	ww_acquire_init(&exec->ticket, ttm_device_ww_class(dev));
+	ww_acquire_init_at(&exec->ticket, ttm_device_ww_class(dev), file,
+			   line);
+}
+
+TTM_EXPORT void (ttm_exec_init)(struct ttm_exec *exec, struct ttm_device *dev,
+				uint32_t flags)
+{
+	ttm_exec_init_at(exec, dev, flags, NULL, 0);
 }
 
 /*
@@ -43,34 +56,36 @@ TTM_EXPORT void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
  * caller's work, so it moves to its LRU's tail; a back-off used nothing,
  * and an evictable buffer was never the caller's.
  */
-static void exec_unlock(struct ttm_bo *bo, bool used)
+static void exec_unlock(struct ttm_bo *bo, bool used, const char *file,
+			int line)
 {
 	if (used)
-		ttm_bo_unreserve(bo);
+		ttm_bo_unreserve_at(bo, file, line);
 	else
-		ww_mutex_unlock(&ttm_bo_resv(bo)->lock);
+		ww_mutex_unlock_at(&ttm_bo_resv(bo)->lock, file, line);
 	/* After the unlock: the last reference may go here. */
 	ttm_bo_put(bo);
 }
 
 /* Unlock every buffer, newest first: the evictable one was locked first. */
-static void exec_unlock_all(struct ttm_exec *exec, bool used)
+static void exec_unlock_all(struct ttm_exec *exec, bool used,
+			    const char *file, int line)
 {
 	struct ttm_bo *evictable = exec->evictable;
 
 	while (exec->num_bos)
-		exec_unlock(exec->bos[--exec->num_bos], used);
+		exec_unlock(exec->bos[--exec->num_bos], used, file, line);
 	exec->prelocked = NULL;
 	exec->evictable = NULL;
 	if (evictable)
-		exec_unlock(evictable, false);
+		exec_unlock(evictable, false, file, line);
 }
 
 /* Remember @bo for the next pass, dropping everything held now. */
 static void exec_contend(struct ttm_exec *exec, struct ttm_bo *bo,
-			 bool evictable)
+			 bool evictable, const char *file, int line)
 {
-	exec_unlock_all(exec, false);
+	exec_unlock_all(exec, false, file, line);
 	ttm_bo_get(bo);
 	/* Two back-offs in a row: only the latest -EDEADLK counts. */
 	ttm_bo_put(exec->contended);
@@ -113,7 +128,8 @@ static void exec_track(struct ttm_exec *exec, struct ttm_bo *bo)
  * reference passes to the list, or to @evictable, which is not listed and
  * so needs no room on the list yet.
  */
-static void exec_lock_contended(struct ttm_exec *exec)
+static void exec_lock_contended(struct ttm_exec *exec, const char *file,
+				int line)
 {
 	struct ttm_bo *bo = exec->contended;
 	bool evictable = exec->contended_evictable;
@@ -123,9 +139,9 @@ static void exec_lock_contended(struct ttm_exec *exec)
 	if (!evictable)
 		ret = exec_reserve_slot(exec);
 	if (!ret)
-		ret = ttm_bo_reserve_slowpath(bo,
+		ret = ttm_bo_reserve_slowpath_at(bo,
 				exec->flags & TTM_EXEC_INTERRUPTIBLE,
-				&exec->ticket);
+				&exec->ticket, file, line);
 	if (ret) {
 		/* Kept for the body's next lock call, which reports it. */
 		exec->error = ret;
@@ -159,11 +175,12 @@ static int exec_claim_prelocked(struct ttm_exec *exec, struct ttm_bo *bo)
 	return 0;
 }
 
-TTM_EXPORT bool ttm_exec_next_pass(struct ttm_exec *exec)
+TTM_EXPORT bool ttm_exec_next_pass_at(struct ttm_exec *exec,
+				      const char *file, int line)
 {
 	if (exec->contended) {
 		exec->error = 0;
-		exec_lock_contended(exec);
+		exec_lock_contended(exec, file, line);
 	} else if (exec->in_pass) {
 		/* The body ran to its end without contention. */
 		exec->in_pass = false;
@@ -173,7 +190,13 @@ TTM_EXPORT bool ttm_exec_next_pass(struct ttm_exec *exec)
 	return true;
 }
 
-TTM_EXPORT int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
+TTM_EXPORT bool (ttm_exec_next_pass)(struct ttm_exec *exec)
+{
+	return ttm_exec_next_pass_at(exec, NULL, 0);
+}
+
+TTM_EXPORT int ttm_exec_lock_bo_at(struct ttm_exec *exec, struct ttm_bo *bo,
+				   const char *file, int line)
 {
 	int ret;
 
@@ -188,14 +211,14 @@ TTM_EXPORT int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
 	ret = exec_reserve_slot(exec);
 	if (ret)
 		return ret;
-	ret = ttm_bo_reserve(bo, exec->flags & TTM_EXEC_INTERRUPTIBLE, false,
-			     &exec->ticket);
+	ret = ttm_bo_reserve_at(bo, exec->flags & TTM_EXEC_INTERRUPTIBLE,
+				false, &exec->ticket, file, line);
 	switch (ret) {
 	case 0:
 		exec_track(exec, bo);
 		return 0;
 	case -EDEADLK:
-		exec_contend(exec, bo, false);
+		exec_contend(exec, bo, false, file, line);
 		return -EDEADLK;
 	case -EALREADY:
 		if (exec->flags & TTM_EXEC_IGNORE_DUPLICATES)
@@ -206,32 +229,58 @@ TTM_EXPORT int ttm_exec_lock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
 	}
 }
 
-TTM_EXPORT int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
-				   unsigned int num_fences)
+TTM_EXPORT int (ttm_exec_lock_bo)(struct ttm_exec *exec, struct ttm_bo *bo)
 {
-	int ret = ttm_exec_lock_bo(exec, bo);
+	return ttm_exec_lock_bo_at(exec, bo, NULL, 0);
+}
+
+TTM_EXPORT int ttm_exec_prepare_bo_at(struct ttm_exec *exec,
+				      struct ttm_bo *bo,
+				      unsigned int num_fences,
+				      const char *file, int line)
+{
+	int ret = ttm_exec_lock_bo_at(exec, bo, file, line);
 
 	if (ret)
 		return ret;
+	/* Just locked: its check of the reservation cannot report. */
 	return ttm_resv_reserve_fences(ttm_bo_resv(bo), num_fences);
 }
 
-TTM_EXPORT int ttm_exec_prepare_array(struct ttm_exec *exec,
-				      struct ttm_bo *const *bos,
-				      unsigned int n, unsigned int num_fences)
+TTM_EXPORT int (ttm_exec_prepare_bo)(struct ttm_exec *exec, struct ttm_bo *bo,
+				     unsigned int num_fences)
+{
+	return ttm_exec_prepare_bo_at(exec, bo, num_fences, NULL, 0);
+}
+
+TTM_EXPORT int ttm_exec_prepare_array_at(struct ttm_exec *exec,
+					 struct ttm_bo *const *bos,
+					 unsigned int n,
+					 unsigned int num_fences,
+					 const char *file, int line)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = ttm_exec_prepare_bo(exec, bos[i], num_fences);
+		ret = ttm_exec_prepare_bo_at(exec, bos[i], num_fences, file,
+					     line);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-TTM_EXPORT void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
+TTM_EXPORT int (ttm_exec_prepare_array)(struct ttm_exec *exec,
+					struct ttm_bo *const *bos,
+					unsigned int n, unsigned int num_fences)
+{
+	return ttm_exec_prepare_array_at(exec, bos, n, num_fences, NULL, 0);
+}
+
+TTM_EXPORT void ttm_exec_unlock_bo_at(struct ttm_exec *exec,
+				      struct ttm_bo *bo, const char *file,
+				      int line)
 {
 	unsigned int i;
 
@@ -241,7 +290,7 @@ TTM_EXPORT void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
 		exec->prelocked = NULL;
 	if (bo == exec->evictable) {
 		exec->evictable = NULL;
-		exec_unlock(bo, false);
+		exec_unlock(bo, false, file, line);
 		return;
 	}
 	/* Newest first: a buffer just locked is the likely one. */
@@ -251,15 +300,27 @@ TTM_EXPORT void ttm_exec_unlock_bo(struct ttm_exec *exec, struct ttm_bo *bo)
 		exec->num_bos--;
 		memmove(&exec->bos[i], &exec->bos[i + 1],
 			(exec->num_bos - i) * sizeof(*exec->bos));
-		exec_unlock(bo, true);
+		exec_unlock(bo, true, file, line);
 		return;
 	}
 }
 
-TTM_EXPORT void ttm_exec_set_contended(struct ttm_exec *exec,
-				       struct ttm_bo *bo)
+TTM_EXPORT void (ttm_exec_unlock_bo)(struct ttm_exec *exec, struct ttm_bo *bo)
 {
-	exec_contend(exec, bo, true);
+	ttm_exec_unlock_bo_at(exec, bo, NULL, 0);
+}
+
+TTM_EXPORT void ttm_exec_set_contended_at(struct ttm_exec *exec,
+					  struct ttm_bo *bo, const char *file,
+					  int line)
+{
+	exec_contend(exec, bo, true, file, line);
+}
+
+TTM_EXPORT void (ttm_exec_set_contended)(struct ttm_exec *exec,
+					 struct ttm_bo *bo)
+{
+	ttm_exec_set_contended_at(exec, bo, NULL, 0);
 }
 
 TTM_EXPORT bool ttm_exec_is_evictable(const struct ttm_exec *exec,
@@ -295,19 +356,31 @@ TTM_EXPORT struct ttm_bo *ttm_exec_evictable_bo(const struct ttm_exec *exec,
 	return index == 0 ? exec->evictable : NULL;
 }
 
-TTM_EXPORT void ttm_exec_done(struct ttm_exec *exec)
+TTM_EXPORT void ttm_exec_done_at(struct ttm_exec *exec, const char *file,
+				 int line)
 {
-	ww_acquire_done(&exec->ticket);
+	ww_acquire_done_at(&exec->ticket, file, line);
 }
 
-TTM_EXPORT void ttm_exec_fini(struct ttm_exec *exec)
+TTM_EXPORT void (ttm_exec_done)(struct ttm_exec *exec)
 {
-	exec_unlock_all(exec, true);
+	ttm_exec_done_at(exec, NULL, 0);
+}
+
+TTM_EXPORT void ttm_exec_fini_at(struct ttm_exec *exec, const char *file,
+				 int line)
+{
+	exec_unlock_all(exec, true, file, line);
 	ttm_bo_put(exec->contended);
 	exec->contended = NULL;
 	if (exec->bos != exec->inline_bos)
 		free(exec->bos);
 	exec->bos = exec->inline_bos;
 	exec->max_bos = TTM_EXEC_INLINE_BOS;
-	ww_acquire_fini(&exec->ticket);
+	ww_acquire_fini_at(&exec->ticket, file, line);
+}
+
+TTM_EXPORT void (ttm_exec_fini)(struct ttm_exec *exec)
+{
+	ttm_exec_fini_at(exec, NULL, 0);
 }

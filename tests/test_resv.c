@@ -8,10 +8,11 @@
  *    one (the child dies of SIGABRT after its report);
  *  - the same rule, resv-not-held, for each other call that needs the
  *    reservation held (reserving slots, pinning, unpinning, validating, a
- *    buffer's GPU range): forked (abort; with the checker off the call
- *    goes through), handled (one report, the call refused), with the
- *    buffer held by nobody or by another thread; correct use, reserved
- *    alone or through the locking helper, reports nothing;
+ *    buffer's GPU range; the ttm_bo_*() calls name the test's line):
+ *    forked (abort; with the checker off the call goes through), handled
+ *    (one report, the call refused), with the buffer held by nobody or by
+ *    another thread; correct use, reserved alone or through the locking
+ *    helper, reports nothing;
  *  - the slot policy: a slot per append, none to replace a fence of the
  *    same context or a signalled one (the kernel's dma_resv_add_fence()),
  *    and slots left from an earlier holding still usable (the unlock
@@ -899,8 +900,15 @@ struct needs_held {
 	void (*refused)(struct held_fix *f);
 };
 
+/*
+ * The line of the last ttm_bo_*() call made below: those calls have a
+ * caller-site macro (ttmsim/bo.h), so their reports name it.
+ */
+static int bo_call_line;
+
 static int call_pin(struct held_fix *f)
 {
+	bo_call_line = __LINE__ + 1;
 	return ttm_bo_pin(f->bo);
 }
 
@@ -920,6 +928,7 @@ static void prepare_unpin(struct held_fix *f)
 
 static int call_unpin(struct held_fix *f)
 {
+	bo_call_line = __LINE__ + 1;
 	return ttm_bo_unpin(f->bo);
 }
 
@@ -935,6 +944,7 @@ static int call_validate(struct held_fix *f)
 {
 	struct ttm_operation_ctx ctx = { 0 };
 
+	bo_call_line = __LINE__ + 1;
 	return ttm_bo_validate(f->bo, &in_gtt, &ctx);
 }
 
@@ -951,6 +961,7 @@ static int call_gpu_range(struct held_fix *f)
 {
 	struct ttm_gpu_range range = { (void *)&range, 123 };
 
+	bo_call_line = __LINE__ + 1;
 	ttm_bo_gpu_range(f->bo, &range);
 	if (!range.addr && !range.size)
 		return -EINVAL;
@@ -972,8 +983,8 @@ static void refused_reserve_fences(struct held_fix *f)
 }
 
 /*
- * The function, not the macro: no file:line, like the other calls here.
- * Refused means reported; the caller goes on either way.
+ * The function, not the macro: no file:line, like the other ttm_resv_*()
+ * calls here. Refused means reported; the caller goes on either way.
  */
 static int call_assert_held(struct held_fix *f)
 {
@@ -1046,7 +1057,14 @@ static void assert_not_held_report(const struct held_fix *f,
 			    ttm_device_ww_class(f->dev)->name);
 	assert_ptr_equal(r.lock, &ttm_bo_resv(f->bo)->lock);
 	assert_null(r.ctx);
-	/* No caller-site macro for these: the backtrace says where. */
+	/* The ttm_bo_*() calls name the test's line (their macros) ... */
+	if (!strncmp(name, "ttm_bo_", 7)) {
+		assert_non_null(r.file);
+		assert_string_equal(r.file, __FILE__);
+		assert_int_equal(r.line, bo_call_line);
+		return;
+	}
+	/* ... the others have none: the backtrace says where. */
 	assert_null(r.file);
 }
 
@@ -1072,8 +1090,13 @@ static void test_needs_held_forked(void **state)
 	require_checker();
 	forked_case = h;
 	run_forked(needs_held_child, true, &c);
-	snprintf(want, sizeof(want), "call:     %s() (caller unknown",
-		 h->name);
+	/* The ttm_bo_*() calls name their line, in the child's copy. */
+	if (!strncmp(h->name, "ttm_bo_", 7))
+		snprintf(want, sizeof(want), "call:     %s() at %s:", h->name,
+			 __FILE__);
+	else
+		snprintf(want, sizeof(want), "call:     %s() (caller unknown",
+			 h->name);
 	if (!WIFSIGNALED(c.status) || WTERMSIG(c.status) != SIGABRT ||
 	    !strstr(c.out, "rule 11 broken (resv-not-held)") ||
 	    !strstr(c.out, "reservation_ww_class") || !strstr(c.out, want))

@@ -708,6 +708,52 @@ struct ttm_operation_ctx {
 int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx);
 
+/*
+ * Call-site twins of the calls that take, release or check a reservation,
+ * as those of ttmsim/ww_mutex.h: each does exactly what the function of
+ * the same name without "_at" does, and passes @file (the caller's
+ * __FILE__, may be NULL) and @line (its __LINE__) down to the ww_mutex
+ * calls it makes and to its own checks, so that a report of the ww debug
+ * checker names the caller's line rather than a file of libttmsim. The
+ * macros below route every call through them; TTMSIM_WW_NO_CALLER_MACROS
+ * turns them off as for ttmsim/ww_mutex.h (a report then has no
+ * file:line). Each takes the parameters of its plain function, then @file
+ * and @line; their kernel-doc is that function's. The plain functions
+ * still exist: `&ttm_bo_reserve` names the function (the macros are
+ * function-like).
+ */
+int ttm_bo_reserve_at(struct ttm_bo *bo, bool interruptible, bool no_wait,
+		      struct ww_acquire_ctx *ticket, const char *file,
+		      int line);
+int ttm_bo_reserve_slowpath_at(struct ttm_bo *bo, bool interruptible,
+			       struct ww_acquire_ctx *ticket,
+			       const char *file, int line);
+void ttm_bo_unreserve_at(struct ttm_bo *bo, const char *file, int line);
+int ttm_bo_pin_at(struct ttm_bo *bo, const char *file, int line);
+int ttm_bo_unpin_at(struct ttm_bo *bo, const char *file, int line);
+void ttm_bo_gpu_range_at(struct ttm_bo *bo, struct ttm_gpu_range *range,
+			 const char *file, int line);
+int ttm_bo_validate_at(struct ttm_bo *bo,
+		       const struct ttm_placement *placement,
+		       struct ttm_operation_ctx *ctx, const char *file,
+		       int line);
+
+#ifndef TTMSIM_WW_NO_CALLER_MACROS
+#define ttm_bo_reserve(bo, interruptible, no_wait, ticket) \
+	ttm_bo_reserve_at(bo, interruptible, no_wait, ticket, __FILE__, \
+			  __LINE__)
+#define ttm_bo_reserve_slowpath(bo, interruptible, ticket) \
+	ttm_bo_reserve_slowpath_at(bo, interruptible, ticket, __FILE__, \
+				   __LINE__)
+#define ttm_bo_unreserve(bo) ttm_bo_unreserve_at(bo, __FILE__, __LINE__)
+#define ttm_bo_pin(bo) ttm_bo_pin_at(bo, __FILE__, __LINE__)
+#define ttm_bo_unpin(bo) ttm_bo_unpin_at(bo, __FILE__, __LINE__)
+#define ttm_bo_gpu_range(bo, range) \
+	ttm_bo_gpu_range_at(bo, range, __FILE__, __LINE__)
+#define ttm_bo_validate(bo, placement, ctx) \
+	ttm_bo_validate_at(bo, placement, ctx, __FILE__, __LINE__)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -562,6 +562,66 @@ int ttm_exec_entries_validate(const struct ttm_exec_entry *entries,
 			      unsigned int n, struct ttm_operation_ctx *ctx,
 			      unsigned int *ret_failed);
 
+/*
+ * Call-site twins of the calls that take, release or check reservations,
+ * as those of ttmsim/ww_mutex.h and ttmsim/bo.h: each does exactly what
+ * the function of the same name without "_at" does, and passes @file (the
+ * caller's __FILE__, may be NULL) and @line (its __LINE__) down to the
+ * reservation and ww_mutex calls it makes, so that a report of the ww
+ * debug checker names the caller's line. ttm_exec_until_all_locked()
+ * names its own line for the slow lock at the start of a pass. The macros
+ * route every call through them; TTMSIM_WW_NO_CALLER_MACROS turns them
+ * off. Each takes the parameters of its plain function, then @file and
+ * @line; their kernel-doc is that function's.
+ */
+void ttm_exec_init_at(struct ttm_exec *exec, struct ttm_device *dev,
+		      uint32_t flags, const char *file, int line);
+void ttm_exec_fini_at(struct ttm_exec *exec, const char *file, int line);
+void ttm_exec_done_at(struct ttm_exec *exec, const char *file, int line);
+int ttm_exec_lock_bo_at(struct ttm_exec *exec, struct ttm_bo *bo,
+			const char *file, int line);
+int ttm_exec_prepare_bo_at(struct ttm_exec *exec, struct ttm_bo *bo,
+			   unsigned int num_fences, const char *file,
+			   int line);
+int ttm_exec_prepare_array_at(struct ttm_exec *exec,
+			      struct ttm_bo *const *bos, unsigned int n,
+			      unsigned int num_fences, const char *file,
+			      int line);
+void ttm_exec_unlock_bo_at(struct ttm_exec *exec, struct ttm_bo *bo,
+			   const char *file, int line);
+void ttm_exec_set_contended_at(struct ttm_exec *exec, struct ttm_bo *bo,
+			       const char *file, int line);
+bool ttm_exec_next_pass_at(struct ttm_exec *exec, const char *file,
+			   int line);
+int ttm_exec_entries_validate_at(const struct ttm_exec_entry *entries,
+				 unsigned int n,
+				 struct ttm_operation_ctx *ctx,
+				 unsigned int *ret_failed, const char *file,
+				 int line);
+
+#ifndef TTMSIM_WW_NO_CALLER_MACROS
+#define ttm_exec_init(exec, dev, flags) \
+	ttm_exec_init_at(exec, dev, flags, __FILE__, __LINE__)
+#define ttm_exec_fini(exec) ttm_exec_fini_at(exec, __FILE__, __LINE__)
+#define ttm_exec_done(exec) ttm_exec_done_at(exec, __FILE__, __LINE__)
+#define ttm_exec_lock_bo(exec, bo) \
+	ttm_exec_lock_bo_at(exec, bo, __FILE__, __LINE__)
+#define ttm_exec_prepare_bo(exec, bo, num_fences) \
+	ttm_exec_prepare_bo_at(exec, bo, num_fences, __FILE__, __LINE__)
+#define ttm_exec_prepare_array(exec, bos, n, num_fences) \
+	ttm_exec_prepare_array_at(exec, bos, n, num_fences, __FILE__, \
+				  __LINE__)
+#define ttm_exec_unlock_bo(exec, bo) \
+	ttm_exec_unlock_bo_at(exec, bo, __FILE__, __LINE__)
+#define ttm_exec_set_contended(exec, bo) \
+	ttm_exec_set_contended_at(exec, bo, __FILE__, __LINE__)
+#define ttm_exec_next_pass(exec) \
+	ttm_exec_next_pass_at(exec, __FILE__, __LINE__)
+#define ttm_exec_entries_validate(entries, n, ctx, ret_failed) \
+	ttm_exec_entries_validate_at(entries, n, ctx, ret_failed, __FILE__, \
+				     __LINE__)
+#endif
+
 #ifdef __cplusplus
 }
 #endif
