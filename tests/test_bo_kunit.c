@@ -9,9 +9,8 @@
  * on a bulk move's range; ttmsim has no resources apart from the buffer,
  * so these cases check the buffer's place on its domain's LRU
  * (ttm_device_lru()) instead, and its pin count. The kernel's cases on
- * bulk LRU moves and on buffers sharing a reservation object, and the
- * no-wait reserve with a ticket (-EBUSY in the kernel, -EINVAL here), have
- * no case here yet.
+ * bulk LRU moves and on buffers sharing a reservation object have no
+ * case here yet.
  *
  * setup() creates a device and two buffers in SYSTEM (the kernel's
  * TTM_PL_SYSTEM), in LRU order a, b; teardown() checks that nothing is
@@ -139,6 +138,22 @@ static void test_reserve_locked_no_sleep(void **state)
 	assert_int_equal(ww_mutex_lock(lock_of(k->a), NULL), 0);
 	assert_int_equal(ttm_bo_reserve(k->a, false, true, NULL), -EBUSY);
 	ww_mutex_unlock(lock_of(k->a));
+}
+
+/*
+ * kernel: ttm_bo_reserve_no_wait_ticket. A ticketed transaction that may
+ * not wait could never take the lock it backed off for: refused with
+ * -EBUSY (the kernel also warns), and the buffer is left unlocked.
+ */
+static void test_reserve_no_wait_ticket(void **state)
+{
+	struct kfix *k = *state;
+	struct ww_acquire_ctx ctx;
+
+	ww_acquire_init(&ctx, ttm_device_ww_class(k->dev));
+	assert_int_equal(ttm_bo_reserve(k->a, false, true, &ctx), -EBUSY);
+	assert_false(ww_mutex_is_locked(lock_of(k->a)));
+	ww_acquire_fini(&ctx);
 }
 
 /*
@@ -406,6 +421,7 @@ int main(void)
 		KUNIT_CASES(test_reserve_optimistic_no_wait),
 		KUNIT_CASES(test_reserve_optimistic_interruptible),
 		KUNIT_CASES(test_reserve_locked_no_sleep),
+		KUNIT_CASES(test_reserve_no_wait_ticket),
 		KUNIT_CASES(test_reserve_double_resv),
 		KUNIT_CASES(test_reserve_deadlock),
 		KUNIT_CASES(test_reserve_interrupted),
