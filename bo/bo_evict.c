@@ -72,7 +72,8 @@ static int evict(struct ttm_bo *victim, int domain,
  * another ticket. NULL: nothing to evict.
  *
  * No reference is needed to look at a buffer on the list: it is freed
- * only off the list, under the device lock. A buffer whose last reference
+ * only off the list, under the device lock, under which its reservation
+ * pointer also changes (bo/bo_destroy.c). A buffer whose last reference
  * is gone waits for its delayed destroy: skipped.
  */
 static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
@@ -92,18 +93,25 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 
 		if (cand == bo)
 			continue;
-		owner = ww_mutex_owner_ctx(&cand->resv.lock);
+		if (ctx->allow_res_evict && ctx->resv &&
+		    cand->resv == ctx->resv) {
+			/* The caller holds it and lets it go (TTM's rule). */
+			if (get_unless_zero(cand))
+				victim = cand;
+			continue;
+		}
+		owner = ww_mutex_owner_ctx(&cand->resv->lock);
 		if (ticket && owner == ticket) {
 			/* In use by the caller's job, unless evictable. */
 			if (ttm_exec_is_evictable(ctx->exec, cand) &&
 			    get_unless_zero(cand))
 				victim = cand;
-		} else if (ww_mutex_trylock(&cand->resv.lock, NULL)) {
+		} else if (ww_mutex_trylock(&cand->resv->lock, NULL)) {
 			if (get_unless_zero(cand)) {
 				*locked = true;
 				victim = cand;
 			} else {
-				ww_mutex_unlock(&cand->resv.lock);
+				ww_mutex_unlock(&cand->resv->lock);
 			}
 		} else if (ticket && owner && !other &&
 			   get_unless_zero(cand)) {
@@ -187,8 +195,13 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	struct timespec ts;
 	bool never;
 
+	/*
+	 * Without a ticket nothing held is worth waiting for, but buffers
+	 * whose fences all signalled are as good as free: their delayed
+	 * destroy only waits for the device's worker.
+	 */
 	if (!ctx->exec)
-		return -ENOSPC;
+		return bo_worker_flush(dev) ? 0 : -ENOSPC;
 	pthread_mutex_lock(&dev->lock);
 	never = fixed_bytes_locked(dev, domain, ctx) + bo->size >
 		dev->domain[domain].capacity;

@@ -143,9 +143,9 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	 * One slot on top of those the caller reserved (ttm_exec_prepare_
 	 * bo() before validating): the move's fence must not use theirs.
 	 */
-	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
+	ret = ttm_resv_reserve_fences(bo->resv, bo->resv->reserved + 1);
 	if (ret == 0)
-		ret = ttm_resv_get_fences(&bo->resv, TTM_RESV_USAGE_BOOKKEEP,
+		ret = ttm_resv_get_fences(bo->resv, TTM_RESV_USAGE_BOOKKEEP,
 					  &fences, &n);
 	if (ret == 0 && n) {
 		deps = calloc(n, sizeof(*deps));
@@ -172,7 +172,7 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 		return ret;
 	}
 
-	ttm_resv_add_fence(&bo->resv, fence, TTM_RESV_USAGE_KERNEL);
+	ttm_resv_add_fence(bo->resv, fence, TTM_RESV_USAGE_KERNEL);
 	ghost->fence = fence;
 	move_switch(bo, domain, mem, ghost);
 	/* Already signalled: the callback will not run, release now. */
@@ -188,9 +188,9 @@ static int move_cpu(struct ttm_bo *bo, int domain, void *mem,
 	int ret;
 
 	if (ctx->no_wait_gpu &&
-	    !ttm_resv_test_signaled(&bo->resv, TTM_RESV_USAGE_BOOKKEEP))
+	    !ttm_resv_test_signaled(bo->resv, TTM_RESV_USAGE_BOOKKEEP))
 		return -EBUSY;
-	ret = ttm_resv_wait(&bo->resv, TTM_RESV_USAGE_BOOKKEEP,
+	ret = ttm_resv_wait(bo->resv, TTM_RESV_USAGE_BOOKKEEP,
 			    ctx->interruptible, -1);
 	if (ret)
 		return ret;

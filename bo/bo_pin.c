@@ -13,7 +13,7 @@
 TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = resv_assert_held(&bo->resv, "ttm_bo_pin");
+	int ret = resv_assert_held(bo->resv, "ttm_bo_pin");
 
 	if (ret)
 		return ret;
@@ -30,7 +30,7 @@ TTM_EXPORT int ttm_bo_pin(struct ttm_bo *bo)
 TTM_EXPORT int ttm_bo_unpin(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = resv_assert_held(&bo->resv, "ttm_bo_unpin");
+	int ret = resv_assert_held(bo->resv, "ttm_bo_unpin");
 
 	if (ret)
 		return ret;

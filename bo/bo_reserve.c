@@ -18,19 +18,20 @@ TTM_EXPORT int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible,
 		 */
 		if (ticket)
 			return -EINVAL;
-		return ww_mutex_trylock(&bo->resv.lock, NULL) ? 0 : -EBUSY;
+		return ww_mutex_trylock(&bo->resv->lock, NULL) ? 0 : -EBUSY;
 	}
 	if (interruptible)
-		return ww_mutex_lock_interruptible(&bo->resv.lock, ticket);
-	return ww_mutex_lock(&bo->resv.lock, ticket);
+		return ww_mutex_lock_interruptible(&bo->resv->lock, ticket);
+	return ww_mutex_lock(&bo->resv->lock, ticket);
 }
 
 TTM_EXPORT int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
 				       struct ww_acquire_ctx *ticket)
 {
 	if (interruptible)
-		return ww_mutex_lock_slow_interruptible(&bo->resv.lock, ticket);
-	ww_mutex_lock_slow(&bo->resv.lock, ticket);
+		return ww_mutex_lock_slow_interruptible(&bo->resv->lock,
+							ticket);
+	ww_mutex_lock_slow(&bo->resv->lock, ticket);
 	return 0;
 }
 
@@ -42,5 +43,5 @@ TTM_EXPORT void ttm_bo_unreserve(struct ttm_bo *bo)
 	pthread_mutex_lock(&dev->lock);
 	bo_lru_bump_locked(bo);
 	pthread_mutex_unlock(&dev->lock);
-	ww_mutex_unlock(&bo->resv.lock);
+	ww_mutex_unlock(&bo->resv->lock);
 }

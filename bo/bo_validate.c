@@ -106,7 +106,7 @@ TTM_EXPORT int ttm_bo_validate(struct ttm_bo *bo,
 	unsigned int i;
 	int ret;
 
-	ret = resv_assert_held(&bo->resv, "ttm_bo_validate");
+	ret = resv_assert_held(bo->resv, "ttm_bo_validate");
 	if (ret)
 		return ret;
 	if (!bo_placement_valid(placement))

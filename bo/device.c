@@ -33,7 +33,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		WW_CLASS_INITIALIZER(reservation_ww_class_wound_wait, 0);
 	pthread_condattr_t attr;
 	struct ttm_device *dev;
-	int d;
+	int d, ret;
 
 	if (!opts)
 		opts = &defaults;
@@ -43,6 +43,11 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
+	ret = bo_worker_start(dev);
+	if (ret) {
+		free(dev);
+		return ret;
+	}
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->idle, NULL);
 	pthread_condattr_init(&attr);
@@ -82,6 +87,8 @@ TTM_EXPORT void ttm_device_destroy(struct ttm_device *dev)
 	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
+	/* Every delayed destroy is queued or done: let the worker finish. */
+	bo_worker_stop(dev);
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
 	device_release_layers(dev);
