@@ -13,6 +13,7 @@
 
 #include "bo/bo.h"  /* the device lock, to check the destroy holds none */
 #include "ttmsim/bo.h"
+#include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"
 #include "util/compiler.h"
 
@@ -493,6 +494,48 @@ static void test_allow_res_evict_ticket(void **state)
 	ttm_device_destroy(dev);
 }
 
+/* A kernel buffer is the driver's alone: no client handle. */
+static void test_kernel_no_handle(void **state)
+{
+	struct ttm_device_options opts = { 0 };
+	struct ttm_client *client;
+	struct ttm_device *dev;
+	struct drv_obj *k, *d;
+	unsigned int destroyed = 0;
+	uint32_t handle = 0;
+	struct ttm_gpu *gpu;
+	bool is_new;
+
+	(void)state;
+	/* Clients need a GPU. */
+	assert_int_equal(ttm_gpu_create(1, NULL, &gpu), 0);
+	opts.gpu = gpu;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	assert_int_equal(ttm_client_open(dev, &client), 0);
+	k = calloc(1, sizeof(*k));
+	assert_non_null(k);
+	k->magic = DRV_MAGIC;
+	k->destroyed = &destroyed;
+	assert_int_equal(ttm_bo_init_reserved(dev, &k->bo, TTM_BO_TYPE_KERNEL,
+					      4 * KiB, &gtt_only, NULL, NULL,
+					      NULL, drv_destroy), 0);
+	ttm_bo_unreserve(&k->bo);
+	assert_int_equal(ttm_client_bo_add(client, &k->bo, &handle, &is_new),
+			 -EINVAL);
+	d = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	ttm_bo_unreserve(&d->bo);
+	assert_int_equal(ttm_client_bo_add(client, &d->bo, &handle, &is_new),
+			 0);
+	assert_true(is_new);
+	ttm_bo_put(&k->bo);
+	ttm_bo_put(&d->bo);
+	assert_int_equal(destroyed, 1);
+	ttm_client_close(client);
+	assert_int_equal(destroyed, 2);
+	ttm_device_destroy(dev);
+	ttm_gpu_destroy(gpu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_create_waits_for_worker),
 		cmocka_unit_test(test_allow_res_evict),
 		cmocka_unit_test(test_allow_res_evict_ticket),
+		cmocka_unit_test(test_kernel_no_handle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
