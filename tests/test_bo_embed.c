@@ -61,29 +61,72 @@ static struct ttm_device *small_device(void)
 }
 
 /* A new object, reserved as ttm_bo_init_reserved() returns it. */
-static struct drv_obj *new_obj(struct ttm_device *dev, uint64_t size,
-			       const struct ttm_placement *placement,
-			       struct ww_acquire_ctx *ticket,
-			       struct ttm_resv *resv, unsigned int *destroyed)
+static struct drv_obj *
+new_typed_obj_ticket(struct ttm_device *dev, enum ttm_bo_type type,
+		     uint64_t size, const struct ttm_placement *placement,
+		     const struct ttm_operation_ctx *ctx,
+		     struct ww_acquire_ctx *ticket, struct ttm_resv *resv,
+		     unsigned int *destroyed)
 {
 	struct drv_obj *obj = calloc(1, sizeof(*obj));
 
 	assert_non_null(obj);
 	obj->magic = DRV_MAGIC;
 	obj->destroyed = destroyed;
-	assert_int_equal(ttm_bo_init_reserved(dev, &obj->bo,
-					      TTM_BO_TYPE_DEVICE, size,
-					      placement, NULL, ticket, resv,
+	assert_int_equal(ttm_bo_init_reserved(dev, &obj->bo, type, size,
+					      placement, ctx, ticket, resv,
 					      drv_destroy), 0);
 	return obj;
 }
 
+/* The same without a ticket. */
+static struct drv_obj *new_typed_obj(struct ttm_device *dev,
+				     enum ttm_bo_type type, uint64_t size,
+				     const struct ttm_placement *placement,
+				     const struct ttm_operation_ctx *ctx,
+				     struct ttm_resv *resv,
+				     unsigned int *destroyed)
+{
+	return new_typed_obj_ticket(dev, type, size, placement, ctx, NULL,
+				    resv, destroyed);
+}
+
+/* A device buffer's object, reserved with @ticket or none. */
+static struct drv_obj *new_obj(struct ttm_device *dev, uint64_t size,
+			       const struct ttm_placement *placement,
+			       struct ww_acquire_ctx *ticket,
+			       struct ttm_resv *resv, unsigned int *destroyed)
+{
+	return new_typed_obj_ticket(dev, TTM_BO_TYPE_DEVICE, size, placement,
+				    NULL, ticket, resv, destroyed);
+}
+
+/*
+ * Put @a and @b, idle, on @r: both destroyed at once; then @r and @dev
+ * go.
+ */
+static void put_pair(struct ttm_device *dev, struct drv_obj *a,
+		     struct drv_obj *b, struct ttm_resv *r,
+		     const unsigned int *destroyed)
+{
+	unsigned int before = *destroyed;
+
+	ttm_bo_put(&a->bo);
+	ttm_bo_put(&b->bo);
+	assert_int_equal(*destroyed, before + 2);
+	ttm_resv_fini(r);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
+/* Unsignalled, on a timeline of its own: no other fence replaces it. */
 static struct ttm_fence *new_fence(void)
 {
-	struct ttm_fence *f;
+	uint64_t timeline = ttm_fence_context_alloc(1);
+	struct ttm_fence *f = NULL;
+	int ret = ttm_fence_create(timeline, 1, &f);
 
-	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
-			 0);
+	assert_int_equal(ret, 0);
 	return f;
 }
 
@@ -289,12 +332,7 @@ static void test_shared_resv(void **state)
 
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	ttm_fence_put(f);
-	ttm_bo_put(&a->bo);
-	ttm_bo_put(&b->bo);
-	assert_int_equal(destroyed, 2);
-	ttm_resv_fini(&r);
-	assert_dev_ok(dev);
-	ttm_device_destroy(dev);
+	put_pair(dev, a, b, &r, &destroyed);
 }
 
 /*
@@ -434,13 +472,8 @@ static void test_allow_res_evict(void **state)
 
 	/* Allowed: the new kernel buffer on r evicts a buffer of r. */
 	ctx.resv = &r;
-	c = calloc(1, sizeof(*c));
-	assert_non_null(c);
-	c->magic = DRV_MAGIC;
-	c->destroyed = &destroyed;
-	assert_int_equal(ttm_bo_init_reserved(dev, &c->bo, TTM_BO_TYPE_KERNEL,
-					      8 * KiB, &vram_only, &ctx, NULL,
-					      &r, drv_destroy), 0);
+	c = new_typed_obj(dev, TTM_BO_TYPE_KERNEL, 8 * KiB, &vram_only, &ctx,
+			  &r, &destroyed);
 	ttm_device_get_stats(dev, &s);
 	assert_int_equal(s.evictions, 1);
 	assert_int_equal(ttm_bo_domain(&a->bo), TTM_DOMAIN_GTT); /* LRU head */
@@ -486,12 +519,7 @@ static void test_allow_res_evict_ticket(void **state)
 	assert_int_equal(ttm_bo_domain(&b->bo), TTM_DOMAIN_VRAM);
 	ww_mutex_unlock(&r.lock);
 	ww_acquire_fini(&t);
-	ttm_bo_put(&a->bo);
-	ttm_bo_put(&b->bo);
-	assert_int_equal(destroyed, 2);
-	ttm_resv_fini(&r);
-	assert_dev_ok(dev);
-	ttm_device_destroy(dev);
+	put_pair(dev, a, b, &r, &destroyed);
 }
 
 /* A kernel buffer is the driver's alone: no client handle. */
@@ -512,13 +540,8 @@ static void test_kernel_no_handle(void **state)
 	opts.gpu = gpu;
 	assert_int_equal(ttm_device_create(&opts, &dev), 0);
 	assert_int_equal(ttm_client_open(dev, &client), 0);
-	k = calloc(1, sizeof(*k));
-	assert_non_null(k);
-	k->magic = DRV_MAGIC;
-	k->destroyed = &destroyed;
-	assert_int_equal(ttm_bo_init_reserved(dev, &k->bo, TTM_BO_TYPE_KERNEL,
-					      4 * KiB, &gtt_only, NULL, NULL,
-					      NULL, drv_destroy), 0);
+	k = new_typed_obj(dev, TTM_BO_TYPE_KERNEL, 4 * KiB, &gtt_only, NULL,
+			  NULL, &destroyed);
 	ttm_bo_unreserve(&k->bo);
 	assert_int_equal(ttm_client_bo_add(client, &k->bo, &handle, &is_new),
 			 -EINVAL);
