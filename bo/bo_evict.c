@@ -198,10 +198,20 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	/*
 	 * Without a ticket nothing held is worth waiting for, but buffers
 	 * whose fences all signalled are as good as free: their delayed
-	 * destroy only waits for the device's worker.
+	 * destroy only waits for the device's worker. It may also have
+	 * freed some since the caller looked: then look again too.
 	 */
-	if (!ctx->exec)
-		return bo_worker_flush(dev) ? 0 : -ENOSPC;
+	if (!ctx->exec) {
+		struct bo_domain *dom = &dev->domain[domain];
+		bool room;
+
+		if (bo_worker_flush(dev))
+			return 0;
+		pthread_mutex_lock(&dev->lock);
+		room = dom->capacity - dom->used >= bo->size;
+		pthread_mutex_unlock(&dev->lock);
+		return room ? 0 : -ENOSPC;
+	}
 	pthread_mutex_lock(&dev->lock);
 	never = fixed_bytes_locked(dev, domain, ctx) + bo->size >
 		dev->domain[domain].capacity;
