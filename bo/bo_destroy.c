@@ -97,28 +97,29 @@ static void bo_release(struct ttm_bo *bo)
 	struct ttm_fence **fences;
 	unsigned int n, i;
 
-	/*
-	 * An idle shared reservation needs no copy: @bo is freed at once
-	 * below, before the caller's put returns.
-	 */
-	if (bo->resv != &bo->base &&
-	    !ttm_resv_test_signaled(bo->resv, TTM_RESV_USAGE_BOOKKEEP) &&
-	    bo_individualize(bo)) {
-		destroy_sync(bo);
-		return;
-	}
 	/* Every usage: even bookkeeping work may still touch the memory. */
 	if (ttm_resv_get_fences(bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,
 				&n)) {
 		destroy_sync(bo);
 		return;
 	}
+	/*
+	 * Idle: freed at once, before the caller's put returns, so a
+	 * shared reservation needs no copy.
+	 */
 	if (n == 0) {
 		free(fences);
 		bo_free(bo);
 		return;
 	}
-	cbs = calloc(n, sizeof(*cbs));
+	/*
+	 * Busy on a shared one: off it before the put returns. The copy
+	 * may hold fences added since the snapshot; only the snapshot's
+	 * are waited for, they are all @bo's work may use.
+	 */
+	cbs = NULL;
+	if (bo->resv == &bo->base || !bo_individualize(bo))
+		cbs = calloc(n, sizeof(*cbs));
 	if (!cbs) {
 		for (i = 0; i < n; i++)
 			ttm_fence_put(fences[i]);
