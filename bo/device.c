@@ -33,7 +33,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		WW_CLASS_INITIALIZER(reservation_ww_class_wound_wait, 0);
 	pthread_condattr_t attr;
 	struct ttm_device *dev;
-	int d, ret;
+	int d;
 
 	if (!opts)
 		opts = &defaults;
@@ -43,11 +43,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
-	ret = bo_worker_start(dev);
-	if (ret) {
-		free(dev);
-		return ret;
-	}
+	bo_worker_init(dev);
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->idle, NULL);
 	pthread_condattr_init(&attr);

@@ -68,6 +68,7 @@ struct ttm_device {
 	struct ttm_bo *work_head, **work_tail;
 	bool work_stop;
 	bool work_busy;              /* freeing one it took off the queue */
+	bool work_started;           /* @worker runs (from the first zombie) */
 	struct {                  /* the library's layers' (bo/layer.h) */
 		void *data;       /* atomic */
 		void (*release)(void *data);
@@ -116,10 +117,12 @@ bool bo_placement_valid(const struct ttm_placement *placement);
 void bo_free(struct ttm_bo *bo);
 
 /*
- * Start @dev's destroy worker: 0 or a negative errno. Stop it once no
- * delayed destroy is pending: it drains its queue first (bo/bo_destroy.c).
+ * @dev's destroy worker (bo/bo_destroy.c): set up with the device;
+ * started by the first delayed destroy (0 or a negative errno); stopped
+ * once no delayed destroy is pending, after it drained its queue.
  */
-int bo_worker_start(struct ttm_device *dev);
+void bo_worker_init(struct ttm_device *dev);
+int bo_worker_ensure(struct ttm_device *dev);
 void bo_worker_stop(struct ttm_device *dev);
 
 /*
