@@ -355,7 +355,9 @@ long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
  * Places the buffer in the first domain of @placement with room for it;
  * if none has room, makes room as ttm_bo_validate() does, domain by
  * domain, but without a ticket: victims are only try-locked, so buffers
- * reserved by anyone are skipped, and there is no back-off.
+ * reserved by anyone are skipped, and there is no back-off. This is
+ * ttm_bo_init_reserved() of a device buffer on a reservation of its own,
+ * allocated here and freed by its last put, returned unreserved.
  *
  * Context: May sleep (allocation, waiting for copies in flight). Takes and
  * releases the device lock, and try-locks and releases the reservations
