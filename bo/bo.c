@@ -74,6 +74,101 @@ static bool placement_can_hold(struct ttm_device *dev,
 	return false;
 }
 
+/* Lock the new buffer's own reservation: nobody else can see it yet. */
+static void bo_lock_new(struct ttm_bo *bo, struct ww_acquire_ctx *ticket)
+{
+	/*
+	 * Under a ticket the lock joins the caller's transaction, which
+	 * unlocks it with the rest; it cannot contend, hence no back-off.
+	 */
+	if (ticket)
+		(void)ww_mutex_lock(&bo->base.lock, ticket);
+	else
+		(void)ww_mutex_trylock(&bo->base.lock, NULL);
+}
+
+TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
+				    enum ttm_bo_type type, uint64_t size,
+				    const struct ttm_placement *placement,
+				    const struct ttm_operation_ctx *ctx,
+				    struct ww_acquire_ctx *ticket,
+				    struct ttm_resv *resv,
+				    void (*destroy)(struct ttm_bo *bo))
+{
+	struct ttm_operation_ctx room = { 0 };
+	void *mem;
+	int ret;
+
+	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE ||
+	    (unsigned int)type > TTM_BO_TYPE_KERNEL || !destroy ||
+	    !bo_placement_valid(placement))
+		return -EINVAL;
+	/* As TTM: a shared reservation comes locked by the caller. */
+	if (resv && resv_assert_held(resv, "ttm_bo_init_reserved"))
+		return -EINVAL;
+	if (!placement_can_hold(dev, placement, size)) {
+		pthread_mutex_lock(&dev->lock);
+		dev->enospc++;
+		pthread_mutex_unlock(&dev->lock);
+		return -ENOSPC;
+	}
+	/*
+	 * calloc(): zero-filled, and aligned for any type (at least 8
+	 * bytes), more than the GPU's 4; for large sizes the zero pages come
+	 * from mmap() lazily, so a big buffer costs nothing until touched.
+	 */
+	mem = calloc(1, size);
+	if (!mem)
+		return -ENOMEM;
+
+	*bo = (struct ttm_bo){
+		.dev = dev,
+		.size = size,
+		.mem = mem,
+		.refcount = 1,
+		.type = type,
+		.placement = *placement,
+		.destroy = destroy,
+	};
+	list_init(&bo->node);
+	/*
+	 * Always initialised, shared or not: a buffer that leaves a shared
+	 * reservation takes a copy of its fences in there (bo_destroy.c).
+	 */
+	ttm_resv_init(&bo->base, &dev->ww_class);
+	bo->resv = resv ? resv : &bo->base;
+	if (!resv)
+		bo_lock_new(bo, ticket);
+
+	/*
+	 * Like TTM's creation, which validates: room first, else evict,
+	 * try-locking only (creation has no back-off to offer).
+	 */
+	if (ctx) {
+		room.interruptible = ctx->interruptible;
+		room.no_wait_gpu = ctx->no_wait_gpu;
+		room.allow_res_evict = ctx->allow_res_evict;
+		room.resv = ctx->resv;
+	}
+	ret = bo_place(bo);
+	if (ret == -ENOSPC)
+		ret = bo_create_make_room(bo, &room);
+	if (ret < 0) {
+		if (!resv)
+			ww_mutex_unlock(&bo->base.lock);
+		ttm_resv_fini(&bo->base);
+		free(mem);
+		return ret;
+	}
+	return 0;
+}
+
+/* The destroy of the buffers ttm_bo_create() allocates. */
+static void bo_destroy_free(struct ttm_bo *bo)
+{
+	free(bo);
+}
+
 TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 			     const struct ttm_placement *placement,
 			     uint32_t flags, struct ttm_bo **ret_bo)
@@ -84,50 +179,19 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 	struct ttm_bo *bo;
 	int ret;
 
-	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE ||
-	    (flags & ~TTM_BO_CREATE_NO_WAIT_GPU) ||
-	    !bo_placement_valid(placement))
+	if (flags & ~TTM_BO_CREATE_NO_WAIT_GPU)
 		return -EINVAL;
-	if (!placement_can_hold(dev, placement, size)) {
-		pthread_mutex_lock(&dev->lock);
-		dev->enospc++;
-		pthread_mutex_unlock(&dev->lock);
-		return -ENOSPC;
-	}
-
-	bo = calloc(1, sizeof(*bo));
+	bo = malloc(sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
-	bo->dev = dev;
-	bo->size = size;
-	bo->placement = *placement;
-	/*
-	 * calloc(): zero-filled, and aligned for any type (at least 8
-	 * bytes), more than the GPU's 4; for large sizes the zero pages come
-	 * from mmap() lazily, so a big buffer costs nothing until touched.
-	 */
-	bo->mem = calloc(1, size);
-	if (!bo->mem) {
-		free(bo);
-		return -ENOMEM;
-	}
-	bo->refcount = 1;
-	list_init(&bo->node);
-	ttm_resv_init(&bo->resv, &dev->ww_class);
-
-	/*
-	 * Like TTM's creation, which validates: room first, else evict.
-	 * Nobody else can see @bo yet, so it needs no reservation.
-	 */
-	ret = bo_place(bo);
-	if (ret == -ENOSPC)
-		ret = bo_create_make_room(bo, &ctx);
-	if (ret < 0) {
-		ttm_resv_fini(&bo->resv);
-		free(bo->mem);
+	ret = ttm_bo_init_reserved(dev, bo, TTM_BO_TYPE_DEVICE, size,
+				   placement, &ctx, NULL, NULL,
+				   bo_destroy_free);
+	if (ret) {
 		free(bo);
 		return ret;
 	}
+	ttm_bo_unreserve(bo);
 	*ret_bo = bo;
 	return 0;
 }
@@ -147,13 +211,15 @@ void bo_free(struct ttm_bo *bo)
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	/*
-	 * Past this point @dev may be gone (ttm_device_destroy() waited only
-	 * for the count above): touch nothing of it.
+	 * Past this point @dev may be gone, unless this is its worker
+	 * (ttm_device_destroy() waited only for the count above): touch
+	 * nothing of it. Nor of @bo->resv: a shared one may be gone too
+	 * (the release switched to @bo->base if it was busy).
 	 */
-	ttm_resv_fini(&bo->resv);
+	ttm_resv_fini(&bo->base);
 	free(bo->destroy_cbs);
 	free(bo->mem);
-	free(bo);
+	bo->destroy(bo);
 }
 
 void bo_lru_bump_locked(struct ttm_bo *bo)
@@ -186,7 +252,12 @@ TTM_EXPORT enum ttm_domain ttm_bo_domain(const struct ttm_bo *bo)
 
 TTM_EXPORT struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo)
 {
-	return &bo->resv;
+	return bo->resv;
+}
+
+TTM_EXPORT enum ttm_bo_type ttm_bo_type(const struct ttm_bo *bo)
+{
+	return (enum ttm_bo_type)bo->type;
 }
 
 TTM_EXPORT void ttm_bo_gpu_range_at(struct ttm_bo *bo,
@@ -194,7 +265,7 @@ TTM_EXPORT void ttm_bo_gpu_range_at(struct ttm_bo *bo,
 				    const char *file, int line)
 {
 	/* Refused: an empty range, so that a job given it touches nothing. */
-	if (resv_assert_held_at(&bo->resv, "ttm_bo_gpu_range", file, line)) {
+	if (resv_assert_held_at(bo->resv, "ttm_bo_gpu_range", file, line)) {
 		*range = (struct ttm_gpu_range){ NULL, 0 };
 		return;
 	}

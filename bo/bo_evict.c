@@ -155,7 +155,8 @@ static void vetoed_fini(struct vetoed *v)
  * another ticket. NULL: nothing to evict.
  *
  * No reference is needed to look at a buffer on the list: it is freed
- * only off the list, under the device lock. A buffer whose last reference
+ * only off the list, under the device lock, under which its reservation
+ * pointer also changes (bo/bo_destroy.c). A buffer whose last reference
  * is gone waits for its delayed destroy: skipped. The driver is asked
  * about the victim by the caller, once the device lock is dropped.
  */
@@ -177,18 +178,25 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 
 		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)))
 			continue;
-		owner = ww_mutex_owner_ctx(&cand->resv.lock);
+		if (ctx->allow_res_evict && ctx->resv &&
+		    cand->resv == ctx->resv) {
+			/* The caller holds it and lets it go (TTM's rule). */
+			if (get_unless_zero(cand))
+				victim = cand;
+			continue;
+		}
+		owner = ww_mutex_owner_ctx(&cand->resv->lock);
 		if (ticket && owner == ticket) {
 			/* In use by the caller's job, unless evictable. */
 			if (ttm_exec_is_evictable(ctx->exec, cand) &&
 			    get_unless_zero(cand))
 				victim = cand;
-		} else if (ww_mutex_trylock(&cand->resv.lock, NULL)) {
+		} else if (ww_mutex_trylock(&cand->resv->lock, NULL)) {
 			if (get_unless_zero(cand)) {
 				*locked = true;
 				victim = cand;
 			} else {
-				ww_mutex_unlock(&cand->resv.lock);
+				ww_mutex_unlock(&cand->resv->lock);
 			}
 		} else if (ticket && owner && !other &&
 			   get_unless_zero(cand)) {
@@ -249,7 +257,7 @@ static int evict_one_pass(struct ttm_bo *bo, int domain,
 		 * on the LRU, as an unused one should.
 		 */
 		if (locked)
-			ww_mutex_unlock(&victim->resv.lock);
+			ww_mutex_unlock(&victim->resv->lock);
 		ret = vetoed_add(vetoed, victim);
 		return ret ? ret : 1;
 	}
@@ -307,8 +315,23 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	struct timespec ts;
 	bool never;
 
-	if (!ctx->exec)
-		return -ENOSPC;
+	/*
+	 * Without a ticket nothing held is worth waiting for, but buffers
+	 * whose fences all signalled are as good as free: their delayed
+	 * destroy only waits for the device's worker. It may also have
+	 * freed some since the caller looked: then look again too.
+	 */
+	if (!ctx->exec) {
+		struct bo_domain *dom = &dev->domain[domain];
+		bool room;
+
+		if (bo_worker_flush(dev))
+			return 0;
+		pthread_mutex_lock(&dev->lock);
+		room = dom->capacity - dom->used >= bo->size;
+		pthread_mutex_unlock(&dev->lock);
+		return room ? 0 : -ENOSPC;
+	}
 	pthread_mutex_lock(&dev->lock);
 	never = fixed_bytes_locked(dev, domain, ctx) + vetoed + bo->size >
 		dev->domain[domain].capacity;

@@ -13,9 +13,9 @@ static int bo_access_begin(struct ttm_bo *bo, uint64_t offset, size_t len,
 	if (offset > bo->size || len > bo->size - offset)
 		return -EINVAL;
 	/* Cheap and catches the common mistake; a full check needs a tid. */
-	if (!ww_mutex_is_locked(&bo->resv.lock))
+	if (!ww_mutex_is_locked(&bo->resv->lock))
 		return -EPERM;
-	return ttm_resv_wait(&bo->resv, ttm_resv_usage_rw(write), false, -1);
+	return ttm_resv_wait(bo->resv, ttm_resv_usage_rw(write), false, -1);
 }
 
 TTM_EXPORT int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf,

@@ -151,7 +151,7 @@ static int move_prepare(struct ttm_bo *bo, struct bo_ghost **ret_ghost)
 	if (!ghost)
 		return -ENOMEM;
 	ghost->dev = bo->dev;
-	ret = ttm_resv_reserve_fences(&bo->resv, bo->resv.reserved + 1);
+	ret = ttm_resv_reserve_fences(bo->resv, bo->resv->reserved + 1);
 	if (ret) {
 		free(ghost);
 		return ret;
@@ -184,7 +184,7 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	ret = move_prepare(bo, &ghost);
 	if (ret)
 		return ret;
-	ret = ttm_resv_get_fences(&bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,
+	ret = ttm_resv_get_fences(bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,
 				  &n);
 	if (ret == 0 && n) {
 		deps = calloc(n, sizeof(*deps));
@@ -211,7 +211,7 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 		return ret;
 	}
 
-	ttm_resv_add_fence(&bo->resv, fence, TTM_RESV_USAGE_KERNEL);
+	ttm_resv_add_fence(bo->resv, fence, TTM_RESV_USAGE_KERNEL);
 	ghost->fence = fence;
 	move_finish(bo, domain, mem, ghost);
 	return 0;
@@ -224,9 +224,9 @@ static int move_cpu(struct ttm_bo *bo, int domain, void *mem,
 	int ret;
 
 	if (ctx->no_wait_gpu &&
-	    !ttm_resv_test_signaled(&bo->resv, TTM_RESV_USAGE_BOOKKEEP))
+	    !ttm_resv_test_signaled(bo->resv, TTM_RESV_USAGE_BOOKKEEP))
 		return -EBUSY;
-	ret = ttm_resv_wait(&bo->resv, TTM_RESV_USAGE_BOOKKEEP,
+	ret = ttm_resv_wait(bo->resv, TTM_RESV_USAGE_BOOKKEEP,
 			    ctx->interruptible, -1);
 	if (ret)
 		return ret;
@@ -273,7 +273,7 @@ static int move_hook(struct ttm_bo *bo, int domain, void *mem,
 		return ret;
 	}
 	if (ghost) {
-		ttm_resv_add_fence(&bo->resv, fence, TTM_RESV_USAGE_KERNEL);
+		ttm_resv_add_fence(bo->resv, fence, TTM_RESV_USAGE_KERNEL);
 		ghost->fence = fence;
 	}
 	move_finish(bo, domain, mem, ghost);

@@ -13,7 +13,7 @@
 TTM_EXPORT int ttm_bo_pin_at(struct ttm_bo *bo, const char *file, int line)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = resv_assert_held_at(&bo->resv, "ttm_bo_pin", file, line);
+	int ret = resv_assert_held_at(bo->resv, "ttm_bo_pin", file, line);
 
 	if (ret)
 		return ret;
@@ -36,7 +36,7 @@ TTM_EXPORT int ttm_bo_unpin_at(struct ttm_bo *bo, const char *file,
 			       int line)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = resv_assert_held_at(&bo->resv, "ttm_bo_unpin", file, line);
+	int ret = resv_assert_held_at(bo->resv, "ttm_bo_unpin", file, line);
 
 	if (ret)
 		return ret;

@@ -26,13 +26,13 @@ TTM_EXPORT int ttm_bo_reserve_at(struct ttm_bo *bo, bool interruptible,
 		 */
 		if (ticket)
 			return -EBUSY;
-		return ww_mutex_trylock_at(&bo->resv.lock, NULL, file, line) ?
+		return ww_mutex_trylock_at(&bo->resv->lock, NULL, file, line) ?
 		       0 : -EBUSY;
 	}
 	if (interruptible)
-		return ww_mutex_lock_interruptible_at(&bo->resv.lock, ticket,
+		return ww_mutex_lock_interruptible_at(&bo->resv->lock, ticket,
 						      file, line);
-	return ww_mutex_lock_at(&bo->resv.lock, ticket, file, line);
+	return ww_mutex_lock_at(&bo->resv->lock, ticket, file, line);
 }
 
 TTM_EXPORT int (ttm_bo_reserve)(struct ttm_bo *bo, bool interruptible,
@@ -47,9 +47,9 @@ TTM_EXPORT int ttm_bo_reserve_slowpath_at(struct ttm_bo *bo,
 					  const char *file, int line)
 {
 	if (interruptible)
-		return ww_mutex_lock_slow_interruptible_at(&bo->resv.lock,
+		return ww_mutex_lock_slow_interruptible_at(&bo->resv->lock,
 							   ticket, file, line);
-	ww_mutex_lock_slow_at(&bo->resv.lock, ticket, file, line);
+	ww_mutex_lock_slow_at(&bo->resv->lock, ticket, file, line);
 	return 0;
 }
 
@@ -69,7 +69,7 @@ TTM_EXPORT void ttm_bo_unreserve_at(struct ttm_bo *bo, const char *file,
 	pthread_mutex_lock(&dev->lock);
 	bo_lru_bump_locked(bo);
 	pthread_mutex_unlock(&dev->lock);
-	ww_mutex_unlock_at(&bo->resv.lock, file, line);
+	ww_mutex_unlock_at(&bo->resv->lock, file, line);
 }
 
 TTM_EXPORT void (ttm_bo_unreserve)(struct ttm_bo *bo)

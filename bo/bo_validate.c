@@ -112,7 +112,7 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 	unsigned int i;
 	int ret;
 
-	ret = resv_assert_held_at(&bo->resv, "ttm_bo_validate", file, line);
+	ret = resv_assert_held_at(bo->resv, "ttm_bo_validate", file, line);
 	if (ret)
 		return ret;
 	if (!bo_placement_valid(placement))

@@ -45,6 +45,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
+	bo_worker_init(dev);
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->idle, NULL);
 	pthread_condattr_init(&attr);
@@ -112,6 +113,8 @@ TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
+	/* Every delayed destroy is queued or done: let the worker finish. */
+	bo_worker_stop(dev);
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
 	device_release_layers(dev);

@@ -270,8 +270,12 @@ TTM_EXPORT int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
 	bool is_new;
 	int ret;
 
-	/* Its reservation is of another class, and its memory elsewhere. */
-	if (ttm_bo_device(bo) != client->dev)
+	/*
+	 * Its reservation is of another class, and its memory elsewhere;
+	 * a kernel buffer is the driver's alone (TTM's ttm_bo_type_kernel).
+	 */
+	if (ttm_bo_device(bo) != client->dev ||
+	    ttm_bo_type(bo) == TTM_BO_TYPE_KERNEL)
 		return -EINVAL;
 	/*
 	 * The reference is taken before the lock and dropped if unused:

@@ -59,6 +59,19 @@ struct ttm_device {
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	void *private;            /* the driver's; atomic */
 	void (*release_private)(void *data);
+	/*
+	 * The destroy worker (bo/bo_destroy.c): buffers whose delayed
+	 * destroy is due, oldest first, under @work_lock (taken alone, or
+	 * inside a fence callback: a leaf).
+	 */
+	pthread_t worker;
+	pthread_mutex_t work_lock;
+	pthread_cond_t work_cond;    /* work queued, or stop */
+	pthread_cond_t work_idle;    /* queue empty, worker idle */
+	struct ttm_bo *work_head, **work_tail;
+	bool work_stop;
+	bool work_busy;              /* freeing one it took off the queue */
+	bool work_started;           /* @worker runs (from the first zombie) */
 	struct {                  /* the library's layers' (bo/layer.h) */
 		void *data;       /* atomic */
 		void (*release)(void *data);
@@ -82,27 +95,14 @@ struct bo_ghost {
 
 /*
  * Waiting for the fences of a buffer whose last reference went: one node
- * per fence; the last callback to run frees the buffer.
+ * per fence; the last callback to run queues the buffer for the worker.
  */
-struct bo_destroy_cb {
+struct ttm_bo_destroy_cb {
 	struct ttm_fence_cb cb;
 	struct ttm_bo *bo;
 };
 
-struct ttm_bo {
-	struct ttm_resv resv;
-	struct ttm_device *dev;
-	uint64_t size;
-	void *mem;                    /* the backing memory, zero-filled */
-	int domain;                   /* enum ttm_domain; atomic */
-	int refcount;                 /* atomic */
-	unsigned int pin_count;       /* under the reservation */
-	struct ttm_placement placement;
-	struct list_node node;        /* on an LRU or the pinned list */
-	/* Delayed destroy: callbacks still to run, and their nodes. */
-	unsigned int destroy_pending; /* atomic */
-	struct bo_destroy_cb *destroy_cbs;
-};
+/* struct ttm_bo is public (ttmsim/bo.h): drivers embed it. */
 
 /* The list of @dev that an unpinned buffer of @domain belongs on. */
 static inline struct list_node *bo_lru_of(struct ttm_device *dev, int domain)
@@ -113,8 +113,26 @@ static inline struct list_node *bo_lru_of(struct ttm_device *dev, int domain)
 /* A placement lists 1 to TTM_PLACEMENT_MAX distinct, known domains. */
 bool bo_placement_valid(const struct ttm_placement *placement);
 
-/* Free @bo's memory and give its bytes back to its domain (bo/bo.c). */
+/*
+ * Free @bo's memory, give its bytes back to its domain and call its
+ * destroy (bo/bo.c). Not under the device lock, nor in a fence callback.
+ */
 void bo_free(struct ttm_bo *bo);
+
+/*
+ * @dev's destroy worker (bo/bo_destroy.c): set up with the device;
+ * started by the first delayed destroy (0 or a negative errno); stopped
+ * once no delayed destroy is pending, after it drained its queue.
+ */
+void bo_worker_init(struct ttm_device *dev);
+int bo_worker_ensure(struct ttm_device *dev);
+void bo_worker_stop(struct ttm_device *dev);
+
+/*
+ * Wait until the worker has done every destroy queued so far; whether
+ * there was any. Does nothing in the worker itself.
+ */
+bool bo_worker_flush(struct ttm_device *dev);
 
 /* Account @bo in @domain, whose bytes are taken; caller holds dev->lock. */
 void bo_account_in_locked(struct ttm_bo *bo, int domain);

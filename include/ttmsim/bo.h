@@ -69,6 +69,64 @@ struct ttm_placement {
 	enum ttm_domain domains[TTM_PLACEMENT_MAX];
 };
 
+#ifndef TTM_LIST_NODE_DEFINED
+#define TTM_LIST_NODE_DEFINED
+/**
+ * struct ttm_list_node - a link of one of ttmsim's lists, in its structs.
+ *
+ * The fields are private to ttmsim.
+ */
+struct ttm_list_node {
+	/* private: */
+	struct ttm_list_node *prev, *next;
+};
+#endif
+
+/**
+ * enum ttm_bo_type - what a buffer is for, as TTM's buffer types.
+ * @TTM_BO_TYPE_DEVICE: a buffer clients may see: it can get handles
+ *	(ttm_client_bo_add()) and be exported.
+ * @TTM_BO_TYPE_KERNEL: the driver's own: it never gets a client handle.
+ */
+enum ttm_bo_type {
+	TTM_BO_TYPE_DEVICE,
+	TTM_BO_TYPE_KERNEL,
+};
+
+struct ttm_bo_destroy_cb;
+
+/**
+ * struct ttm_bo - a buffer object, for drivers to embed in their own.
+ * @resv: the reservation that protects the buffer: its own, or the one
+ *	it shares with others (see ttm_bo_init_reserved()). Read it with
+ *	ttm_bo_resv(); never change it.
+ *
+ * A driver that embeds the struct in its object finds the object again
+ * with container_of() and initialises the buffer with
+ * ttm_bo_init_reserved(). The other fields are private to ttmsim; their
+ * layout is part of the ABI (the library's soname version changes with
+ * it, see the README).
+ */
+struct ttm_bo {
+	struct ttm_resv *resv;
+	/* private: */
+	struct ttm_resv base;           /* own; @resv unless shared */
+	struct ttm_device *dev;
+	uint64_t size;
+	void *mem;                      /* the backing memory, zero-filled */
+	int domain;                     /* enum ttm_domain; atomic */
+	int refcount;                   /* atomic */
+	unsigned int pin_count;         /* under the reservation */
+	unsigned int type;              /* enum ttm_bo_type */
+	struct ttm_placement placement;
+	struct ttm_list_node node;      /* on an LRU or the pinned list */
+	/* Delayed destroy: callbacks still to run, and their nodes. */
+	unsigned int destroy_pending;   /* atomic */
+	struct ttm_bo_destroy_cb *destroy_cbs;
+	void (*destroy)(struct ttm_bo *bo);
+	struct ttm_bo *destroy_next;    /* on the device's worker queue */
+};
+
 /*
  * Initialisers of the usual placements, for struct ttm_placement variables
  * (the example of ttmsim/execbuf.h uses one).
@@ -273,6 +331,21 @@ int ttm_device_create(const struct ttm_device_options *opts,
 int ttm_device_destroy(struct ttm_device *dev);
 
 /**
+ * ttm_device_flush_destroys() - wait for the delayed destroys that are due.
+ * @dev: the device.
+ *
+ * A buffer whose last reference went while it was busy is freed by the
+ * device's worker thread once its fences signalled (ttm_bo_put()): its
+ * memory and its count in the stats stay until then. This waits until the
+ * worker has freed every buffer whose fences had all signalled when it was
+ * called, as flushing TTM's delayed-delete workqueue.
+ *
+ * Context: May sleep. Not from a buffer's destroy (it returns at once
+ * there), nor while holding a lock that destroy takes.
+ */
+void ttm_device_flush_destroys(struct ttm_device *dev);
+
+/**
  * ttm_device_ww_class() - the class of @dev's reservation locks.
  * @dev: the device.
  *
@@ -383,7 +456,9 @@ long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
  * Places the buffer in the first domain of @placement with room for it;
  * if none has room, makes room as ttm_bo_validate() does, domain by
  * domain, but without a ticket: victims are only try-locked, so buffers
- * reserved by anyone are skipped, and there is no back-off.
+ * reserved by anyone are skipped, and there is no back-off. This is
+ * ttm_bo_init_reserved() of a device buffer on a reservation of its own,
+ * allocated here and freed by its last put, returned unreserved.
  *
  * Context: May sleep (allocation, waiting for copies in flight). Takes and
  * releases the device lock, and try-locks and releases the reservations
@@ -445,17 +520,26 @@ struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
  * ttm_bo_put() - drop a reference.
  * @bo: the buffer, or NULL.
  *
- * The last one destroys the buffer: at once if its reservation holds no
- * unsignalled fence; otherwise (delayed destroy) when the last of those
- * fences signals, in the signalling thread. Until then the buffer keeps
- * its memory, which stays accounted, and its fences: a fence that never
- * signals keeps it forever, as in the kernel. A pin left on the buffer is
- * dropped with it.
+ * The last one destroys the buffer: at once, in the calling thread, if
+ * its reservation holds no unsignalled fence (as TTM); otherwise (delayed
+ * destroy) once the last of those fences signalled, in the device's
+ * worker thread (TTM's delayed-delete workqueue), never in the signalling
+ * thread. Either way the buffer's destroy (ttm_bo_init_reserved()) is
+ * called exactly once, after its memory went back to its domain, without
+ * the device lock. Until then the buffer keeps its memory, which stays
+ * accounted, and its fences: a fence that never signals keeps it forever,
+ * as in the kernel. A pin left on the buffer is dropped with it.
+ *
+ * A buffer on a shared reservation that is still busy first takes a copy
+ * of the reservation's fences (TTM's "individualize"): its destroy waits
+ * for those only, and the reservation is not used after this call
+ * returns.
  *
  * Context: Does not sleep, except that a last put that finds no memory for
  * its destroy callbacks waits for @bo's fences. The last put takes and
- * releases the device lock. @bo must not be reserved by anyone when the
- * last reference goes.
+ * releases the device lock, and may call @bo's destroy. @bo's own
+ * reservation must not be held by anyone when the last reference goes; a
+ * shared one may be, by anyone, the caller included.
  */
 void ttm_bo_put(struct ttm_bo *bo);
 
@@ -503,9 +587,19 @@ enum ttm_domain ttm_bo_domain(const struct ttm_bo *bo);
  * @bo: the buffer.
  *
  * Context: Does not sleep.
- * Return: the reservation object; @bo's lock is its lock.
+ * Return: the reservation object, @bo's own or the one it shares
+ * (ttm_bo_init_reserved()); @bo's lock is its lock.
  */
 struct ttm_resv *ttm_bo_resv(struct ttm_bo *bo);
+
+/**
+ * ttm_bo_type() - what @bo is for.
+ * @bo: the buffer.
+ *
+ * Context: Does not sleep.
+ * Return: its type, fixed at creation (ttm_bo_create(): a device buffer).
+ */
+enum ttm_bo_type ttm_bo_type(const struct ttm_bo *bo);
 
 /**
  * ttm_bo_reserve() - lock @bo's reservation.
@@ -651,11 +745,19 @@ void ttm_bo_gpu_range(struct ttm_bo *bo, struct ttm_gpu_range *range);
  *	it holds are in use and never evicted, except the one it holds only
  *	because an earlier eviction contended on it (ttm_exec_is_evictable()).
  *	Without it, eviction only try-locks.
+ * @allow_res_evict: with @resv, eviction may also take the buffers
+ *	reserved by @resv, which the caller holds (TTM's allow_res_evict):
+ *	the other buffers of a shared reservation, whether the caller holds
+ *	it with @exec's ticket or without one. They are moved under the
+ *	caller's lock, which stays held.
+ * @resv: the reservation the caller holds, for @allow_res_evict.
  */
 struct ttm_operation_ctx {
 	bool interruptible;
 	bool no_wait_gpu;
 	struct ttm_exec *exec;
+	bool allow_res_evict;
+	struct ttm_resv *resv;
 };
 
 /**
@@ -707,6 +809,61 @@ struct ttm_operation_ctx {
  */
 int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx);
+
+/**
+ * ttm_bo_init_reserved() - initialise a buffer embedded in the caller's
+ * object, and return it reserved (TTM's ttm_bo_init_reserved()).
+ * @dev: the device.
+ * @bo: the buffer to initialise, in the caller's object; its old contents
+ *	are ignored.
+ * @type: TTM_BO_TYPE_DEVICE, or TTM_BO_TYPE_KERNEL for a buffer that never
+ *	gets a client handle (ttm_client_bo_add() refuses it).
+ * @size: in bytes: a multiple of 4, more than 0, at most TTM_BO_MAX_SIZE.
+ * @placement: where it may live; copied.
+ * @ctx: how to make room (NULL: uninterruptible, may wait). Its @exec is
+ *	ignored: creation only try-locks victims, as ttm_bo_create(); with
+ *	@allow_res_evict, buffers of @ctx->resv may be evicted.
+ * @ticket: the caller's transaction, or NULL. @bo's own reservation is
+ *	locked with it (it cannot contend: nobody else sees @bo yet), so that
+ *	the caller's ttm_exec or ww_acquire_fini() rules cover it; without a
+ *	ticket it is locked with none.
+ * @resv: NULL for a reservation of @bo's own; or a reservation to share
+ *	with other buffers (the VM-private buffers of amdgpu, xe or panthor),
+ *	of @dev's class and held by the caller. Locking any buffer on it locks
+ *	them all and they share its fences; each keeps its own placement, pin
+ *	count and LRU position. The caller owns @resv: it initialises it,
+ *	and may ttm_resv_fini() it once the last reference of every buffer on
+ *	it is gone (a buffer still waiting for its fences then holds a copy
+ *	of them, see ttm_bo_put()), not before.
+ * @destroy: called exactly once when @bo is gone, to free the caller's
+ *	object: after the last reference and every fence of @bo, from
+ *	ttm_bo_put() or the device's worker thread, never from a fence
+ *	callback nor under the device lock. @bo's memory and own reservation
+ *	are already freed then; only container_of() on @bo is left to do.
+ *	It must not reserve a buffer or wait for one: creation and
+ *	validation may wait for the worker (ttm_device_flush_destroys()).
+ *
+ * Places the buffer as ttm_bo_create() does and holds one reference.
+ * Unlike TTM, a failure leaves nothing to undo and never calls @destroy:
+ * the caller frees its object itself.
+ *
+ * Context: May sleep (allocation, waiting for copies in flight). Takes and
+ * releases the device lock, and try-locks and releases the reservations
+ * of eviction victims. @resv, if given, held by the calling thread (rule
+ * 11 of the ww debug checker, resv-not-held, while it is on).
+ * Return: 0 with @bo reserved (@resv: still held by the caller; else
+ * @bo's own, locked with @ticket): ttm_bo_unreserve() it, or let the
+ * ticket's transaction do so; -EINVAL for a bad size, type, placement, a
+ * NULL @destroy, or if the checker's handler refused an unheld @resv;
+ * -ENOSPC if no allowed domain can make room (counted in the stats);
+ * -EBUSY (@ctx->no_wait_gpu); -ENOMEM.
+ */
+int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
+			 enum ttm_bo_type type, uint64_t size,
+			 const struct ttm_placement *placement,
+			 const struct ttm_operation_ctx *ctx,
+			 struct ww_acquire_ctx *ticket, struct ttm_resv *resv,
+			 void (*destroy)(struct ttm_bo *bo));
 
 /*
  * Call-site twins of the calls that take, release or check a reservation,

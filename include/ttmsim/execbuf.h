@@ -152,7 +152,8 @@ int ttm_client_bo_create_fourcc(struct ttm_client *client, uint32_t width,
  *
  * Context: Does not sleep. Takes and releases @client's lock.
  * Return: 0, *@ret_handle and *@ret_new; -EINVAL if @bo is of another
- * device; -ENOMEM. Neither is written on failure.
+ * device or a kernel buffer (TTM_BO_TYPE_KERNEL); -ENOMEM. Neither is
+ * written on failure.
  */
 int ttm_client_bo_add(struct ttm_client *client, struct ttm_bo *bo,
 		      uint32_t *ret_handle, bool *ret_new);

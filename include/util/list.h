@@ -21,9 +21,18 @@
 
 #include "util/compiler.h"
 
-struct list_node {
-	struct list_node *prev, *next;
+/*
+ * The node is struct ttm_list_node, which ttmsim/bo.h also defines
+ * (struct ttm_bo embeds one and is public); the same guard keeps the two
+ * definitions from clashing.
+ */
+#ifndef TTM_LIST_NODE_DEFINED
+#define TTM_LIST_NODE_DEFINED
+struct ttm_list_node {
+	struct ttm_list_node *prev, *next;
 };
+#endif
+#define list_node ttm_list_node
 
 /* An empty list, or a node on none. */
 static inline void list_init(struct list_node *node)

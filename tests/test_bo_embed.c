@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Driver-embedded buffers and shared reservations (ttm_bo_init_reserved()):
+ * the destroy callback's count, thread and locks; the ticket a new buffer
+ * is reserved under; buffers sharing one reservation (locking, fences,
+ * their own placement, pin and LRU position); "individualize" on release;
+ * eviction of buffers of a held reservation (allow_res_evict).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "lib/bo_helpers.h"
+
+#include "bo/bo.h"  /* the device lock, to check the destroy holds none */
+#include "ttmsim/bo.h"
+#include "ttmsim/execbuf.h"
+#include "ttmsim/fence.h"
+#include "util/compiler.h"
+
+/* A driver's object with a buffer in it. */
+struct drv_obj {
+	unsigned int magic;
+	struct ttm_bo bo;
+	pthread_t *thread;      /* where to record the destroying thread */
+	bool *lock_free;        /* whether the device lock was free then */
+	unsigned int *destroyed;
+};
+
+#define DRV_MAGIC 0xb0b0cafeu
+
+static void drv_destroy(struct ttm_bo *bo)
+{
+	struct drv_obj *obj = container_of(bo, struct drv_obj, bo);
+	struct ttm_device *dev = bo->dev;
+
+	assert_int_equal(obj->magic, DRV_MAGIC);
+	if (obj->thread)
+		*obj->thread = pthread_self();
+	if (obj->lock_free) {
+		/* Held by this thread or another, the try fails. */
+		*obj->lock_free = pthread_mutex_trylock(&dev->lock) == 0;
+		if (*obj->lock_free)
+			pthread_mutex_unlock(&dev->lock);
+	}
+	__atomic_fetch_add(obj->destroyed, 1, __ATOMIC_RELAXED);
+	obj->magic = 0;
+	free(obj);
+}
+
+
+static struct ttm_device *small_device(void)
+{
+	struct ttm_device_options opts = {
+		.vram_size = 16 * KiB,
+		.gtt_size = 16 * KiB,
+	};
+	struct ttm_device *dev;
+
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	return dev;
+}
+
+/* A new object, reserved as ttm_bo_init_reserved() returns it. */
+static struct drv_obj *
+new_typed_obj_ticket(struct ttm_device *dev, enum ttm_bo_type type,
+		     uint64_t size, const struct ttm_placement *placement,
+		     const struct ttm_operation_ctx *ctx,
+		     struct ww_acquire_ctx *ticket, struct ttm_resv *resv,
+		     unsigned int *destroyed)
+{
+	struct drv_obj *obj = calloc(1, sizeof(*obj));
+
+	assert_non_null(obj);
+	obj->magic = DRV_MAGIC;
+	obj->destroyed = destroyed;
+	assert_int_equal(ttm_bo_init_reserved(dev, &obj->bo, type, size,
+					      placement, ctx, ticket, resv,
+					      drv_destroy), 0);
+	return obj;
+}
+
+/* The same without a ticket. */
+static struct drv_obj *new_typed_obj(struct ttm_device *dev,
+				     enum ttm_bo_type type, uint64_t size,
+				     const struct ttm_placement *placement,
+				     const struct ttm_operation_ctx *ctx,
+				     struct ttm_resv *resv,
+				     unsigned int *destroyed)
+{
+	return new_typed_obj_ticket(dev, type, size, placement, ctx, NULL,
+				    resv, destroyed);
+}
+
+/* A device buffer's object, reserved with @ticket or none. */
+static struct drv_obj *new_obj(struct ttm_device *dev, uint64_t size,
+			       const struct ttm_placement *placement,
+			       struct ww_acquire_ctx *ticket,
+			       struct ttm_resv *resv, unsigned int *destroyed)
+{
+	return new_typed_obj_ticket(dev, TTM_BO_TYPE_DEVICE, size, placement,
+				    NULL, ticket, resv, destroyed);
+}
+
+/*
+ * Put @a and @b, idle, on @r: both destroyed at once; then @r and @dev
+ * go.
+ */
+static void put_pair(struct ttm_device *dev, struct drv_obj *a,
+		     struct drv_obj *b, struct ttm_resv *r,
+		     const unsigned int *destroyed)
+{
+	unsigned int before = *destroyed;
+
+	ttm_bo_put(&a->bo);
+	ttm_bo_put(&b->bo);
+	assert_int_equal(*destroyed, before + 2);
+	ttm_resv_fini(r);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
+/* Unsignalled, on a timeline of its own: no other fence replaces it. */
+static struct ttm_fence *new_fence(void)
+{
+	uint64_t timeline = ttm_fence_context_alloc(1);
+	struct ttm_fence *f = NULL;
+	int ret = ttm_fence_create(timeline, 1, &f);
+
+	assert_int_equal(ret, 0);
+	return f;
+}
+
+/* Add @f to the reservation of @bo, which the caller holds. */
+static void add_fence_locked(struct ttm_bo *bo, struct ttm_fence *f)
+{
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(bo), f, TTM_RESV_USAGE_WRITE);
+}
+
+static void add_fence(struct ttm_bo *bo, struct ttm_fence *f)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	add_fence_locked(bo, f);
+	ttm_bo_unreserve(bo);
+}
+
+static uint64_t zombies(struct ttm_device *dev)
+{
+	struct ttm_device_stats s;
+
+	ttm_device_get_stats(dev, &s);
+	return s.zombies;
+}
+
+/*
+ * The destroy runs once, after the last reference and the last fence,
+ * from the device's worker (not the signalling thread), with the device
+ * lock free; an idle buffer's runs in the last put, as TTM's.
+ */
+static void test_destroy_once_from_worker(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ttm_device_stats s;
+	struct drv_obj *obj;
+	struct ttm_fence *f1 = new_fence(), *f2 = new_fence();
+	pthread_t thread;
+	bool lock_free = false;
+
+	(void)state;
+	obj = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	obj->thread = &thread;
+	obj->lock_free = &lock_free;
+	assert_int_equal(ttm_bo_type(&obj->bo), TTM_BO_TYPE_DEVICE);
+	add_fence_locked(&obj->bo, f1);
+	ttm_bo_unreserve(&obj->bo);
+	add_fence(&obj->bo, f2);
+	ttm_bo_get(&obj->bo);
+	ttm_bo_put(&obj->bo);
+	assert_int_equal(destroyed, 0);
+	ttm_bo_put(&obj->bo);
+	assert_int_equal(destroyed, 0);
+	assert_int_equal(zombies(dev), 1);
+	assert_int_equal(ttm_fence_signal(f1, 0), 0);
+	ttm_device_flush_destroys(dev);
+	assert_int_equal(destroyed, 0);
+	assert_int_equal(ttm_fence_signal(f2, 0), 0);
+	ttm_device_flush_destroys(dev);
+	assert_int_equal(destroyed, 1);
+	assert_false(pthread_equal(thread, pthread_self()));
+	assert_true(lock_free);
+	ttm_device_get_stats(dev, &s);
+	assert_int_equal(s.buffers, 0);
+	assert_int_equal(s.zombies, 0);
+	assert_dev_ok(dev);
+
+	/* Idle at the last put: destroyed there. */
+	obj = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	obj->thread = &thread;
+	obj->lock_free = &lock_free;
+	lock_free = false;
+	ttm_bo_unreserve(&obj->bo);
+	ttm_bo_put(&obj->bo);
+	assert_int_equal(destroyed, 2);
+	assert_true(pthread_equal(thread, pthread_self()));
+	assert_true(lock_free);
+
+	/* Due but not yet run: ttm_device_destroy() drains the worker. */
+	obj = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	ttm_bo_unreserve(&obj->bo);
+	ttm_fence_put(f1);
+	f1 = new_fence();
+	add_fence(&obj->bo, f1);
+	ttm_bo_put(&obj->bo);
+	assert_int_equal(ttm_fence_signal(f1, 0), 0);
+	ttm_device_destroy(dev);
+	assert_int_equal(destroyed, 3);
+	ttm_fence_put(f1);
+	ttm_fence_put(f2);
+}
+
+/* Reserved under the caller's ticket, in its transaction. */
+static void test_init_reserved_ticket(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ww_acquire_ctx t;
+	struct drv_obj *a, *b;
+	struct ttm_bo *plain;
+
+	(void)state;
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &gtt_only, 0, &plain),
+			 0);
+	assert_false(ww_mutex_is_locked(&ttm_bo_resv(plain)->lock));
+
+	ww_acquire_init(&t, ttm_device_ww_class(dev));
+	assert_int_equal(ttm_bo_reserve(plain, false, false, &t), 0);
+	a = new_obj(dev, 4 * KiB, &gtt_only, &t, NULL, &destroyed);
+	assert_ptr_equal(ttm_resv_locking_ctx(ttm_bo_resv(&a->bo)), &t);
+	/* Locked already, by this transaction. */
+	assert_int_equal(ttm_bo_reserve(&a->bo, false, false, &t), -EALREADY);
+	ttm_bo_unreserve(&a->bo);
+	ttm_bo_unreserve(plain);
+	ww_acquire_fini(&t);
+
+	/* Without a ticket: locked with none. */
+	b = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	assert_true(ww_mutex_is_locked(&ttm_bo_resv(&b->bo)->lock));
+	assert_null(ttm_resv_locking_ctx(ttm_bo_resv(&b->bo)));
+	ttm_bo_unreserve(&b->bo);
+
+	/* Bad arguments leave nothing behind and never call destroy. */
+	{
+		struct ttm_bo bad;
+
+		assert_int_equal(ttm_bo_init_reserved(dev, &bad,
+						      TTM_BO_TYPE_DEVICE, 4 * KiB,
+						      &gtt_only, NULL, NULL,
+						      NULL, NULL), -EINVAL);
+		assert_int_equal(ttm_bo_init_reserved(dev, &bad,
+						      (enum ttm_bo_type)7,
+						      4 * KiB, &gtt_only, NULL,
+						      NULL, NULL, drv_destroy),
+				 -EINVAL);
+		assert_int_equal(ttm_bo_init_reserved(dev, &bad,
+						      TTM_BO_TYPE_KERNEL,
+						      32 * KiB, &gtt_only,
+						      NULL, NULL, NULL,
+						      drv_destroy), -ENOSPC);
+	}
+	ttm_bo_put(&a->bo);
+	ttm_bo_put(&b->bo);
+	ttm_bo_put(plain);
+	assert_int_equal(destroyed, 2);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
+/*
+ * Two buffers on one reservation: one lock, one set of fences; each its
+ * own placement, pin count and LRU position.
+ */
+static void test_shared_resv(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_fence *f = new_fence();
+	struct drv_obj *a, *b;
+	struct ttm_bo *lru[4];
+	struct ttm_resv r;
+
+	(void)state;
+	ttm_resv_init(&r, ttm_device_ww_class(dev));
+	ww_mutex_lock(&r.lock, NULL);
+	a = new_obj(dev, 4 * KiB, &gtt_only, NULL, &r, &destroyed);
+	b = new_obj(dev, 4 * KiB, &gtt_only, NULL, &r, &destroyed);
+	assert_ptr_equal(ttm_bo_resv(&a->bo), &r);
+	assert_ptr_equal(ttm_bo_resv(&b->bo), &r);
+	ww_mutex_unlock(&r.lock);
+
+	/* Locking one locks the other. */
+	assert_int_equal(ttm_bo_reserve(&a->bo, false, false, NULL), 0);
+	assert_true(ww_mutex_is_locked(&ttm_bo_resv(&b->bo)->lock));
+	assert_int_equal(ttm_bo_reserve(&b->bo, false, true, NULL), -EBUSY);
+	/* Its own placement and pin count. */
+	assert_int_equal(ttm_bo_validate(&b->bo, &system_only, &ctx), 0);
+	assert_int_equal(ttm_bo_domain(&a->bo), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(&b->bo), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(ttm_bo_validate(&b->bo, &gtt_only, &ctx), 0);
+	/* A fence added through one is the other's. */
+	add_fence_locked(&a->bo, f);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(&b->bo),
+					    TTM_RESV_USAGE_BOOKKEEP));
+	assert_int_equal(ttm_bo_pin(&a->bo), 0);
+	assert_int_equal(ttm_bo_pin_count(&a->bo), 1);
+	assert_int_equal(ttm_bo_pin_count(&b->bo), 0);
+	/* b alone on the LRU, a pinned. */
+	assert_int_equal(ttm_device_lru(dev, TTM_DOMAIN_GTT, lru, 4), 1);
+	assert_ptr_equal(lru[0], &b->bo);
+	assert_int_equal(ttm_bo_unpin(&a->bo), 0);
+	ttm_bo_unreserve(&a->bo);
+	/* Each its own LRU position: the unreserved one is bumped. */
+	assert_int_equal(ttm_device_lru(dev, TTM_DOMAIN_GTT, lru, 4), 2);
+	assert_ptr_equal(lru[0], &b->bo);
+	assert_ptr_equal(lru[1], &a->bo);
+	assert_int_equal(ttm_bo_reserve(&b->bo, false, false, NULL), 0);
+	ttm_bo_unreserve(&b->bo);
+	assert_int_equal(ttm_device_lru(dev, TTM_DOMAIN_GTT, lru, 4), 2);
+	assert_ptr_equal(lru[0], &a->bo);
+	assert_ptr_equal(lru[1], &b->bo);
+
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	put_pair(dev, a, b, &r, &destroyed);
+}
+
+/*
+ * Released while the shared reservation is busy, a buffer takes a copy of
+ * its fences: it waits for those only, and the reservation may go first.
+ */
+static void test_individualize(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ttm_fence *f1 = new_fence(), *f2 = new_fence();
+	struct drv_obj *a, *b, *c;
+	struct ttm_resv *r = malloc(sizeof(*r));
+	struct ttm_bo *big;
+
+	(void)state;
+	assert_non_null(r);
+	ttm_resv_init(r, ttm_device_ww_class(dev));
+	ww_mutex_lock(&r->lock, NULL);
+	a = new_obj(dev, 4 * KiB, &gtt_only, NULL, r, &destroyed);
+	b = new_obj(dev, 4 * KiB, &gtt_only, NULL, r, &destroyed);
+	c = new_obj(dev, 4 * KiB, &gtt_only, NULL, r, &destroyed);
+	add_fence_locked(&a->bo, f1);
+	ww_mutex_unlock(&r->lock);
+
+	/* a goes with f1 pending; f2 comes after, for the others. */
+	ttm_bo_put(&a->bo);
+	assert_int_equal(zombies(dev), 1);
+	add_fence(&b->bo, f2);
+	assert_int_equal(ttm_fence_signal(f1, 0), 0);
+	ttm_device_flush_destroys(dev);
+	assert_int_equal(destroyed, 1);           /* f2 is not a's */
+	assert_false(ttm_resv_test_signaled(r, TTM_RESV_USAGE_BOOKKEEP));
+
+	/* b and c go with f2 pending; then the shared one goes first. */
+	ttm_bo_put(&b->bo);
+	ttm_bo_put(&c->bo);
+	assert_int_equal(zombies(dev), 2);
+	ttm_resv_fini(r);
+	free(r);
+	/*
+	 * Room for a new buffer takes an eviction walk over the zombies,
+	 * which must not touch the freed reservation (ASan).
+	 */
+	assert_int_equal(ttm_bo_create(dev, 12 * KiB, &gtt_only,
+				       TTM_BO_CREATE_NO_WAIT_GPU, &big),
+			 -ENOSPC);
+	assert_int_equal(destroyed, 1);
+	assert_int_equal(ttm_fence_signal(f2, 0), 0);
+	ttm_device_flush_destroys(dev);
+	assert_int_equal(destroyed, 3);
+	/* Now the room is free. */
+	assert_int_equal(ttm_bo_create(dev, 12 * KiB, &gtt_only, 0, &big), 0);
+	ttm_bo_put(big);
+	ttm_fence_put(f1);
+	ttm_fence_put(f2);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
+/*
+ * Creation without a ticket makes room by flushing delayed destroys that
+ * are due, rather than failing while the worker has not run yet.
+ */
+static void test_create_waits_for_worker(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ttm_fence *f = new_fence();
+	struct drv_obj *a;
+	struct ttm_bo *bo;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 50; i++) {
+		a = new_obj(dev, 16 * KiB, &gtt_only, NULL, NULL, &destroyed);
+		add_fence_locked(&a->bo, f);
+		ttm_bo_unreserve(&a->bo);
+		ttm_bo_put(&a->bo);
+		assert_int_equal(ttm_fence_signal(f, 0), 0);
+		ttm_fence_put(f);
+		f = new_fence();
+		assert_int_equal(ttm_bo_create(dev, 16 * KiB, &gtt_only, 0,
+					       &bo), 0);
+		ttm_bo_put(bo);
+	}
+	ttm_fence_put(f);
+	/* Room came back before the last destroy returned: wait for it. */
+	ttm_device_flush_destroys(dev);
+	assert_int_equal(destroyed, 50);
+	ttm_device_destroy(dev);
+}
+
+/*
+ * Eviction takes a buffer of the reservation the caller holds only when
+ * the operation allows it.
+ */
+static void test_allow_res_evict(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_device_stats s;
+	struct drv_obj *a, *b, *c;
+	struct ttm_resv r;
+	struct ttm_bo *other;
+
+	(void)state;
+	ttm_resv_init(&r, ttm_device_ww_class(dev));
+	ww_mutex_lock(&r.lock, NULL);
+	a = new_obj(dev, 8 * KiB, &vram_only, NULL, &r, &destroyed);
+	b = new_obj(dev, 8 * KiB, &vram_only, NULL, &r, &destroyed);
+	ww_mutex_unlock(&r.lock);
+	/* Another buffer, in GTT: it wants VRAM, which a and b fill. */
+	assert_int_equal(ttm_bo_create(dev, 8 * KiB, &gtt_only, 0, &other),
+			 0);
+
+	/* Held by the caller, not allowed: as good as pinned. */
+	ww_mutex_lock(&r.lock, NULL);
+	assert_int_equal(ttm_bo_init_reserved(dev, &(struct drv_obj){ 0 }.bo,
+					      TTM_BO_TYPE_KERNEL, 8 * KiB,
+					      &vram_only, &ctx, NULL, &r,
+					      drv_destroy), -ENOSPC);
+	/* Allowed for another reservation: still not. */
+	{
+		struct ttm_resv r2;
+
+		ttm_resv_init(&r2, ttm_device_ww_class(dev));
+		ctx.allow_res_evict = true;
+		ctx.resv = &r2;
+		assert_int_equal(ttm_bo_reserve(other, false, true, NULL), 0);
+		assert_int_equal(ttm_bo_validate(other, &vram_only, &ctx),
+				 -ENOSPC);
+		ttm_bo_unreserve(other);
+		ttm_resv_fini(&r2);
+	}
+	ttm_device_get_stats(dev, &s);
+	assert_int_equal(s.evictions, 0);
+
+	/* Allowed: the new kernel buffer on r evicts a buffer of r. */
+	ctx.resv = &r;
+	c = new_typed_obj(dev, TTM_BO_TYPE_KERNEL, 8 * KiB, &vram_only, &ctx,
+			  &r, &destroyed);
+	ttm_device_get_stats(dev, &s);
+	assert_int_equal(s.evictions, 1);
+	assert_int_equal(ttm_bo_domain(&a->bo), TTM_DOMAIN_GTT); /* LRU head */
+	assert_int_equal(ttm_bo_domain(&b->bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(&c->bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_type(&c->bo), TTM_BO_TYPE_KERNEL);
+	/* The caller's lock is still held. */
+	assert_true(ww_mutex_is_locked(&r.lock));
+	ww_mutex_unlock(&r.lock);
+	assert_dev_ok(dev);
+
+	ttm_bo_put(&a->bo);
+	ttm_bo_put(&b->bo);
+	ttm_bo_put(&c->bo);
+	ttm_bo_put(other);
+	assert_int_equal(destroyed, 3);
+	ttm_resv_fini(&r);
+	ttm_device_destroy(dev);
+}
+
+/* The same under a ticket, through ttm_bo_validate(). */
+static void test_allow_res_evict_ticket(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ww_acquire_ctx t;
+	struct drv_obj *a, *b;
+	struct ttm_resv r;
+
+	(void)state;
+	ttm_resv_init(&r, ttm_device_ww_class(dev));
+	ww_acquire_init(&t, ttm_device_ww_class(dev));
+	assert_int_equal(ww_mutex_lock(&r.lock, &t), 0);
+	a = new_obj(dev, 12 * KiB, &vram_only, NULL, &r, &destroyed);
+	b = new_obj(dev, 8 * KiB, &gtt_only, NULL, &r, &destroyed);
+	assert_int_equal(ttm_bo_validate(&b->bo, &vram_only, &ctx), -ENOSPC);
+	ctx.allow_res_evict = true;
+	ctx.resv = &r;
+	assert_int_equal(ttm_bo_validate(&b->bo, &vram_only, &ctx), 0);
+	/* GTT, where b still was, had no room for it. */
+	assert_int_equal(ttm_bo_domain(&a->bo), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(ttm_bo_domain(&b->bo), TTM_DOMAIN_VRAM);
+	ww_mutex_unlock(&r.lock);
+	ww_acquire_fini(&t);
+	put_pair(dev, a, b, &r, &destroyed);
+}
+
+/* A kernel buffer is the driver's alone: no client handle. */
+static void test_kernel_no_handle(void **state)
+{
+	struct ttm_device_options opts = { 0 };
+	struct ttm_client *client;
+	struct ttm_device *dev;
+	struct drv_obj *k, *d;
+	unsigned int destroyed = 0;
+	uint32_t handle = 0;
+	struct ttm_gpu *gpu;
+	bool is_new;
+
+	(void)state;
+	/* Clients need a GPU. */
+	assert_int_equal(ttm_gpu_create(1, NULL, &gpu), 0);
+	opts.gpu = gpu;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	assert_int_equal(ttm_client_open(dev, &client), 0);
+	k = new_typed_obj(dev, TTM_BO_TYPE_KERNEL, 4 * KiB, &gtt_only, NULL,
+			  NULL, &destroyed);
+	ttm_bo_unreserve(&k->bo);
+	assert_int_equal(ttm_client_bo_add(client, &k->bo, &handle, &is_new),
+			 -EINVAL);
+	d = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	ttm_bo_unreserve(&d->bo);
+	assert_int_equal(ttm_client_bo_add(client, &d->bo, &handle, &is_new),
+			 0);
+	assert_true(is_new);
+	ttm_bo_put(&k->bo);
+	ttm_bo_put(&d->bo);
+	assert_int_equal(destroyed, 1);
+	ttm_client_close(client);
+	assert_int_equal(destroyed, 2);
+	ttm_device_destroy(dev);
+	ttm_gpu_destroy(gpu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_destroy_once_from_worker),
+		cmocka_unit_test(test_init_reserved_ticket),
+		cmocka_unit_test(test_shared_resv),
+		cmocka_unit_test(test_individualize),
+		cmocka_unit_test(test_create_waits_for_worker),
+		cmocka_unit_test(test_allow_res_evict),
+		cmocka_unit_test(test_allow_res_evict_ticket),
+		cmocka_unit_test(test_kernel_no_handle),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
