@@ -141,9 +141,11 @@ static void move_finish(struct ttm_bo *bo, int domain, void *mem,
  * What a move with a fence needs, taken before the copy starts so that
  * nothing fails after it: the ghost, and one fence slot on top of those
  * the caller reserved (ttm_exec_prepare_bo() before validating), since
- * the move's fence must not use theirs.
+ * the move's fence must not use theirs. *@ret_reserved: the caller's
+ * count, for move_unprepare().
  */
-static int move_prepare(struct ttm_bo *bo, struct bo_ghost **ret_ghost)
+static int move_prepare(struct ttm_bo *bo, struct bo_ghost **ret_ghost,
+			unsigned int *ret_reserved)
 {
 	struct bo_ghost *ghost = calloc(1, sizeof(*ghost));
 	int ret;
@@ -151,6 +153,7 @@ static int move_prepare(struct ttm_bo *bo, struct bo_ghost **ret_ghost)
 	if (!ghost)
 		return -ENOMEM;
 	ghost->dev = bo->dev;
+	*ret_reserved = bo->resv->reserved;
 	ret = ttm_resv_reserve_fences(bo->resv, bo->resv->reserved + 1);
 	if (ret) {
 		free(ghost);
@@ -158,6 +161,18 @@ static int move_prepare(struct ttm_bo *bo, struct bo_ghost **ret_ghost)
 	}
 	*ret_ghost = ghost;
 	return 0;
+}
+
+/*
+ * The move's slot is its own: drop it if nothing used it (no fence, a
+ * failure, or a fence that replaced one of its context or took a pruned
+ * entry's place), so that the caller is left with @reserved, as before
+ * the move. Only lowered: never give back slots the driver's hook used.
+ */
+static void move_unprepare(struct ttm_bo *bo, unsigned int reserved)
+{
+	if (bo->resv->reserved > reserved)
+		bo->resv->reserved = reserved;
 }
 
 /* Copy on the GPU after every fence of @bo; the copy's fence goes in. */
@@ -177,11 +192,11 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	struct ttm_gpu_dep *deps = NULL;
 	struct ttm_fence **fences = NULL, *fence;
 	struct bo_ghost *ghost;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, reserved;
 	int ret;
 
 	/* Everything that can fail comes before the submission. */
-	ret = move_prepare(bo, &ghost);
+	ret = move_prepare(bo, &ghost, &reserved);
 	if (ret)
 		return ret;
 	ret = ttm_resv_get_fences(bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,
@@ -207,11 +222,13 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	free(fences);
 	free(deps);
 	if (ret) {
+		move_unprepare(bo, reserved);
 		free(ghost);
 		return ret;
 	}
 
 	ttm_resv_add_fence(bo->resv, fence, TTM_RESV_USAGE_KERNEL);
+	move_unprepare(bo, reserved);
 	ghost->fence = fence;
 	move_finish(bo, domain, mem, ghost);
 	return 0;
@@ -249,15 +266,18 @@ static int move_hook(struct ttm_bo *bo, int domain, void *mem,
 	enum ttm_domain hop = TTM_DOMAIN_GTT;
 	struct ttm_fence *fence = NULL;
 	struct bo_ghost *ghost;
+	unsigned int reserved;
 	int ret;
 
 	/* As for move_gpu(): nothing may fail once the driver copied. */
-	ret = move_prepare(bo, &ghost);
+	ret = move_prepare(bo, &ghost, &reserved);
 	if (ret)
 		return ret;
 	ret = dev->funcs->move(bo, (enum ttm_domain)bo->domain,
 			       (enum ttm_domain)domain, &src, &dst, ctx,
 			       dev->funcs_data, &fence, &hop);
+	if (ret || !fence)
+		move_unprepare(bo, reserved);
 	if (ret == 0 && !fence) {
 		free(ghost);
 		ghost = NULL;
@@ -274,6 +294,7 @@ static int move_hook(struct ttm_bo *bo, int domain, void *mem,
 	}
 	if (ghost) {
 		ttm_resv_add_fence(bo->resv, fence, TTM_RESV_USAGE_KERNEL);
+		move_unprepare(bo, reserved);
 		ghost->fence = fence;
 	}
 	move_finish(bo, domain, mem, ghost);

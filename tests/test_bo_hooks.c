@@ -509,6 +509,73 @@ static void test_fence_and_notify_before_reuse(void **state)
 	driver_fini(&drv);
 }
 
+/*
+ * A move keeps its fence slot to itself: whatever the move did (the
+ * hook's CPU copy, a veto, -EMULTIHOP, TTM_MOVE_DEFAULT, a GPU copy whose
+ * fence replaces the last copy's, or takes a signalled one's place), the
+ * caller is left with the slots it reserved, and the list does not grow.
+ */
+static void moves_keep_slots(struct driver *drv, struct ttm_bo *bo,
+			     unsigned int n)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_resv *resv = ttm_bo_resv(bo);
+	unsigned int i;
+	int ret;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(resv, 2), 0);
+	for (i = 0; i < n; i++) {
+		/* Starting in GTT: to VRAM, back to GTT, and so on. */
+		ret = ttm_bo_validate(bo, i & 1 ? &gtt_only : &vram_only,
+				      &ctx);
+		if (drv->veto_move_err && !(i & 1))
+			assert_int_equal(ret, drv->veto_move_err);
+		else
+			assert_int_equal(ret, 0);
+		if (resv->reserved != 2)
+			fail_msg("move %u: %u slots reserved, not 2", i,
+				 resv->reserved);
+	}
+	ttm_bo_unreserve(bo);
+}
+
+static void test_move_slot(void **state)
+{
+	struct ttm_bo *bo;
+	struct driver drv;
+	int mode;
+
+	(void)state;
+	for (mode = 0; mode < 3; mode++) {
+		driver_init(&drv, mode > 0);
+		bo = new_bo(&drv, &gtt_only);
+		/* The hook's memcpy, or its GPU copy, or the default's. */
+		drv.move_mode = mode;
+		moves_keep_slots(&drv, bo, 2);
+		if (drv.gpu) {
+			/* Signalled: the next fence takes its place. */
+			assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000),
+					 0);
+			moves_keep_slots(&drv, bo, 2);
+			assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000),
+					 0);
+		}
+		drv.move_mode = 0;
+		drv.veto_move_err = -EPERM;
+		drv.veto_move_to = TTM_DOMAIN_VRAM;
+		moves_keep_slots(&drv, bo, 3);
+		drv.veto_move_err = 0;
+		/* GTT to VRAM through SYSTEM. */
+		drv.hop_from = TTM_DOMAIN_GTT;
+		drv.hop_to = TTM_DOMAIN_VRAM;
+		drv.hop_via = TTM_DOMAIN_SYSTEM;
+		moves_keep_slots(&drv, bo, 4);
+		ttm_bo_put(bo);
+		driver_fini(&drv);
+	}
+}
+
 /* Vetoed victims are passed over; all vetoed: -ENOSPC. */
 static void test_eviction_veto(void **state)
 {
@@ -744,6 +811,7 @@ int main(void)
 		TEST(test_move_veto),
 		TEST(test_multihop),
 		TEST(test_fence_and_notify_before_reuse),
+		TEST(test_move_slot),
 		TEST(test_eviction_veto),
 		TEST(test_evict_flags),
 		TEST(test_threads),
