@@ -289,10 +289,9 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
 static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 				   const struct ttm_operation_ctx *ctx)
 {
-	struct ttm_bo *mine;
-	struct list_node *n;
+	struct ww_acquire_ctx *ticket = ttm_exec_ticket(ctx->exec);
+	struct list_node *head = bo_lru_of(dev, domain), *n;
 	uint64_t bytes = 0;
-	unsigned int i;
 
 	list_for_each(n, &dev->pinned) {
 		struct ttm_bo *p = list_entry(n, struct ttm_bo, node);
@@ -300,11 +299,23 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 		if (p->domain == domain)
 			bytes += p->size;
 	}
-	/* The job's own buffers are locked by it: they cannot move. */
-	ttm_exec_for_each_locked_bo(ctx->exec, i, mine)
-		if (mine->domain == domain && !mine->pin_count &&
-		    !ttm_exec_is_evictable(ctx->exec, mine))
-			bytes += mine->size;
+	/*
+	 * Buffers the job's ticket holds cannot move, and pick_victim()
+	 * skips them (its own rules, kept in step). Not the exec's list:
+	 * a buffer of a shared reservation may be locked without being
+	 * listed (an ignored duplicate, or a sibling never named), and
+	 * counted as movable it would make the caller wait for ever.
+	 */
+	list_for_each(n, head) {
+		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
+
+		if (ctx->allow_res_evict && ctx->resv &&
+		    cand->resv == ctx->resv)
+			continue;
+		if (ticket && ww_mutex_owner_ctx(&cand->resv->lock) == ticket &&
+		    !ttm_exec_is_evictable(ctx->exec, cand))
+			bytes += cand->size;
+	}
 	return bytes;
 }
 

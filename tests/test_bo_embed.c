@@ -13,6 +13,7 @@
 
 #include "bo/bo.h"  /* the device lock, to check the destroy holds none */
 #include "ttmsim/bo.h"
+#include "ttmsim/exec.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"
 #include "util/compiler.h"
@@ -524,6 +525,75 @@ static void test_allow_res_evict_ticket(void **state)
 	put_pair(dev, a, b, &r, &destroyed);
 }
 
+/*
+ * Validate @b into VRAM under an exec that holds the reservation it
+ * shares with @a: @a is locked as an ignored duplicate (@dup) or not
+ * at all, so it is never in the exec's list. The result, under a
+ * watchdog: a failure to see that @a cannot go must not hang.
+ */
+static int validate_beside_unlisted(struct drv_obj *a, struct drv_obj *b,
+				    bool dup, bool *fired)
+{
+	struct ttm_exec exec;
+	struct ttm_operation_ctx ctx = { .interruptible = true,
+					 .exec = &exec };
+	struct watchdog w;
+	int ret = 0;
+
+	watchdog_start(&w);
+	ttm_exec_init(&exec, b->bo.dev, TTM_EXEC_INTERRUPTIBLE |
+					TTM_EXEC_IGNORE_DUPLICATES);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_prepare_bo(&exec, &b->bo, 1);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+		if (dup) {
+			ret = ttm_exec_prepare_bo(&exec, &a->bo, 1);
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				break;
+		}
+		assert_int_equal(ttm_exec_count(&exec), 1);
+		ret = ttm_bo_validate(&b->bo, &vram_only, &ctx);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	*fired = watchdog_stop(&w);
+	return ret;
+}
+
+/*
+ * A buffer of a reservation the job holds cannot be evicted by it, even
+ * if the job never listed it: room it fills is never coming, so
+ * -ENOSPC, as without an exec, not a wait for it without end.
+ */
+static void test_unlisted_sibling_enospc(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct drv_obj *a, *b;
+	struct ttm_resv r;
+	bool fired;
+
+	(void)state;
+	ttm_resv_init(&r, ttm_device_ww_class(dev));
+	ww_mutex_lock(&r.lock, NULL);
+	a = new_obj(dev, 12 * KiB, &vram_only, NULL, &r, &destroyed);
+	b = new_obj(dev, 8 * KiB, &gtt_only, NULL, &r, &destroyed);
+	ww_mutex_unlock(&r.lock);
+
+	assert_int_equal(validate_beside_unlisted(a, b, true, &fired),
+			 -ENOSPC);
+	assert_false(fired);
+	assert_int_equal(validate_beside_unlisted(a, b, false, &fired),
+			 -ENOSPC);
+	assert_false(fired);
+	assert_int_equal(ttm_bo_domain(&a->bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(&b->bo), TTM_DOMAIN_GTT);
+	put_pair(dev, a, b, &r, &destroyed);
+}
+
 /* A kernel buffer is the driver's alone: no client handle. */
 static void test_kernel_no_handle(void **state)
 {
@@ -571,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_create_waits_for_worker),
 		cmocka_unit_test(test_allow_res_evict),
 		cmocka_unit_test(test_allow_res_evict_ticket),
+		cmocka_unit_test(test_unlisted_sibling_enospc),
 		cmocka_unit_test(test_kernel_no_handle),
 	};
 
