@@ -11,8 +11,9 @@
  *
  * The list (@bos) holds the body's buffers only. A buffer slow-locked
  * for an eviction's back-off is "evictable" and kept beside the list
- * until the body locks it: callers add the job's fence to every listed
- * buffer (the kernel's idiom), and nobody reserved a slot in that one.
+ * until the body locks it, or a buffer sharing its reservation: callers
+ * add the job's fence to every listed buffer (the kernel's idiom), and
+ * nobody reserved a slot in that one.
  *
  * Every call is its *_at() twin, which passes the caller's file:line
  * down to each reservation it takes or releases, so that a report of the
@@ -175,6 +176,33 @@ static int exec_claim_prelocked(struct ttm_exec *exec, struct ttm_bo *bo)
 	return 0;
 }
 
+/*
+ * @bo's reservation is held already (-EALREADY from the reserve). If it
+ * is held for the evictable buffer, another buffer sharing it, the body
+ * never asked for that reservation: without this, nothing lists it, the
+ * job's fence never reaches it and fini unlocks it without the LRU bump.
+ * The lock passes to @bo, listed like any buffer the body locks; the
+ * evictable buffer is dropped, so eviction no longer takes it, and a
+ * later lock of it counts as a duplicate, as for any other pair of
+ * buffers sharing one reservation. The room on the list was made before
+ * the reserve. A reservation held for a listed buffer, prelocked or not,
+ * is a duplicate: the job's fence reaches it through that buffer.
+ */
+static bool exec_claim_shared(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	struct ttm_bo *evictable = exec->evictable;
+
+	if (!evictable || ttm_bo_resv(evictable) != ttm_bo_resv(bo))
+		return false;
+	exec_track(exec, bo);
+	if (exec->prelocked == evictable)
+		exec->prelocked = NULL;
+	exec->evictable = NULL;
+	/* Still locked, now for @bo: drop the reference only. */
+	ttm_bo_put(evictable);
+	return true;
+}
+
 TTM_EXPORT bool ttm_exec_next_pass_at(struct ttm_exec *exec,
 				      const char *file, int line)
 {
@@ -221,6 +249,8 @@ TTM_EXPORT int ttm_exec_lock_bo_at(struct ttm_exec *exec, struct ttm_bo *bo,
 		exec_contend(exec, bo, false, file, line);
 		return -EDEADLK;
 	case -EALREADY:
+		if (exec_claim_shared(exec, bo))
+			return 0;
 		if (exec->flags & TTM_EXEC_IGNORE_DUPLICATES)
 			return 0;
 		return -EALREADY;

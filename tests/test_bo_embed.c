@@ -4,7 +4,8 @@
  * the destroy callback's count, thread and locks; the ticket a new buffer
  * is reserved under; buffers sharing one reservation (locking, fences,
  * their own placement, pin and LRU position); "individualize" on release;
- * eviction of buffers of a held reservation (allow_res_evict).
+ * eviction of buffers of a held reservation (allow_res_evict); the
+ * locking helper on a reservation held for an evictable buffer.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -631,6 +632,85 @@ static void test_kernel_no_handle(void **state)
 	ttm_gpu_destroy(gpu);
 }
 
+/*
+ * An eviction backs off on @v, so the next pass holds @v's reservation
+ * for eviction only. The body then locks @w, on the same reservation: the
+ * lock passes to @w, listed, so that the job's fence, added to every
+ * listed buffer, reaches the reservation; no -EALREADY without
+ * TTM_EXEC_IGNORE_DUPLICATES. @v is no longer evictable, and locking it
+ * after @w is a duplicate, as for any two buffers of one reservation.
+ */
+static void test_exec_evictable_shared_resv(void **state)
+{
+	static const uint32_t flags[] = { 0, TTM_EXEC_IGNORE_DUPLICATES };
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0, i;
+	struct ttm_exec exec;
+	struct ttm_fence *f;
+	struct drv_obj *v, *w, *x;
+	struct ttm_bo *bo;
+	struct ttm_resv r;
+	int passes, ret;
+
+	(void)state;
+	ttm_resv_init(&r, ttm_device_ww_class(dev));
+	ww_mutex_lock(&r.lock, NULL);
+	v = new_obj(dev, 4 * KiB, &gtt_only, NULL, &r, &destroyed);
+	w = new_obj(dev, 4 * KiB, &gtt_only, NULL, &r, &destroyed);
+	ww_mutex_unlock(&r.lock);
+	x = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	ttm_bo_unreserve(&x->bo);
+
+	for (unsigned int round = 0; round < 2; round++) {
+		f = new_fence();
+		passes = 0;
+		ttm_exec_init(&exec, dev, flags[round]);
+		ttm_exec_until_all_locked(&exec) {
+			/* A ticket holding nothing never backs off. */
+			ret = ttm_exec_prepare_bo(&exec, &x->bo, 1);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+			if (++passes == 1) {
+				/* An injected back-off, as from eviction. */
+				ww_debug_inject(7, 1);
+				ret = ttm_bo_reserve(&v->bo, false, false,
+						     ttm_exec_ticket(&exec));
+				ww_debug_inject(0, 0);
+				assert_int_equal(ret, -EDEADLK);
+				ttm_exec_set_contended(&exec, &v->bo);
+				ttm_exec_retry_on_contention(&exec);
+			}
+			assert_true(ttm_exec_is_evictable(&exec, &v->bo));
+			ret = ttm_exec_prepare_bo(&exec, &w->bo, 1);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+		}
+		assert_int_equal(passes, 2);
+		assert_int_equal(ttm_exec_count(&exec), 2);
+		assert_ptr_equal(ttm_exec_locked_bo(&exec, 1), &w->bo);
+		assert_false(ttm_exec_is_evictable(&exec, &v->bo));
+		assert_null(ttm_exec_evictable_bo(&exec, 0));
+		/* @v after @w: a duplicate, not listed. */
+		assert_int_equal(ttm_exec_lock_bo(&exec, &v->bo),
+				 flags[round] ? 0 : -EALREADY);
+		assert_int_equal(ttm_exec_count(&exec), 2);
+		ttm_exec_done(&exec);
+
+		/* The kernel's idiom: the job's fence on each listed one. */
+		ttm_exec_for_each_locked_bo(&exec, i, bo)
+			ttm_resv_add_fence(ttm_bo_resv(bo), f,
+					   TTM_RESV_USAGE_WRITE);
+		assert_false(ttm_resv_test_signaled(&r,
+						    TTM_RESV_USAGE_BOOKKEEP));
+		ttm_exec_fini(&exec);
+		assert_false(ww_mutex_is_locked(&r.lock));
+		assert_int_equal(ttm_fence_signal(f, 0), 0);
+		ttm_fence_put(f);
+	}
+	ttm_bo_put(&x->bo);
+	put_pair(dev, v, w, &r, &destroyed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_allow_res_evict_ticket),
 		cmocka_unit_test(test_unlisted_sibling_enospc),
 		cmocka_unit_test(test_kernel_no_handle),
+		cmocka_unit_test(test_exec_evictable_shared_resv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

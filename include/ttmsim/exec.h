@@ -158,12 +158,22 @@ void ttm_exec_done(struct ttm_exec *exec);
  * pass (the one contended on last) is already held: the first lock of it
  * returns 0 without locking again.
  *
+ * Buffers sharing one reservation (ttm_bo_init_reserved()) count as
+ * duplicates, as two objects on one reservation do in drm_exec: once one
+ * is listed, locking another returns -EALREADY (0 with
+ * TTM_EXEC_IGNORE_DUPLICATES) and lists nothing, since the job's fence
+ * reaches the reservation through the listed one. If the reservation is
+ * held for eviction only (ttm_exec_is_evictable()), the lock passes to
+ * @bo instead: @bo is listed, 0 is returned, and the evictable buffer is
+ * dropped (no longer evictable; locking it later is a duplicate).
+ *
  * Context: May sleep; interruptibly with TTM_EXEC_INTERRUPTIBLE. The thread
  * of ttm_exec_init() only. Takes @bo's reservation on success; on -EDEADLK
  * releases every reservation @exec holds.
  * Return: 0; -EDEADLK: contention, everything @exec held is unlocked
  * already and @bo is remembered: call ttm_exec_retry_on_contention() next;
- * -EALREADY if @exec already holds @bo (0 with TTM_EXEC_IGNORE_DUPLICATES);
+ * -EALREADY if @exec already holds @bo, or another listed buffer on its
+ * reservation (0 with TTM_EXEC_IGNORE_DUPLICATES);
  * -EINTR (TTM_EXEC_INTERRUPTIBLE only), also when the slow lock that
  * started this pass was interrupted (then from every later call: nothing
  * is held, call ttm_exec_fini()); -ENOMEM. After an error other than
@@ -204,7 +214,8 @@ int ttm_exec_prepare_bo(struct ttm_exec *exec, struct ttm_bo *bo,
  * releases every reservation @exec holds.
  * Return: 0, or the first error of ttm_exec_prepare_bo(), with the buffers
  * before it locked (none after -EDEADLK): -EDEADLK, -EALREADY (a buffer
- * listed twice without TTM_EXEC_IGNORE_DUPLICATES), -EINTR, -ENOMEM.
+ * or reservation listed twice without TTM_EXEC_IGNORE_DUPLICATES), -EINTR,
+ * -ENOMEM.
  */
 int ttm_exec_prepare_array(struct ttm_exec *exec, struct ttm_bo *const *bos,
 			   unsigned int n, unsigned int num_fences);
