@@ -168,19 +168,66 @@ TTM_EXPORT void ttm_bo_put(struct ttm_bo *bo)
 		bo_release(bo);
 }
 
-/* The worker: frees the queued buffers until told to stop, then drains. */
+/*
+ * Once the device was destroyed from a destroy this worker ran: whether
+ * nothing but move sources can still free into @dev, after waiting for
+ * those. Buffers still waiting for fences (zombies) come through the
+ * queue: the caller waits for them there.
+ */
+static bool worker_device_idle(struct ttm_device *dev)
+{
+	bool idle;
+
+	pthread_mutex_lock(&dev->lock);
+	idle = dev->zombies == 0;
+	/* No new zombie can come: no buffer of @dev is left alive. */
+	while (idle && dev->n_ghosts)
+		pthread_cond_wait(&dev->idle, &dev->lock);
+	pthread_mutex_unlock(&dev->lock);
+	return idle;
+}
+
+static void worker_fini(struct ttm_device *dev)
+{
+	pthread_cond_destroy(&dev->work_idle);
+	pthread_cond_destroy(&dev->work_cond);
+	pthread_mutex_destroy(&dev->work_lock);
+}
+
+/*
+ * The worker: frees the queued buffers until told to stop, then drains.
+ * Told to free the device (bo_worker_free_device()), it also waits for
+ * the delayed destroys still pending, then frees the device and ends,
+ * detached, as nobody joins it.
+ */
 static void *destroy_worker(void *arg)
 {
 	struct ttm_device *dev = arg;
 	struct ttm_bo *bo;
+	bool free_dev;
 
 	pthread_mutex_lock(&dev->work_lock);
 	for (;;) {
-		while (!dev->work_head && !dev->work_stop)
+		while (!dev->work_head && !dev->work_stop &&
+		       !dev->work_free_dev)
 			pthread_cond_wait(&dev->work_cond, &dev->work_lock);
 		bo = dev->work_head;
-		if (!bo)
+		if (!bo && !dev->work_free_dev)
 			break;
+		if (!bo) {
+			/* The device lock is never taken inside this one. */
+			pthread_mutex_unlock(&dev->work_lock);
+			if (worker_device_idle(dev)) {
+				pthread_mutex_lock(&dev->work_lock);
+				break;
+			}
+			pthread_mutex_lock(&dev->work_lock);
+			/* A zombie is due to come: its fences must signal. */
+			while (!dev->work_head)
+				pthread_cond_wait(&dev->work_cond,
+						  &dev->work_lock);
+			continue;
+		}
 		dev->work_head = bo->destroy_next;
 		if (!dev->work_head)
 			dev->work_tail = &dev->work_head;
@@ -193,7 +240,13 @@ static void *destroy_worker(void *arg)
 		if (!dev->work_head)
 			pthread_cond_broadcast(&dev->work_idle);
 	}
+	free_dev = dev->work_free_dev;
 	pthread_mutex_unlock(&dev->work_lock);
+	if (free_dev) {
+		pthread_detach(pthread_self());
+		worker_fini(dev);
+		bo_device_free(dev);
+	}
 	return NULL;
 }
 
@@ -236,9 +289,24 @@ void bo_worker_stop(struct ttm_device *dev)
 	pthread_mutex_unlock(&dev->work_lock);
 	if (dev->work_started)
 		pthread_join(dev->worker, NULL);
-	pthread_cond_destroy(&dev->work_idle);
-	pthread_cond_destroy(&dev->work_cond);
-	pthread_mutex_destroy(&dev->work_lock);
+	worker_fini(dev);
+}
+
+bool bo_worker_is_self(struct ttm_device *dev)
+{
+	bool self;
+
+	pthread_mutex_lock(&dev->work_lock);
+	self = dev->work_started && pthread_equal(pthread_self(), dev->worker);
+	pthread_mutex_unlock(&dev->work_lock);
+	return self;
+}
+
+void bo_worker_free_device(struct ttm_device *dev)
+{
+	pthread_mutex_lock(&dev->work_lock);
+	dev->work_free_dev = true;
+	pthread_mutex_unlock(&dev->work_lock);
 }
 
 bool bo_worker_flush(struct ttm_device *dev)

@@ -92,10 +92,10 @@ static void device_busy_report(struct ttm_device *dev, uint64_t live)
 TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 {
 	uint64_t live;
+	bool self;
 
 	if (!dev)
 		return 0;
-	pthread_mutex_lock(&dev->lock);
 	/*
 	 * A buffer a caller still holds frees into the device at its last
 	 * put, which would then touch freed memory: refuse, changing
@@ -103,6 +103,8 @@ TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 	 * numbers) and move sources in flight are the device's own, and
 	 * free into it without anyone's help: wait for those.
 	 */
+	self = bo_worker_is_self(dev);
+	pthread_mutex_lock(&dev->lock);
 	live = dev->buffers - dev->zombies;
 	if (live) {
 		pthread_mutex_unlock(&dev->lock);
@@ -110,11 +112,28 @@ TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 			device_busy_report(dev, live);
 		return -EBUSY;
 	}
+	/*
+	 * From a destroy on the worker (the device's last object went):
+	 * the worker cannot wait for the delayed destroys it runs itself,
+	 * nor join itself, and its loop still uses @dev after this
+	 * returns. It frees @dev when done instead.
+	 */
+	if (self) {
+		pthread_mutex_unlock(&dev->lock);
+		bo_worker_free_device(dev);
+		return 0;
+	}
 	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
 	pthread_mutex_unlock(&dev->lock);
 	/* Every delayed destroy is queued or done: let the worker finish. */
 	bo_worker_stop(dev);
+	bo_device_free(dev);
+	return 0;
+}
+
+void bo_device_free(struct ttm_device *dev)
+{
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
 	device_release_layers(dev);
@@ -122,7 +141,6 @@ TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
-	return 0;
 }
 
 TTM_EXPORT struct ww_class *ttm_device_ww_class(struct ttm_device *dev)

@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "lib/bo_helpers.h"
 
@@ -219,6 +220,110 @@ static void test_destroy_once_from_worker(void **state)
 	assert_int_equal(destroyed, 3);
 	ttm_fence_put(f1);
 	ttm_fence_put(f2);
+}
+
+/*
+ * A driver that tears its device down in the destroy of its last object,
+ * which runs on the device's worker: the worker cannot join itself, and
+ * its loop still uses the device, so it frees the device itself once the
+ * delayed destroys still pending (a plain buffer's here) are done.
+ */
+static struct ttm_device *last_dev;
+static unsigned int last_live;
+static int last_ret = 1;
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t last_cond = PTHREAD_COND_INITIALIZER;
+static bool last_freed;
+
+static void last_destroy(struct ttm_bo *bo)
+{
+	struct drv_obj *obj = container_of(bo, struct drv_obj, bo);
+
+	free(obj);
+	if (--last_live == 0)
+		last_ret = ttm_device_destroy(last_dev);
+}
+
+static void last_release(void *data)
+{
+	(void)data;
+	pthread_mutex_lock(&last_lock);
+	last_freed = true;
+	pthread_cond_broadcast(&last_cond);
+	pthread_mutex_unlock(&last_lock);
+}
+
+/* With @pending, a plain buffer's delayed destroy is still due then. */
+static void destroy_device_from_worker(bool pending)
+{
+	struct ttm_fence *f[3] = { new_fence(), new_fence(), new_fence() };
+	struct drv_obj *obj[2];
+	struct ttm_bo *plain;
+	struct timespec until;
+	int i, ret = 0;
+
+	last_live = 0;
+	last_ret = 1;
+	last_freed = false;
+	last_dev = small_device();
+	ttm_device_set_private(last_dev, &last_live, last_release);
+	for (i = 0; i < 2; i++) {
+		obj[i] = calloc(1, sizeof(*obj[i]));
+		assert_non_null(obj[i]);
+		assert_int_equal(ttm_bo_init_reserved(last_dev, &obj[i]->bo,
+						      TTM_BO_TYPE_DEVICE,
+						      4 * KiB, &gtt_only,
+						      NULL, NULL, NULL,
+						      last_destroy), 0);
+		add_fence_locked(&obj[i]->bo, f[i]);
+		ttm_bo_unreserve(&obj[i]->bo);
+		last_live++;
+	}
+	assert_int_equal(ttm_bo_create(last_dev, 4 * KiB, &gtt_only, 0,
+				       &plain), 0);
+	if (pending)
+		add_fence(plain, f[2]);
+	for (i = 0; i < 2; i++)
+		ttm_bo_put(&obj[i]->bo);
+	ttm_bo_put(plain);
+	assert_int_equal(ttm_fence_signal(f[0], 0), 0);
+	ttm_device_flush_destroys(last_dev);
+	assert_int_equal(last_live, 1);
+	/* The last object: its destroy destroys the device. */
+	assert_int_equal(ttm_fence_signal(f[1], 0), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 50 * 1000 * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	/* Not before the plain buffer, still waiting for its fence. */
+	pthread_mutex_lock(&last_lock);
+	while (pending && !last_freed && ret == 0)
+		ret = pthread_cond_timedwait(&last_cond, &last_lock, &until);
+	assert_false(pending && last_freed);
+	pthread_mutex_unlock(&last_lock);
+	assert_int_equal(ttm_fence_signal(f[2], 0), 0);
+	pthread_mutex_lock(&last_lock);
+	while (!last_freed)
+		pthread_cond_wait(&last_cond, &last_lock);
+	pthread_mutex_unlock(&last_lock);
+	assert_int_equal(last_live, 0);
+	assert_int_equal(last_ret, 0);
+	for (i = 0; i < 3; i++)
+		ttm_fence_put(f[i]);
+}
+
+static void test_destroy_device_from_worker(void **state)
+{
+	(void)state;
+	destroy_device_from_worker(false);
+}
+
+static void test_destroy_device_from_worker_pending(void **state)
+{
+	(void)state;
+	destroy_device_from_worker(true);
 }
 
 /* Reserved under the caller's ticket, in its transaction. */
@@ -715,6 +820,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_destroy_once_from_worker),
+		cmocka_unit_test(test_destroy_device_from_worker),
+		cmocka_unit_test(test_destroy_device_from_worker_pending),
 		cmocka_unit_test(test_init_reserved_ticket),
 		cmocka_unit_test(test_shared_resv),
 		cmocka_unit_test(test_individualize),

@@ -72,6 +72,7 @@ struct ttm_device {
 	bool work_stop;
 	bool work_busy;              /* freeing one it took off the queue */
 	bool work_started;           /* @worker runs (from the first zombie) */
+	bool work_free_dev;          /* the worker frees @dev when idle */
 	struct {                  /* the library's layers' (bo/layer.h) */
 		void *data;       /* atomic */
 		void (*release)(void *data);
@@ -127,6 +128,17 @@ void bo_free(struct ttm_bo *bo);
 void bo_worker_init(struct ttm_device *dev);
 int bo_worker_ensure(struct ttm_device *dev);
 void bo_worker_stop(struct ttm_device *dev);
+
+/*
+ * For ttm_device_destroy() called by a destroy the worker runs: whether
+ * this is @dev's worker; then the worker frees @dev (bo_device_free())
+ * itself once its queue, the other delayed destroys and the moves in
+ * flight are done, since it cannot join itself.
+ */
+bool bo_worker_is_self(struct ttm_device *dev);
+void bo_worker_free_device(struct ttm_device *dev);
+/* The end of ttm_device_destroy(): its worker stopped, nothing pending. */
+void bo_device_free(struct ttm_device *dev);
 
 /*
  * Wait until the worker has done every destroy queued so far; whether

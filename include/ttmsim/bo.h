@@ -324,6 +324,12 @@ int ttm_device_create(const struct ttm_device_options *opts,
  * Unlike the kernel's ttm_device_fini(), which returns nothing and leaves
  * the check to the driver.
  *
+ * From a buffer's destroy (ttm_bo_init_reserved()) run by the device's
+ * worker, as when the last object's destroy tears the device down, it
+ * returns at once without waiting: the worker finishes the delayed
+ * destroys still pending, then frees @dev itself and ends. @dev must not
+ * be used after the call, there as anywhere.
+ *
  * Context: May sleep. Takes and releases the device lock. Not from a fence
  * callback (the delayed destroys it waits for run in them).
  * Return: 0 (also for NULL), or -EBUSY with @dev unchanged and usable.
@@ -842,6 +848,8 @@ int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
  *	are already freed then; only container_of() on @bo is left to do.
  *	It must not reserve a buffer or wait for one: creation and
  *	validation may wait for the worker (ttm_device_flush_destroys()).
+ *	It may destroy the device once no buffer of it is left
+ *	(ttm_device_destroy()), also when it runs on the worker.
  *
  * Places the buffer as ttm_bo_create() does and holds one reference.
  * Unlike TTM, a failure leaves nothing to undo and never calls @destroy:
