@@ -196,7 +196,8 @@ struct ttm_operation_ctx;
  *	once per memory, before anything can reuse it.
  *	Context: Does not sleep. After a move @bo is reserved by the calling
  *	thread; at destroy its last reference is gone and nobody else may
- *	use it. No other lock of ttmsim held.
+ *	use it. No other lock of ttmsim held, except at destroy when the
+ *	last reference was the PRIME registry's (see @release_notify).
  * @swap_notify: @bo is about to be evicted to SYSTEM. ttmsim has no
  *	swap-out (the kernel calls this before swapping a buffer out to the
  *	shmem backing); eviction to SYSTEM is its nearest equivalent. Called
@@ -208,7 +209,10 @@ struct ttm_operation_ctx;
  *	@delete_mem_notify.
  *	Context: Does not sleep. Called in the thread of the last
  *	ttm_bo_put(); @bo is not reserved and nobody else may use it. No
- *	lock of ttmsim held.
+ *	lock of ttmsim held, except when that put is the PRIME registry's
+ *	dropping a descriptor's reference: its lock is held then
+ *	(docs/locking.md), so neither hook may make a PRIME call
+ *	(ttm_client_export_fd(), ttm_client_import_fd(), ttm_client_close()).
  *
  * Every hook is optional: NULL keeps ttmsim's own behaviour. Each gets
  * struct ttm_device_options::funcs_data as @data.
@@ -838,9 +842,12 @@ int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
  *	of @dev's class and held by the caller. Locking any buffer on it locks
  *	them all and they share its fences; each keeps its own placement, pin
  *	count and LRU position. The caller owns @resv: it initialises it,
- *	and may ttm_resv_fini() it once the last reference of every buffer on
- *	it is gone (a buffer still waiting for its fences then holds a copy
- *	of them, see ttm_bo_put()), not before.
+ *	and may ttm_resv_fini() it once the @destroy of every buffer on it
+ *	has run, not before: the caller cannot see the short references
+ *	ttmsim takes (an eviction walk may hold a buffer and its reservation
+ *	for a moment after the caller's last put). A buffer still waiting for
+ *	its fences at its last put holds a copy of them (see ttm_bo_put()),
+ *	so its @destroy comes only after them.
  * @destroy: called exactly once when @bo is gone, to free the caller's
  *	object: after the last reference and every fence of @bo, from
  *	ttm_bo_put() or the device's worker thread, never from a fence
