@@ -106,6 +106,15 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 	/* As TTM: a shared reservation comes locked by the caller. */
 	if (resv && resv_assert_held(resv, "ttm_bo_init_reserved"))
 		return -EINVAL;
+	/* One family per device: its tickets must be able to lock it. */
+	if (resv && ww_lock_class(&resv->lock) != dev->ww_class)
+		return -EXDEV;
+	if (!resv && ticket && ticket->ww_class != dev->ww_class) {
+		if (ww_debug_active())
+			resv_class_mismatch(NULL, dev->ww_class, ticket,
+					    "ttm_bo_init_reserved", NULL, 0);
+		return -EXDEV;
+	}
 	if (!placement_can_hold(dev, placement, size)) {
 		pthread_mutex_lock(&dev->lock);
 		dev->enospc++;
@@ -135,7 +144,7 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 	 * Always initialised, shared or not: a buffer that leaves a shared
 	 * reservation takes a copy of its fences in there (bo_destroy.c).
 	 */
-	ttm_resv_init(&bo->base, &dev->ww_class);
+	ttm_resv_init(&bo->base, dev->ww_class);
 	bo->resv = resv ? resv : &bo->base;
 	if (!resv)
 		bo_lock_new(bo, ticket);

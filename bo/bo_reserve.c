@@ -12,12 +12,15 @@
 #include <errno.h>
 
 #include "bo/bo.h"
+#include "bo/resv.h"
 #include "util/compiler.h"
 
 TTM_EXPORT int ttm_bo_reserve_at(struct ttm_bo *bo, bool interruptible,
 				 bool no_wait, struct ww_acquire_ctx *ticket,
 				 const char *file, int line)
 {
+	int ret;
+
 	if (no_wait) {
 		/*
 		 * A ticketed transaction that cannot wait could never take
@@ -29,6 +32,10 @@ TTM_EXPORT int ttm_bo_reserve_at(struct ttm_bo *bo, bool interruptible,
 		return ww_mutex_trylock_at(&bo->resv->lock, NULL, file, line) ?
 		       0 : -EBUSY;
 	}
+	ret = resv_check_class_at(bo->resv, ticket, "ttm_bo_reserve", file,
+				  line);
+	if (ret)
+		return ret;
 	if (interruptible)
 		return ww_mutex_lock_interruptible_at(&bo->resv->lock, ticket,
 						      file, line);
@@ -46,6 +53,11 @@ TTM_EXPORT int ttm_bo_reserve_slowpath_at(struct ttm_bo *bo,
 					  struct ww_acquire_ctx *ticket,
 					  const char *file, int line)
 {
+	int ret = resv_check_class_at(bo->resv, ticket,
+				      "ttm_bo_reserve_slowpath", file, line);
+
+	if (ret)
+		return ret;
 	if (interruptible)
 		return ww_mutex_lock_slow_interruptible_at(&bo->resv->lock,
 							   ticket, file, line);

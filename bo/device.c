@@ -24,15 +24,34 @@ static void device_release_layers(struct ttm_device *dev)
 			dev->layer[i].release(dev->layer[i].data);
 }
 
+/*
+ * The class of every device that does not ask for its own, as the kernel's
+ * global reservation_ww_class: one ticket may lock buffers of several
+ * devices, which a buffer imported from another device (sharing the
+ * exporter's reservation) needs.
+ */
+static DEFINE_WD_CLASS(reservation_ww_class);
+
+/*
+ * A Wound-Wait device's class of its own, named after the device's serial
+ * number so that a class-mismatch report tells the two families apart.
+ */
+static void device_own_class(struct ttm_device *dev)
+{
+	static unsigned int serial;
+
+	snprintf(dev->own_class_name, sizeof(dev->own_class_name),
+		 "reservation_ww_class.wound_wait.%u",
+		 __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
+	dev->own_class = (struct ww_class){ .name = dev->own_class_name };
+	dev->ww_class = &dev->own_class;
+}
+
 TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 				 struct ttm_device **ret_dev)
 {
 	static const struct ttm_device_options defaults;
 	static const struct ttm_device_funcs no_funcs;
-	static const struct ww_class wait_die_class =
-		WW_CLASS_INITIALIZER(reservation_ww_class, 1);
-	static const struct ww_class wound_wait_class =
-		WW_CLASS_INITIALIZER(reservation_ww_class_wound_wait, 0);
 	pthread_condattr_t attr;
 	struct ttm_device *dev;
 	int d;
@@ -62,11 +81,10 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		opts->gtt_size ? opts->gtt_size : TTM_DEFAULT_GTT_SIZE;
 	dev->domain[TTM_DOMAIN_SYSTEM].capacity = UINT64_MAX;
 
-	/*
-	 * One class per device, named after the kernel's: its stamps order
-	 * the tickets of this device only, which is all a class needs.
-	 */
-	dev->ww_class = opts->wound_wait ? wound_wait_class : wait_die_class;
+	if (opts->wound_wait)
+		device_own_class(dev);
+	else
+		dev->ww_class = &reservation_ww_class;
 	dev->gpu = opts->gpu;
 	dev->copy_engine = opts->copy_engine;
 	dev->funcs = opts->funcs ? opts->funcs : &no_funcs;
@@ -81,7 +99,7 @@ static void device_busy_report(struct ttm_device *dev, uint64_t live)
 	struct ww_debug_report r = {
 		.rule = WW_DEBUG_DEVICE_BUSY,
 		.call = "ttm_device_destroy",
-		.class_name = dev->ww_class.name,
+		.class_name = dev->ww_class->name,
 		.object = dev,
 		.count = (unsigned long)live,
 	};
@@ -145,7 +163,7 @@ void bo_device_free(struct ttm_device *dev)
 
 TTM_EXPORT struct ww_class *ttm_device_ww_class(struct ttm_device *dev)
 {
-	return &dev->ww_class;
+	return dev->ww_class;
 }
 
 TTM_EXPORT struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev)

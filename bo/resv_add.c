@@ -27,6 +27,26 @@ void resv_misuse(const struct ttm_resv *resv, enum ww_debug_rule rule,
 	ww_debug_raise(&r);
 }
 
+void resv_class_mismatch(const struct ww_mutex *lock,
+			 const struct ww_class *cls,
+			 const struct ww_acquire_ctx *ticket,
+			 const char *call, const char *file, int line)
+{
+	struct ww_debug_report r = {
+		.rule = WW_DEBUG_CLASS_MISMATCH,
+		.call = call,
+		.class_name = cls ? cls->name : NULL,
+		.ctx_class_name = ticket->ww_class->name,
+		.lock = lock,
+		.ctx = ticket,
+		.stamp = ticket->stamp,
+		.file = file,
+		.line = line,
+	};
+
+	ww_debug_raise(&r);
+}
+
 TTM_EXPORT void ttm_resv_assert_held_at(const struct ttm_resv *resv,
 					const char *file, int line)
 {

@@ -165,6 +165,8 @@ TTM_EXPORT void ww_debug_print_report(const struct ww_debug_report *r,
 	dprintf(fd, "\n  %-9s %d\n", "thread:", (int)r->tid);
 	dprintf(fd, "  %-9s %s\n", "class:",
 		r->class_name ? r->class_name : "(none)");
+	if (r->ctx_class_name)
+		dprintf(fd, "  %-9s %s\n", "ctx class:", r->ctx_class_name);
 	if (r->lock)
 		dprintf(fd, "  %-9s %p\n", "lock:", (const void *)r->lock);
 	if (r->ctx)
@@ -232,5 +234,8 @@ void ww_debug_violation(enum ww_debug_rule rule, const struct ww_mutex *lock,
 		r.class_name = ctx->ww_class->name;
 	if (ctx_readable)
 		r.stamp = ctx->stamp;
+	/* Both families, or the report could read "x is not x". */
+	if (rule == WW_DEBUG_CLASS_MISMATCH && ctx_readable && ctx->ww_class)
+		r.ctx_class_name = ctx->ww_class->name;
 	ww_debug_raise(&r);
 }

@@ -47,7 +47,13 @@ struct ttm_device {
 	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
 	struct list_node pinned;  /* pinned residents, any domain */
-	struct ww_class ww_class; /* of every reservation of the device */
+	/*
+	 * The class of every reservation of the device: the shared
+	 * reservation_ww_class, or @own_class (wound-wait devices).
+	 */
+	struct ww_class *ww_class;
+	struct ww_class own_class;
+	char own_class_name[40];
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
 	/* The driver's hooks: never NULL, NULL members for the defaults. */

@@ -114,6 +114,36 @@ static inline int resv_assert_held_at(const struct ttm_resv *resv,
 	return -EINVAL;
 }
 
+/*
+ * Rule 5 (class-mismatch) for @ticket used by @call on @lock (NULL: a lock
+ * about to be made) of class @cls: both classes go into the report
+ * (bo/resv_add.c).
+ */
+void resv_class_mismatch(const struct ww_mutex *lock,
+			 const struct ww_class *cls,
+			 const struct ww_acquire_ctx *ticket,
+			 const char *call, const char *file, int line);
+
+/*
+ * A ticket orders only the locks of its own class: locking one of another
+ * family into it would let two transactions each wait for the other with
+ * neither told to back off. The kernel only WARNs (there is one
+ * reservation class); ttmsim has a class per Wound-Wait device, and says
+ * -EXDEV, after a checker report when the checker is on.
+ */
+static inline int resv_check_class_at(const struct ttm_resv *resv,
+				      const struct ww_acquire_ctx *ticket,
+				      const char *call, const char *file,
+				      int line)
+{
+	if (!ticket || ticket->ww_class == ww_lock_class(&resv->lock))
+		return 0;
+	if (ww_debug_active())
+		resv_class_mismatch(&resv->lock, ww_lock_class(&resv->lock),
+				    ticket, call, file, line);
+	return -EXDEV;
+}
+
 /* For the calls without a caller-site macro. */
 static inline int resv_assert_held(const struct ttm_resv *resv,
 				   const char *call)

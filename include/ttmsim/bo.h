@@ -244,8 +244,12 @@ struct ttm_device_funcs {
  * pointer) means the defaults.
  * @vram_size: VRAM capacity in bytes; 0: TTM_DEFAULT_VRAM_SIZE.
  * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE.
- * @wound_wait: reservations of the Wound-Wait class; false (the default):
- *	Wait-Die, like the kernel's reservation_ww_class.
+ * @wound_wait: give the device a reservation class of its own, of the
+ *	Wound-Wait kind, named "reservation_ww_class.wound_wait.<n>" in
+ *	checker reports; its tickets lock only its buffers. false (the
+ *	default): the one Wait-Die class every such device shares, as the
+ *	kernel's global reservation_ww_class, so that one ticket may lock
+ *	buffers of several devices.
  * @gpu: the fake GPU that runs moves (ttm_bo_validate()); it must
  *	outlive the device. NULL: moves copy on the CPU, synchronously.
  * @copy_engine: the engine of @gpu that runs moves.
@@ -360,10 +364,13 @@ void ttm_device_flush_destroys(struct ttm_device *dev);
  * @dev: the device.
  *
  * Initialise the acquire contexts (tickets) that reserve its buffers with
- * it.
+ * it. Every device created without struct ttm_device_options::wound_wait
+ * returns the same class, so a ticket of any of them locks the buffers of
+ * all (as with the kernel's reservation_ww_class).
  *
  * Context: Does not sleep.
- * Return: the class, which lives as long as @dev.
+ * Return: the class, which lives as long as @dev (the shared one: as long
+ * as the library).
  */
 struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
 
@@ -628,7 +635,11 @@ enum ttm_bo_type ttm_bo_type(const struct ttm_bo *bo);
  * holds, wait for this one with ttm_bo_reserve_slowpath(), then retry;
  * -EINTR (@interruptible only). @no_wait with a ticket is refused with
  * -EBUSY, taking nothing, as TTM does (with a warning there): a ticketed
- * transaction must be able to wait.
+ * transaction must be able to wait. -EXDEV, taking nothing, if @ticket is
+ * of another class than @bo's reservation (a Wound-Wait device's own, see
+ * struct ttm_device_options): reported as rule 5 (class-mismatch), naming
+ * both classes, with the checker on. The kernel, which has one class,
+ * only warns.
  */
 int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
 		   struct ww_acquire_ctx *ticket);
@@ -642,7 +653,7 @@ int ttm_bo_reserve(struct ttm_bo *bo, bool interruptible, bool no_wait,
  *
  * Context: May sleep; interruptibly with @interruptible. @ticket holds no
  * reservation. Takes @bo's reservation on success.
- * Return: 0, or -EINTR (@interruptible only).
+ * Return: 0, -EINTR (@interruptible only), or -EXDEV as ttm_bo_reserve().
  */
 int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
 			    struct ww_acquire_ctx *ticket);
@@ -871,7 +882,9 @@ int ttm_bo_validate(struct ttm_bo *bo, const struct ttm_placement *placement,
  * ticket's transaction do so; -EINVAL for a bad size, type, placement, a
  * NULL @destroy, or if the checker's handler refused an unheld @resv;
  * -ENOSPC if no allowed domain can make room (counted in the stats);
- * -EBUSY (@ctx->no_wait_gpu); -ENOMEM.
+ * -EBUSY (@ctx->no_wait_gpu); -EXDEV if @resv or @ticket is of another
+ * class than @dev's (ttm_device_ww_class(); @ticket: also reported as
+ * ttm_bo_reserve() does); -ENOMEM.
  */
 int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 			 enum ttm_bo_type type, uint64_t size,

@@ -108,6 +108,8 @@ enum ww_debug_rule {
  * @object: what a rule that is not about a lock is about (device-busy:
  *	the struct ttm_device); NULL otherwise.
  * @count: device-busy: the buffers of @object still alive; 0 otherwise.
+ * @ctx_class_name: class-mismatch: the class of @ctx, while @class_name
+ *	is the lock's; NULL otherwise.
  *
  * Every pointer is valid only during the handler call.
  */
@@ -126,6 +128,7 @@ struct ww_debug_report {
 	pid_t tid;
 	const void *object;
 	unsigned long count;
+	const char *ctx_class_name;
 };
 
 /**
