@@ -228,6 +228,8 @@ void bo_free(struct ttm_bo *bo)
 	ttm_resv_fini(&bo->base);
 	free(bo->destroy_cbs);
 	free(bo->mem);
+	if (bo->exporter)
+		bo_import_release(bo);
 	bo->destroy(bo);
 }
 
@@ -278,7 +280,7 @@ TTM_EXPORT void ttm_bo_gpu_range_at(struct ttm_bo *bo,
 		*range = (struct ttm_gpu_range){ NULL, 0 };
 		return;
 	}
-	range->addr = bo->mem;
+	range->addr = bo_mem(bo);
 	range->size = bo->size;
 }
 

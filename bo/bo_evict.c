@@ -26,20 +26,6 @@
 /* How long bo_room_wait() sleeps at most before looking again. */
 #define ROOM_POLL_NS 1000000
 
-/* A reference unless the last one is gone (a delayed destroy is due). */
-static bool get_unless_zero(struct ttm_bo *bo)
-{
-	int old = __atomic_load_n(&bo->refcount, __ATOMIC_RELAXED);
-
-	do {
-		if (old == 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&bo->refcount, &old, old + 1,
-					      true, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
-	return true;
-}
-
 /* Where a victim of @domain goes by default: GTT for VRAM, then SYSTEM. */
 static void evict_placement_default(int domain, struct ttm_placement *pl)
 {
@@ -181,7 +167,7 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 		if (ctx->allow_res_evict && ctx->resv &&
 		    cand->resv == ctx->resv) {
 			/* The caller holds it and lets it go (TTM's rule). */
-			if (get_unless_zero(cand))
+			if (bo_get_unless_zero(cand))
 				victim = cand;
 			continue;
 		}
@@ -189,17 +175,17 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 		if (ticket && owner == ticket) {
 			/* In use by the caller's job, unless evictable. */
 			if (ttm_exec_is_evictable(ctx->exec, cand) &&
-			    get_unless_zero(cand))
+			    bo_get_unless_zero(cand))
 				victim = cand;
 		} else if (ww_mutex_trylock(&cand->resv->lock, NULL)) {
-			if (get_unless_zero(cand)) {
+			if (bo_get_unless_zero(cand)) {
 				*locked = true;
 				victim = cand;
 			} else {
 				ww_mutex_unlock(&cand->resv->lock);
 			}
 		} else if (ticket && owner && !other &&
-			   get_unless_zero(cand)) {
+			   bo_get_unless_zero(cand)) {
 			/* Held by another ticket: the fallback. */
 			other = cand;
 		}

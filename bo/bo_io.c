@@ -24,7 +24,7 @@ TTM_EXPORT int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf,
 	int ret = bo_access_begin(bo, offset, len, false);
 
 	if (ret == 0 && len)
-		memcpy(buf, (char *)bo->mem + offset, len);
+		memcpy(buf, (char *)bo_mem(bo) + offset, len);
 	return ret;
 }
 
@@ -34,6 +34,6 @@ TTM_EXPORT int ttm_bo_write(struct ttm_bo *bo, uint64_t offset,
 	int ret = bo_access_begin(bo, offset, len, true);
 
 	if (ret == 0 && len)
-		memcpy((char *)bo->mem + offset, buf, len);
+		memcpy((char *)bo_mem(bo) + offset, buf, len);
 	return ret;
 }

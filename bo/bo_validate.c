@@ -118,7 +118,8 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 	if (!bo_placement_valid(placement))
 		return -EINVAL;
 
-	if (placement_has(placement, bo->domain))
+	/* An import's pages are where its exporter keeps them. */
+	if (placement_has(placement, bo->domain) || bo->exporter)
 		return 0;
 	/*
 	 * Pinned buffers never move. -EINVAL as in TTM: asking to move one

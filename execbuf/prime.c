@@ -133,6 +133,17 @@ TTM_EXPORT int ttm_client_export_fd(struct ttm_client *client,
 	bo = ttm_client_lookup(client, handle);
 	if (!bo)
 		return -ENOENT;
+	/*
+	 * An import exports its exporter's buffer, as the kernel re-exports
+	 * an imported object's dma-buf: imported back into that device, it
+	 * is that device's own buffer again.
+	 */
+	if (ttm_bo_exporter(bo) != bo) {
+		struct ttm_bo *exporter = ttm_bo_get(ttm_bo_exporter(bo));
+
+		ttm_bo_put(bo);
+		bo = exporter;
+	}
 	prime_collect();
 	if (pipe2(fds, O_CLOEXEC)) {
 		ret = -errno;
@@ -171,7 +182,7 @@ err_put:
 TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
 				    uint32_t *ret_handle, bool *ret_new)
 {
-	struct ttm_bo *bo = NULL;
+	struct ttm_bo *bo = NULL, *imported;
 	struct stat st;
 	size_t i;
 	int ret;
@@ -185,9 +196,7 @@ TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
 	for (i = 0; i < n_entries; i++) {
 		if (entries[i].pipe_ino == st.st_ino &&
 		    entries[i].pipe_dev == st.st_dev) {
-			/* Handles of one device cannot name another's buffer. */
-			if (ttm_bo_device(entries[i].bo) == client->dev)
-				bo = ttm_bo_get(entries[i].bo);
+			bo = ttm_bo_get(entries[i].bo);
 			break;
 		}
 	}
@@ -195,7 +204,15 @@ TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
 	if (!bo)
 		return -EBADF;
 
-	ret = ttm_client_bo_add(client, bo, ret_handle, ret_new);
+	/*
+	 * Another device's buffer gets a buffer of this device that shares
+	 * its reservation and pages; this device's own comes back as is.
+	 */
+	ret = ttm_bo_import(client->dev, bo, &imported);
 	ttm_bo_put(bo);
+	if (ret)
+		return ret;
+	ret = ttm_client_bo_add(client, imported, ret_handle, ret_new);
+	ttm_bo_put(imported);
 	return ret;
 }

@@ -2,7 +2,8 @@
 /*
  * Buffers of several devices: the reservation class devices share (the
  * kernel's reservation_ww_class), a transaction over two devices, the
- * Wound-Wait device's class of its own and -EXDEV for mixing classes.
+ * Wound-Wait device's class of its own and -EXDEV for mixing classes, and
+ * imports of another device's buffer (ttm_bo_import()).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -355,6 +356,157 @@ static void test_init_reserved_mixed(void **state)
 	assert_int_equal(ttm_device_destroy(w), 0);
 }
 
+/* ---- imports ---------------------------------------------------------- */
+
+static uint64_t dev_buffers(struct ttm_device *dev, int domain)
+{
+	struct ttm_device_stats st;
+
+	ttm_device_get_stats(dev, &st);
+	return domain < 0 ? st.buffers : st.domain[domain].buffers;
+}
+
+/* What an import is, and what comes back as it is. */
+static void test_import_kinds(void **state)
+{
+	struct ttm_device *a = device(false), *b = device(false);
+	struct ttm_device *w = device(true);
+	struct ttm_bo *x = buffer(a), *y, *z, *same, *k = calloc(1, sizeof(*k));
+
+	(void)state;
+	assert_int_equal(ttm_bo_import(b, x, &y), 0);
+	assert_ptr_not_equal(y, x);
+	assert_int_equal(ttm_bo_type(y), TTM_BO_TYPE_SG);
+	assert_ptr_equal(ttm_bo_device(y), b);
+	assert_ptr_equal(ttm_bo_resv(y), ttm_bo_resv(x));
+	assert_ptr_equal(ttm_bo_exporter(y), x);
+	assert_ptr_equal(ttm_bo_exporter(x), x);
+	assert_int_equal(ttm_bo_domain(y), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(dev_buffers(b, TTM_DOMAIN_SYSTEM), 1);
+	assert_int_equal(dev_buffers(b, TTM_DOMAIN_VRAM), 0);
+	assert_dev_ok(b);
+
+	/* Once per device while it lives. */
+	assert_int_equal(ttm_bo_import(b, x, &same), 0);
+	assert_ptr_equal(same, y);
+	ttm_bo_put(same);
+	/* Its own buffer, and an import of its own buffer, come back. */
+	assert_int_equal(ttm_bo_import(a, x, &same), 0);
+	assert_ptr_equal(same, x);
+	ttm_bo_put(same);
+	assert_int_equal(ttm_bo_import(a, y, &same), 0);
+	assert_ptr_equal(same, x);
+	ttm_bo_put(same);
+	/* An import of an import is an import of the exporter's buffer. */
+	assert_int_equal(ttm_bo_import(w, y, &z), -EXDEV);
+	{
+		struct ttm_device *c = device(false);
+
+		assert_int_equal(ttm_bo_import(c, y, &z), 0);
+		assert_ptr_equal(ttm_bo_exporter(z), x);
+		ttm_bo_put(z);
+		assert_int_equal(ttm_device_destroy(c), 0);
+	}
+	/* A driver's own buffer is never shared. */
+	assert_non_null(k);
+	assert_int_equal(ttm_bo_init_reserved(a, k, TTM_BO_TYPE_KERNEL,
+					      4 * KiB, &vram_gtt, NULL, NULL,
+					      NULL, free_destroy), 0);
+	ttm_bo_unreserve(k);
+	assert_int_equal(ttm_bo_import(b, k, &z), -EINVAL);
+	ttm_bo_put(k);
+
+	/* The import keeps the exporter's buffer alive. */
+	ttm_bo_put(x);
+	assert_int_equal(dev_buffers(a, -1), 1);
+	ttm_bo_put(y);
+	assert_int_equal(dev_buffers(a, -1), 0);
+	assert_int_equal(dev_buffers(b, -1), 0);
+	assert_int_equal(ttm_device_destroy(a), 0);
+	assert_int_equal(ttm_device_destroy(b), 0);
+	assert_int_equal(ttm_device_destroy(w), 0);
+}
+
+/*
+ * The import shows the exporter's pages wherever the exporter moves, and
+ * its own device never moves it.
+ */
+static void test_import_follows_exporter(void **state)
+{
+	struct ttm_device *a = device(false), *b = device(false);
+	struct ttm_bo *x = buffer(a), *y;
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_gpu_range rx, ry;
+	uint32_t word = 0xfeedf00d, back = 0;
+
+	(void)state;
+	assert_int_equal(ttm_bo_domain(x), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_import(b, x, &y), 0);
+	assert_int_equal(ttm_bo_reserve(y, false, false, NULL), 0);
+	/* Holding the import's reservation is holding the exporter's. */
+	assert_true(ww_mutex_is_locked(&ttm_bo_resv(x)->lock));
+	assert_int_equal(ttm_bo_write(y, 4, &word, sizeof(word)), 0);
+	/* Any placement: nothing moves on the importer's side. */
+	assert_int_equal(ttm_bo_validate(y, &vram_only, &ctx), 0);
+	assert_int_equal(ttm_bo_domain(y), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(dev_buffers(b, TTM_DOMAIN_VRAM), 0);
+	/* The exporter moves (the reservation is held): the pages follow. */
+	assert_int_equal(ttm_bo_validate(x, &gtt_only, &ctx), 0);
+	assert_int_equal(ttm_bo_domain(x), TTM_DOMAIN_GTT);
+	ttm_bo_gpu_range(x, &rx);
+	ttm_bo_gpu_range(y, &ry);
+	assert_ptr_equal(rx.addr, ry.addr);
+	assert_int_equal(ry.size, ttm_bo_size(x));
+	assert_int_equal(ttm_bo_read(y, 4, &back, sizeof(back)), 0);
+	assert_int_equal(back, word);
+	ttm_bo_unreserve(y);
+	assert_dev_ok(a);
+	assert_dev_ok(b);
+	ttm_bo_put(y);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(a), 0);
+	assert_int_equal(ttm_device_destroy(b), 0);
+}
+
+/*
+ * Fences are shared both ways; a busy import released keeps the exporter
+ * until its own work is done, then drops it from the importer's worker.
+ */
+static void test_import_busy_release(void **state)
+{
+	struct ttm_device *a = device(false), *b = device(false);
+	struct ttm_bo *x = buffer(a), *y;
+	struct ttm_fence *f;
+	struct ttm_device_stats st;
+
+	(void)state;
+	assert_int_equal(ttm_bo_import(b, x, &y), 0);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
+			 0);
+	/* The importer's job... */
+	assert_int_equal(ttm_bo_reserve(y, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(y), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(y), f, TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(y);
+	/* ...is what the exporter's users wait for. */
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(x),
+					    TTM_RESV_USAGE_READ));
+
+	ttm_bo_put(y);
+	ttm_bo_put(x);
+	/* Both wait: the import for its fence, the exporter for the import. */
+	ttm_device_get_stats(b, &st);
+	assert_int_equal(st.zombies, 1);
+	assert_int_equal(dev_buffers(a, -1), 1);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	ttm_device_flush_destroys(b);
+	assert_int_equal(dev_buffers(b, -1), 0);
+	assert_int_equal(dev_buffers(a, -1), 0);
+	assert_int_equal(ttm_device_destroy(b), 0);
+	assert_int_equal(ttm_device_destroy(a), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +516,9 @@ int main(void)
 		cmocka_unit_test(test_mixed_classes),
 		cmocka_unit_test(test_mixed_classes_unchecked),
 		cmocka_unit_test(test_init_reserved_mixed),
+		cmocka_unit_test(test_import_kinds),
+		cmocka_unit_test(test_import_follows_exporter),
+		cmocka_unit_test(test_import_busy_release),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

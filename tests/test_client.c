@@ -461,14 +461,19 @@ static void test_prime_bogus_fd(void **state)
 	assert_int_equal(ttm_client_import_fd(c, fd, &h, &is_new), -EBADF);
 	assert_int_equal(h, 99);
 
-	/* A buffer of another device (same GPU). */
+	/*
+	 * A buffer of a Wound-Wait device, whose class of its own no ticket
+	 * of this device could lock.
+	 */
 	assert_int_equal(ttm_device_create(&(struct ttm_device_options){
-					.gpu = fx->gpu }, &other_dev), 0);
+					.gpu = fx->gpu, .wound_wait = true },
+					   &other_dev), 0);
 	o = open_client(other_dev);
 	fd = export(o, create(o));
-	assert_int_equal(ttm_client_import_fd(c, fd, &h, &is_new), -EBADF);
+	assert_int_equal(ttm_client_import_fd(c, fd, &h, &is_new), -EXDEV);
 	assert_int_equal(h, 99);
 	assert_int_equal(import(o, fd, false), 1);
+	/* Handles name a device's own buffers and imports only. */
 	assert_int_equal(ttm_client_bo_add(c, bo_of(o, 1), &h, &is_new),
 			 -EINVAL);
 	assert_int_equal(h, 99);
@@ -480,6 +485,75 @@ static void test_prime_bogus_fd(void **state)
 
 	ttm_client_close(c);
 	assert_int_equal(buffers(fx->dev), 0);
+}
+
+/*
+ * PRIME across devices of the shared class: the importer gets a buffer of
+ * its own device that shares the exporter's reservation and contents,
+ * one per device, and a re-export goes back to the exporter's buffer.
+ */
+static void test_prime_xdev(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_client *c = open_client(fx->dev), *o, *c2;
+	struct ttm_device *other_dev;
+	struct ttm_bo *mine, *theirs;
+	struct ttm_device_stats st;
+	uint32_t h, ho, word = 0x1234abcd, back = 0;
+	int fd, fd2, fd3;
+
+	assert_int_equal(ttm_device_create(&(struct ttm_device_options){
+					.gpu = fx->gpu }, &other_dev), 0);
+	o = open_client(other_dev);
+	ho = create(o);
+	theirs = bo_of(o, ho);
+	fd = export(o, ho);
+
+	h = import(c, fd, true);
+	mine = bo_of(c, h);
+	assert_ptr_not_equal(mine, theirs);
+	assert_ptr_equal(ttm_bo_device(mine), fx->dev);
+	assert_int_equal(ttm_bo_type(mine), TTM_BO_TYPE_SG);
+	assert_ptr_equal(ttm_bo_exporter(mine), theirs);
+	assert_ptr_equal(ttm_bo_resv(mine), ttm_bo_resv(theirs));
+	assert_int_equal(ttm_bo_size(mine), ttm_bo_size(theirs));
+	/* It takes none of this device's VRAM or GTT. */
+	ttm_device_get_stats(fx->dev, &st);
+	assert_int_equal(st.buffers, 1);
+	assert_int_equal(st.domain[TTM_DOMAIN_SYSTEM].buffers, 1);
+
+	/* Again, and through a second export: the same buffer and handle. */
+	assert_int_equal(import(c, fd, false), h);
+	fd2 = export(o, ho);
+	assert_int_equal(import(c, fd2, false), h);
+	/* Another client of the device sees the same import. */
+	c2 = open_client(fx->dev);
+	assert_ptr_equal(bo_of(c2, import(c2, fd, true)), mine);
+	ttm_client_close(c2);
+
+	/* One set of pages: written through one, read through the other. */
+	assert_int_equal(ttm_bo_reserve(mine, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_write(mine, 8, &word, sizeof(word)), 0);
+	ttm_bo_unreserve(mine);
+	assert_int_equal(ttm_bo_reserve(theirs, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_read(theirs, 8, &back, sizeof(back)), 0);
+	ttm_bo_unreserve(theirs);
+	assert_int_equal(back, word);
+
+	/* Re-exported, it goes home as the exporter's own buffer. */
+	fd3 = export(c, h);
+	assert_int_equal(import(o, fd3, false), ho);
+	close(fd);
+	close(fd2);
+	close(fd3);
+
+	/* The import keeps the exporter's buffer after its client went. */
+	ttm_client_close(o);
+	assert_int_equal(buffers(other_dev), 1);
+	ttm_client_close(c);
+	assert_int_equal(buffers(fx->dev), 0);
+	assert_int_equal(buffers(other_dev), 0);
+	assert_int_equal(ttm_device_destroy(other_dev), 0);
 }
 
 /* ---- threads ---------------------------------------------------------- */
@@ -771,6 +845,7 @@ int main(void)
 		CLIENT_TEST(test_prime_fd_outlives_client),
 		CLIENT_TEST(test_prime_collect_many),
 		CLIENT_TEST(test_prime_bogus_fd),
+		CLIENT_TEST(test_prime_xdev),
 		CLIENT_TEST(test_threads),
 		CLIENT_TEST(test_handle_count),
 		CLIENT_TEST(test_first_open_race),

@@ -972,6 +972,63 @@ static void test_prime(void **state)
 	fixture_fini(&f);
 }
 
+/*
+ * A buffer shared with another device on the same GPU (an import that
+ * shares the exporter's reservation): the two devices' jobs on it are
+ * ordered by their fences, and both land in the one set of pages.
+ */
+static void test_prime_xdev(void **state)
+{
+	struct ttm_execbuf_bo list[1];
+	struct ttm_execbuf_args args = {
+		.engine = 0, .bos = list, .n_bos = 1, .op = TTM_GPU_OP_ADD,
+		.add_value = 40, .duration_us = 500, .tag = 1,
+	};
+	struct ttm_device_stats ds;
+	struct ttm_gpu_job_info *r;
+	struct ttm_device *other_dev;
+	struct ttm_client *other;
+	struct fixture f;
+	uint32_t a, mine;
+	bool is_new = false;
+	int fd;
+
+	(void)state;
+	fixture_init(&f);
+	r = f.retired;
+	assert_int_equal(ttm_device_create(&(struct ttm_device_options){
+			.gpu = f.gpu, .copy_engine = ENGINES - 1 },
+					   &other_dev), 0);
+	a = new_handle(&f, BO_SIZE, &vram_gtt);
+	assert_int_equal(ttm_client_export_fd(f.client, a, &fd), 0);
+	assert_int_equal(ttm_client_open(other_dev, &other), 0);
+	assert_int_equal(ttm_client_import_fd(other, fd, &mine, &is_new), 0);
+	assert_true(is_new);
+	close(fd);
+
+	/* 1: the other device writes it, long, on engine 0... */
+	list[0] = (struct ttm_execbuf_bo){ mine, TTM_EXECBUF_BO_WRITE,
+					   &vram_only };
+	assert_int_equal(ttm_execbuf_submit(other, &args), 0);
+	ttm_fence_put(args.out_fence);
+	/* ...2: this one writes it on engine 1, after 1. */
+	submit_tagged(&f, (struct ttm_execbuf_bo[]){
+		{ a, TTM_EXECBUF_BO_WRITE } }, 1, 1, 10, 2);
+	advance(&f, 10000);
+	ttm_execbuf_wait_idle(other_dev);
+	assert_true(r[2].start_us >= r[1].end_us);
+	expect_words(&f, a, 41);
+	/* The import asked for VRAM, but takes none of its device's. */
+	ttm_device_get_stats(other_dev, &ds);
+	assert_int_equal(ds.domain[TTM_DOMAIN_VRAM].used, 0);
+	assert_dev_ok(other_dev);
+
+	ttm_client_close(other);
+	ttm_device_flush_destroys(other_dev);
+	assert_int_equal(ttm_device_destroy(other_dev), 0);
+	fixture_fini(&f);
+}
+
 /* Closing the only handle while a job runs: the buffer waits for it. */
 static void test_close_in_flight(void **state)
 {
@@ -1218,6 +1275,7 @@ int main(void)
 		TEST(test_move_then_use),
 		TEST(test_injected_restarts),
 		TEST(test_prime),
+		TEST(test_prime_xdev),
 		TEST(test_close_in_flight),
 		TEST(test_driver_private),
 		TEST(test_events),

@@ -111,6 +111,32 @@ struct ttm_bo_destroy_cb {
 
 /* struct ttm_bo is public (ttmsim/bo.h): drivers embed it. */
 
+/* A reference unless the last one is gone (a delayed destroy is due). */
+static inline bool bo_get_unless_zero(struct ttm_bo *bo)
+{
+	int old = __atomic_load_n(&bo->refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old == 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&bo->refcount, &old, old + 1,
+					      true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+/*
+ * @bo's memory: an import's is its exporter's, read under the shared
+ * reservation, which keeps the exporter from moving.
+ */
+static inline void *bo_mem(const struct ttm_bo *bo)
+{
+	return bo->exporter ? bo->exporter->mem : bo->mem;
+}
+
+/* An import leaves its exporter's list and drops it (bo/bo_import.c). */
+void bo_import_release(struct ttm_bo *bo);
+
 /* The list of @dev that an unpinned buffer of @domain belongs on. */
 static inline struct list_node *bo_lru_of(struct ttm_device *dev, int domain)
 {

@@ -87,10 +87,15 @@ struct ttm_list_node {
  * @TTM_BO_TYPE_DEVICE: a buffer clients may see: it can get handles
  *	(ttm_client_bo_add()) and be exported.
  * @TTM_BO_TYPE_KERNEL: the driver's own: it never gets a client handle.
+ * @TTM_BO_TYPE_SG: another device's buffer seen by this one, as TTM's sg
+ *	buffers of a PRIME import (ttm_bo_import()): its pages are the
+ *	exporter's, it shares the exporter's reservation, and it can get
+ *	handles.
  */
 enum ttm_bo_type {
 	TTM_BO_TYPE_DEVICE,
 	TTM_BO_TYPE_KERNEL,
+	TTM_BO_TYPE_SG,
 };
 
 struct ttm_bo_destroy_cb;
@@ -125,6 +130,13 @@ struct ttm_bo {
 	struct ttm_bo_destroy_cb *destroy_cbs;
 	void (*destroy)(struct ttm_bo *bo);
 	struct ttm_bo *destroy_next;    /* on the device's worker queue */
+	/*
+	 * TTM_BO_TYPE_SG: the buffer whose pages these are (a reference),
+	 * and the next import of it. An exported buffer: its imports.
+	 */
+	struct ttm_bo *exporter;
+	struct ttm_bo *import_next;
+	struct ttm_bo *imports;
 };
 
 /*
@@ -460,6 +472,46 @@ int ttm_device_check(struct ttm_device *dev, char *buf, size_t len);
  */
 long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
 		    struct ttm_bo **ret_bos, size_t max);
+
+/**
+ * ttm_bo_import() - @dev's buffer for @exported, as a driver's PRIME
+ * import (the kernel's drm_gem_prime_import() with a TTM sg buffer).
+ * @dev: the importing device.
+ * @exported: a buffer of any device, referenced by the caller.
+ * @ret_bo: a reference to the buffer @dev sees it as.
+ *
+ * A buffer of @dev itself is returned as it is (a new reference), as is
+ * the exporter's own buffer when @exported is itself an import into
+ * another device. Otherwise the result is a buffer of @dev of type
+ * TTM_BO_TYPE_SG, the one @dev already has for that buffer if it is still
+ * alive, else a new one: it shares the exporter's reservation (one lock,
+ * one set of fences), so a job of either device waits for the other's,
+ * and its contents are the exporter's pages, wherever the exporter moves
+ * them while the reservation is free. It holds a reference to the
+ * exporter's buffer. @dev never moves or evicts it: it is accounted in
+ * SYSTEM (it takes none of @dev's VRAM or GTT), and validating it
+ * succeeds at once whatever the placement, as the exporter decides where
+ * its pages live. The kernel's non-dynamic importers pin the exporter
+ * instead; ttmsim's importers are all dynamic: the shared reservation,
+ * held for every use, keeps the pages where they are.
+ *
+ * Context: Does not sleep. Takes and releases both devices' locks.
+ * Return: 0 and *@ret_bo; -EXDEV if @exported's reservation is of another
+ * class than @dev's (a Wound-Wait device's own class); -EINVAL for a
+ * TTM_BO_TYPE_KERNEL buffer, which is never shared; -ENOMEM.
+ */
+int ttm_bo_import(struct ttm_device *dev, struct ttm_bo *exported,
+		  struct ttm_bo **ret_bo);
+
+/**
+ * ttm_bo_exporter() - the buffer whose pages an import shows.
+ * @bo: a buffer.
+ *
+ * Context: Does not sleep.
+ * Return: the exporter's buffer for a TTM_BO_TYPE_SG buffer (no new
+ * reference: it lives as long as @bo); @bo itself otherwise.
+ */
+struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo);
 
 /**
  * ttm_bo_create() - a new zero-filled buffer holding one reference.

@@ -193,7 +193,9 @@ struct ttm_bo *ttm_client_lookup(struct ttm_client *client, uint32_t handle);
  * of any client: the buffer outlives the last close until then. So close
  * the descriptors before the device's last client, if the device is to be
  * destroyed (ttm_device_destroy() wants every buffer put). Each call makes
- * a new descriptor, even for a buffer exported before. Close-on-exec.
+ * a new descriptor, even for a buffer exported before. Close-on-exec. A
+ * buffer imported from another device (TTM_BO_TYPE_SG) exports its
+ * exporter's buffer, as the kernel re-exports an import's dma-buf.
  *
  * Context: Does not sleep. Takes and releases @client's lock and the
  * PRIME registry lock.
@@ -213,11 +215,18 @@ int ttm_client_export_fd(struct ttm_client *client, uint32_t handle,
  * @ret_new: NULL, or set to whether the handle is new, as for
  *	ttm_client_bo_add().
  *
- * Context: Does not sleep. Takes and releases the PRIME registry lock and
- * @client's lock.
+ * A buffer of @client's device is the buffer itself. A buffer of another
+ * device is seen through @client's device's import of it (ttm_bo_import():
+ * the exporter's reservation and pages, shared), the same import for
+ * every client of the device while it lives.
+ *
+ * Context: Does not sleep. Takes and releases the PRIME registry lock,
+ * both devices' locks and @client's lock.
  * Return: 0, *@ret_handle and *@ret_new; -EBADF if @fd is not a
- * descriptor from ttm_client_export_fd() (or names a buffer of another
- * device); -ENOMEM. Neither is written on failure.
+ * descriptor from ttm_client_export_fd(); -EXDEV if the buffer's device
+ * has a reservation class other than @client's device's (a Wound-Wait
+ * device's own, see struct ttm_device_options); -ENOMEM. Neither is
+ * written on failure.
  */
 int ttm_client_import_fd(struct ttm_client *client, int fd,
 			 uint32_t *ret_handle, bool *ret_new);

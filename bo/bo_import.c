@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Buffers of one device seen by another (PRIME across devices), as TTM's
+ * sg buffers behind drm_gem_prime_import().
+ *
+ * An import is a buffer of the importing device with no memory of its
+ * own: it shares the exporter's reservation and shows the exporter's
+ * pages (bo_mem()). Every use of those pages holds the reservation, which
+ * is also the exporter's, so the exporter cannot move while they are in
+ * use; and every job on them leaves its fence in that one reservation, so
+ * a move of the exporter waits for the importer's jobs, and the other way
+ * round. That is the kernel's dynamic importer (dma_buf_dynamic_attach()
+ * with the exporter's resv), without a move_notify: there is no mapping
+ * to invalidate, the pages are read through the exporter at each use.
+ *
+ * Imports are deduplicated per device: the exporter lists its imports, so
+ * importing one buffer twice into a device gives the same buffer (and so
+ * the same handle in a client). import_lock guards every such list; it is
+ * a leaf, taken alone or under nothing but the caller's locks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bo/bo.h"
+#include "bo/resv.h"
+#include "util/compiler.h"
+
+static pthread_mutex_t import_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct ttm_placement import_placement =
+	TTM_PLACEMENT_SYSTEM_INIT;
+
+/* @exporter's live import into @dev, with a new reference; or NULL. */
+static struct ttm_bo *import_find_locked(struct ttm_bo *exporter,
+					 struct ttm_device *dev)
+{
+	struct ttm_bo *bo;
+
+	/* A released one (waiting for its fences) is not reused. */
+	for (bo = exporter->imports; bo; bo = bo->import_next)
+		if (bo->dev == dev && bo_get_unless_zero(bo))
+			return bo;
+	return NULL;
+}
+
+static void import_free(struct ttm_bo *bo)
+{
+	free(bo);
+}
+
+/* A new import of @exporter into @dev, accounted there, unreserved. */
+static struct ttm_bo *import_create(struct ttm_device *dev,
+				    struct ttm_bo *exporter)
+{
+	struct ttm_bo *bo = malloc(sizeof(*bo));
+	bool ok;
+
+	if (!bo)
+		return NULL;
+	*bo = (struct ttm_bo){
+		.dev = dev,
+		.size = exporter->size,
+		.refcount = 1,
+		.type = TTM_BO_TYPE_SG,
+		.placement = import_placement,
+		.destroy = import_free,
+		.exporter = ttm_bo_get(exporter),
+	};
+	list_init(&bo->node);
+	ttm_resv_init(&bo->base, dev->ww_class);
+	/*
+	 * The exporter's reservation only changes at its release, which
+	 * the caller's reference holds off.
+	 */
+	bo->resv = exporter->resv;
+
+	pthread_mutex_lock(&dev->lock);
+	ok = bo_domain_take_locked(dev, TTM_DOMAIN_SYSTEM, bo->size);
+	if (ok)
+		bo_account_in_locked(bo, TTM_DOMAIN_SYSTEM);
+	pthread_mutex_unlock(&dev->lock);
+	/*
+	 * SYSTEM has no limit: only a size overflow could refuse. The put
+	 * is not the last (the caller's reference holds the exporter), so
+	 * nothing is destroyed under import_lock.
+	 */
+	if (!ok) {
+		ttm_resv_fini(&bo->base);
+		ttm_bo_put(exporter);
+		free(bo);
+		return NULL;
+	}
+	return bo;
+}
+
+TTM_EXPORT int ttm_bo_import(struct ttm_device *dev, struct ttm_bo *exported,
+			     struct ttm_bo **ret_bo)
+{
+	struct ttm_bo *exporter = ttm_bo_exporter(exported);
+	struct ttm_bo *bo;
+
+	if (exported->type == TTM_BO_TYPE_KERNEL)
+		return -EINVAL;
+	/* Its own buffer, or one it exported that comes back. */
+	if (exporter->dev == dev) {
+		*ret_bo = ttm_bo_get(exporter);
+		return 0;
+	}
+	/* Its tickets must be able to lock the shared reservation. */
+	if (ww_lock_class(&exporter->resv->lock) != dev->ww_class)
+		return -EXDEV;
+
+	pthread_mutex_lock(&import_lock);
+	bo = import_find_locked(exporter, dev);
+	if (!bo) {
+		bo = import_create(dev, exporter);
+		if (bo) {
+			bo->import_next = exporter->imports;
+			exporter->imports = bo;
+		}
+	}
+	pthread_mutex_unlock(&import_lock);
+	if (!bo)
+		return -ENOMEM;
+	*ret_bo = bo;
+	return 0;
+}
+
+TTM_EXPORT struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo)
+{
+	return bo->exporter ? bo->exporter : bo;
+}
+
+void bo_import_release(struct ttm_bo *bo)
+{
+	struct ttm_bo *exporter = bo->exporter, **link;
+
+	pthread_mutex_lock(&import_lock);
+	for (link = &exporter->imports; *link; link = &(*link)->import_next) {
+		if (*link == bo) {
+			*link = bo->import_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&import_lock);
+	/* May be the exporter's last reference: nothing held here. */
+	ttm_bo_put(exporter);
+}
