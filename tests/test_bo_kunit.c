@@ -8,9 +8,9 @@
  * The kernel checks a resource's place on the LRU or the pinned list, or
  * on a bulk move's range; ttmsim has no resources apart from the buffer,
  * so these cases check the buffer's place on its domain's LRU
- * (ttm_device_lru()) instead, and its pin count. The kernel's cases on
- * bulk LRU moves and on buffers sharing a reservation object have no
- * case here yet.
+ * (ttm_device_lru()) instead, and its pin count. The kernel's case on
+ * bulk LRU moves (ttm_bo_unreserve_bulk) has none here: ttmsim has no
+ * bulk moves yet.
  *
  * setup() creates a device and two buffers in SYSTEM (the kernel's
  * TTM_PL_SYSTEM), in LRU order a, b; teardown() checks that nothing is
@@ -20,6 +20,7 @@
 
 #include "ttmsim/exec.h"
 #include "ttmsim/fence.h"
+#include "util/compiler.h"
 
 static const bool wound_wait_true = true, wound_wait_false = false;
 
@@ -318,10 +319,9 @@ static void test_put_basic(void **state)
 }
 
 /*
- * kernel: ttm_bo_put_shared_resv, the part ttmsim can express: the
- * reservation (the buffer's own here, not shared) holds a fence, signalled
- * before the last put, which then frees the buffer at once, with no
- * delayed destroy.
+ * kernel: ttm_bo_put_shared_resv, on the buffer's own reservation: it
+ * holds a fence, signalled before the last put, which then frees the
+ * buffer at once, with no delayed destroy.
  */
 static void test_put_signalled_fence(void **state)
 {
@@ -343,6 +343,62 @@ static void test_put_signalled_fence(void **state)
 	assert_int_equal(buffers_of(k->dev), 3);
 	ttm_bo_put(bo);
 	assert_int_equal(buffers_of(k->dev), 2);
+}
+
+/* A driver's object: a buffer and where its destroy counts. */
+struct counted_bo {
+	struct ttm_bo bo;
+	unsigned int *destroyed;
+};
+
+static void count_destroy(struct ttm_bo *bo)
+{
+	struct counted_bo *obj = container_of(bo, struct counted_bo, bo);
+
+	(*obj->destroyed)++;
+	free(obj);
+}
+
+/*
+ * kernel: ttm_bo_put_shared_resv. The buffer lives on a reservation of
+ * the driver's, outside any buffer, which holds a signalled bookkeeping
+ * fence: the last put frees the buffer at once, and leaves the
+ * reservation to its owner, who can still lock it, then finish it.
+ */
+static void test_put_shared_resv(void **state)
+{
+	struct kfix *k = *state;
+	struct ttm_resv external;
+	struct ttm_fence *fence;
+	unsigned int destroyed = 0;
+	struct counted_bo *obj = calloc(1, sizeof(*obj));
+	struct ttm_bo *bo;
+
+	assert_non_null(obj);
+	obj->destroyed = &destroyed;
+	bo = &obj->bo;
+	ttm_resv_init(&external, ttm_device_ww_class(k->dev));
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &fence), 0);
+	assert_int_equal(ww_mutex_lock(&external.lock, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(&external, 1), 0);
+	ttm_resv_add_fence(&external, fence, TTM_RESV_USAGE_BOOKKEEP);
+	assert_int_equal(ttm_fence_signal(fence, 0), 0);
+	ttm_fence_put(fence);
+
+	assert_int_equal(ttm_bo_init_reserved(k->dev, bo, TTM_BO_TYPE_DEVICE,
+					      8 * KiB, &system_only, NULL, NULL,
+					      &external, count_destroy), 0);
+	assert_ptr_equal(ttm_bo_resv(bo), &external);
+	ww_mutex_unlock(&external.lock);
+
+	assert_int_equal(buffers_of(k->dev), 3);
+	ttm_bo_put(bo);
+	assert_int_equal(destroyed, 1);
+	assert_int_equal(buffers_of(k->dev), 2);
+	assert_int_equal(ww_mutex_lock(&external.lock, NULL), 0);
+	ww_mutex_unlock(&external.lock);
+	ttm_resv_fini(&external);
 }
 
 /* ---- pin ------------------------------------------------------------- */
@@ -429,6 +485,7 @@ int main(void)
 		KUNIT_CASES(test_unreserve_pinned),
 		KUNIT_CASES(test_put_basic),
 		KUNIT_CASES(test_put_signalled_fence),
+		KUNIT_CASES(test_put_shared_resv),
 		KUNIT_CASES(test_pin_basic),
 		KUNIT_CASES(test_pin_unpin_lru),
 		KUNIT_CASES(test_multiple_pin_one_unpin),
