@@ -210,6 +210,14 @@ void bo_free(struct ttm_bo *bo)
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[bo->domain];
 
+	/*
+	 * As TTM's cleanup of a released buffer's memory: once no fence
+	 * is left (the GPU is done with it), before the memory can be
+	 * reused. A driver tears its GPU mappings down here.
+	 */
+	if (dev->funcs->delete_mem_notify)
+		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)bo->domain,
+					      dev->funcs_data);
 	pthread_mutex_lock(&dev->lock);
 	list_del(&bo->node);
 	dom->used -= bo->size;

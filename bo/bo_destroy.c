@@ -98,15 +98,9 @@ static void bo_release(struct ttm_bo *bo)
 	struct ttm_fence **fences;
 	unsigned int n, i;
 
-	/*
-	 * The hooks run here, in the thread of the last put, and not in
-	 * bo_free(), which may run in a fence callback.
-	 */
+	/* The memory's notice comes from bo_free(), after the fences. */
 	if (funcs->release_notify)
 		funcs->release_notify(bo, dev->funcs_data);
-	if (funcs->delete_mem_notify)
-		funcs->delete_mem_notify(bo, (enum ttm_domain)bo->domain,
-					 dev->funcs_data);
 
 	/* Every usage: even bookkeeping work may still touch the memory. */
 	if (ttm_resv_get_fences(bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,

@@ -204,12 +204,16 @@ struct ttm_operation_ctx;
  *	not yet visible to anyone; no other lock of ttmsim held.
  * @delete_mem_notify: @bo's memory in @domain is about to be freed: after
  *	a move, its old memory (freed once the move's fence signals); at
- *	destroy, its memory (freed once its last fence signals). Called
- *	once per memory, before anything can reuse it.
+ *	destroy, its memory, once its last fence signalled (as TTM's
+ *	cleanup after the delayed delete: the GPU is done with it, so a
+ *	driver may tear its mappings down). Called once per memory, before
+ *	anything can reuse it.
  *	Context: Does not sleep. After a move @bo is reserved by the calling
- *	thread; at destroy its last reference is gone and nobody else may
- *	use it. No other lock of ttmsim held, except at destroy when the
- *	last reference was the PRIME registry's (see @release_notify).
+ *	thread. At destroy its last reference is gone and nobody else may
+ *	use it; called in the thread of the last ttm_bo_put() for an idle
+ *	buffer, in the device's worker for a busy one. No other lock of
+ *	ttmsim held, except at destroy when the last reference was the
+ *	PRIME registry's (see @release_notify).
  * @swap_notify: @bo is about to be evicted to SYSTEM. ttmsim has no
  *	swap-out (the kernel calls this before swapping a buffer out to the
  *	shmem backing); eviction to SYSTEM is its nearest equivalent. Called
@@ -217,7 +221,7 @@ struct ttm_operation_ctx;
  *	Context: Does not sleep. @bo reserved as in @evict_flags; no other
  *	lock of ttmsim held.
  * @release_notify: @bo's last reference went; called before its
- *	delayed destroy starts waiting for its fences, then
+ *	delayed destroy starts waiting for its fences, so before
  *	@delete_mem_notify.
  *	Context: Does not sleep. Called in the thread of the last
  *	ttm_bo_put(); @bo is not reserved and nobody else may use it. No
