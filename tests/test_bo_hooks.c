@@ -502,9 +502,11 @@ static void test_fence_and_notify_before_reuse(void **state)
 	assert_int_equal(drv.n_events, 1);
 	expect_event(&drv, 0, RELEASE, bo, TTM_DOMAIN_VRAM, -1, false);
 	assert_int_equal(used(&drv, TTM_DOMAIN_VRAM), BO_SIZE);
-	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
 	/* The device's worker frees a busy buffer after its last fence. */
+	pthread_mutex_lock(&drv.lock);
 	drv.any_thread = true;
+	pthread_mutex_unlock(&drv.lock);
+	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
 	ttm_device_flush_destroys(drv.dev);
 	assert_int_equal(drv.n_events, 2);
 	expect_event(&drv, 1, DELETE_MEM, bo, TTM_DOMAIN_VRAM, -1, false);
