@@ -571,6 +571,56 @@ static void test_walks(void **state)
 	assert_int_equal(range_mgr_fini(&mm), 0);
 }
 
+/* range_mgr_check() sees each kind of damage (then undone). */
+static void test_check_detects(void **state)
+{
+	struct range_node n[8] = { 0 };
+	struct range_mgr mm;
+	uint64_t saved;
+
+	(void)state;
+	assert_int_equal(range_mgr_init(&mm, 64), 0);
+	for (unsigned int i = 0; i < 8; i++)
+		insert_at(&mm, &n[i], 4, 0, 0, 0, 0, 4 * i);
+	/* overlap: a node moved into its neighbour */
+	saved = n[3].start;
+	n[3].start = n[2].start + 1;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	n[3].start = saved;
+	CHECK(&mm);
+	/* past the end */
+	saved = n[7].size;
+	n[7].size = 64;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	n[7].size = saved;
+	/* a hole or a subtree maximum wrong */
+	n[5].hole++;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	n[5].hole--;
+	n[4].max_hole++;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	n[4].max_hole--;
+	/* the used sum or the count wrong */
+	mm.used++;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	mm.used--;
+	mm.count--;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	mm.count++;
+	/* the list out of step with the tree */
+	n[1].next = &n[3];
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	n[1].next = &n[2];
+	/* a height wrong */
+	n[6].height += 2;
+	assert_int_equal(range_mgr_check(&mm), -EFAULT);
+	n[6].height -= 2;
+	CHECK(&mm);
+	for (unsigned int i = 0; i < 8; i++)
+		remove_node(&mm, &n[i]);
+	assert_int_equal(range_mgr_fini(&mm), 0);
+}
+
 /* A small fixed-seed generator: the same run on every libc. */
 static uint64_t rng_state;
 
@@ -1074,6 +1124,7 @@ int main(void)
 		cmocka_unit_test(test_scan_neighbours),
 		cmocka_unit_test(test_scan_window),
 		cmocka_unit_test(test_walks),
+		cmocka_unit_test(test_check_detects),
 		cmocka_unit_test(test_random_small),
 		cmocka_unit_test(test_random_large),
 		cmocka_unit_test(test_million),
