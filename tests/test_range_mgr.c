@@ -907,7 +907,7 @@ static bool op_scan(struct model *m)
 	unsigned int flags = rnd_below(2) ? RANGE_TOPDOWN : 0;
 	int order[MODEL_SLOTS], n = 0, added = 0;
 	struct range_scan scan;
-	bool found = false;
+	bool found = false, fits;
 
 	random_window(m, &fpfn, &lpfn);
 	mlpfn = lpfn;
@@ -918,6 +918,10 @@ static bool op_scan(struct model *m)
 	}
 	assert_int_equal(range_scan_init(&scan, &m->mm, size, align, fpfn,
 					 lpfn, flags), 0);
+	/* whether it fits already (the caller would not scan then) */
+	model_runs(m, false);
+	fits = !model_place(m, size, align, fpfn, mlpfn, flags, &hit);
+	hit = 0;
 	for (int k = 0; k < MODEL_SLOTS; k++)
 		if (m->in[k] && rnd_below(3))
 			order[n++] = k;
@@ -963,9 +967,13 @@ static bool op_scan(struct model *m)
 		m->gone[k] = false;
 	}
 	model_verify(m);
-	/* Evict the chosen ones and insert: it must land on the hit. */
+	/*
+	 * Evict the chosen ones and insert: where nothing fitted before,
+	 * the insert must land on the hit; else put a node there.
+	 */
 	if (found && rnd_below(2)) {
 		int slot = -1;
+		uint64_t want = 0;
 
 		for (int k = 0; k < MODEL_SLOTS; k++) {
 			if (m->in[k] && m->start[k] < hit + size &&
@@ -977,10 +985,22 @@ static bool op_scan(struct model *m)
 				slot = k;
 		if (slot < 0)
 			return true;
-		m->nodes[slot].start = hit;
-		m->nodes[slot].size = size;
-		assert_int_equal(range_mgr_reserve(&m->mm, &m->nodes[slot]),
-				 0);
+		model_runs(m, false);
+		assert_int_equal(model_place(m, size, align, fpfn, mlpfn,
+					     flags, &want), 0);
+		if (fits) {
+			m->nodes[slot].start = hit;
+			m->nodes[slot].size = size;
+			assert_int_equal(range_mgr_reserve(&m->mm,
+							   &m->nodes[slot]), 0);
+		} else {
+			assert_int_equal(want, hit);
+			assert_int_equal(range_mgr_insert(&m->mm,
+							  &m->nodes[slot], size,
+							  align, fpfn, lpfn,
+							  flags), 0);
+			assert_int_equal(m->nodes[slot].start, hit);
+		}
 		model_take(m, slot, hit, size);
 	}
 	return found;
