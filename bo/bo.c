@@ -28,37 +28,52 @@ bool bo_placement_valid(const struct ttm_placement *placement)
 	return true;
 }
 
-/* Account @bo in @domain, whose bytes bo_domain_take_locked() took. */
-void bo_account_in_locked(struct ttm_bo *bo, int domain)
+/* Account @bo in @res, whose bytes bo_res_take_locked() took. */
+void bo_account_in_locked(struct ttm_bo *bo, struct ttm_resource *res)
 {
 	struct ttm_device *dev = bo->dev;
-	struct bo_domain *dom = &dev->domain[domain];
+	struct bo_domain *dom = &dev->domain[res->domain];
 
-	dom->incoming -= bo->size;
+	dom->incoming -= res->bytes;
 	dom->buffers++;
 	dev->buffers++;
-	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
+	bo->res = res;
+	__atomic_store_n(&bo->domain, res->domain, __ATOMIC_RELAXED);
 	list_add_tail(&bo->node, &dom->lru);
+}
+
+int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res)
+{
+	struct ttm_device *dev = bo->dev;
+	int ret = bo_res_fill(res, bo->size, true);
+
+	pthread_mutex_lock(&dev->lock);
+	if (ret)
+		bo_res_untake_locked(dev, res);
+	else
+		bo_account_in_locked(bo, res);
+	bo_room_changed_locked(dev);
+	pthread_mutex_unlock(&dev->lock);
+	if (ret)
+		bo_res_free(res);
+	return ret;
 }
 
 /* Place @bo in the first domain of its placement with room, or -ENOSPC. */
 static int bo_place(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
+	struct ttm_resource *res = NULL;
 	unsigned int i;
-	int ret = -ENOSPC;
 
 	pthread_mutex_lock(&dev->lock);
-	for (i = 0; i < bo->placement.count && ret < 0; i++) {
-		int d = bo->placement.domains[i];
+	for (i = 0; i < bo->placement.count && !res; i++) {
+		struct bo_want want = bo_want_domain(bo->placement.domains[i]);
 
-		if (bo_domain_take_locked(dev, d, bo->size)) {
-			bo_account_in_locked(bo, d);
-			ret = 0;
-		}
+		res = bo_res_take_locked(dev, bo, &want, bo->size);
 	}
 	pthread_mutex_unlock(&dev->lock);
-	return ret;
+	return res ? bo_res_settle(bo, res) : -ENOSPC;
 }
 
 /* Whether some domain of @placement could ever hold @size bytes. */
@@ -96,7 +111,6 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 				    void (*destroy)(struct ttm_bo *bo))
 {
 	struct ttm_operation_ctx room = { 0 };
-	void *mem;
 	int ret;
 
 	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE ||
@@ -121,19 +135,9 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		pthread_mutex_unlock(&dev->lock);
 		return -ENOSPC;
 	}
-	/*
-	 * calloc(): zero-filled, and aligned for any type (at least 8
-	 * bytes), more than the GPU's 4; for large sizes the zero pages come
-	 * from mmap() lazily, so a big buffer costs nothing until touched.
-	 */
-	mem = calloc(1, size);
-	if (!mem)
-		return -ENOMEM;
-
 	*bo = (struct ttm_bo){
 		.dev = dev,
 		.size = size,
-		.mem = mem,
 		.refcount = 1,
 		.type = type,
 		.placement = *placement,
@@ -166,7 +170,6 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		if (!resv)
 			ww_mutex_unlock(&bo->base.lock);
 		ttm_resv_fini(&bo->base);
-		free(mem);
 		return ret;
 	}
 	return 0;
@@ -209,6 +212,7 @@ void bo_free(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[bo->domain];
+	struct ttm_resource *res = bo->res;
 
 	/*
 	 * As TTM's cleanup of a released buffer's memory: once no fence
@@ -220,7 +224,7 @@ void bo_free(struct ttm_bo *bo)
 					      dev->funcs_data);
 	pthread_mutex_lock(&dev->lock);
 	list_del(&bo->node);
-	dom->used -= bo->size;
+	bo_res_release_locked(dev, res);
 	dom->buffers--;
 	dev->buffers--;
 	if (bo->destroy_cbs && --dev->zombies == 0)
@@ -235,7 +239,7 @@ void bo_free(struct ttm_bo *bo)
 	 */
 	ttm_resv_fini(&bo->base);
 	free(bo->destroy_cbs);
-	free(bo->mem);
+	bo_res_free(res);
 	if (bo->exporter)
 		bo_import_release(bo);
 	bo->destroy(bo);

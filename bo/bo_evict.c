@@ -36,24 +36,32 @@ static void evict_placement_default(int domain, struct ttm_placement *pl)
 }
 
 /*
- * Take a victim's @size bytes in the first domain of @pl other than
- * @domain with room, else in SYSTEM, which always has. A placement from
- * the driver is only read, so a bad one cannot do harm.
+ * Take room for @victim in the first domain of @pl other than @domain
+ * with room, else in SYSTEM, which always has. A placement from the
+ * driver is only read, so a bad one cannot do harm. NULL only without
+ * memory for the resource.
  */
-static int evict_target_locked(struct ttm_device *dev, int domain,
-			       const struct ttm_placement *pl, uint64_t size)
+static struct ttm_resource *evict_target_locked(struct ttm_bo *victim,
+						int domain,
+						const struct ttm_placement *pl)
 {
+	struct ttm_device *dev = victim->dev;
+	struct ttm_resource *res;
+	struct bo_want want;
 	unsigned int i;
 
 	for (i = 0; i < pl->count && i < TTM_PLACEMENT_MAX; i++) {
 		int d = pl->domains[i];
 
-		if (d >= 0 && d < TTM_DOMAIN_COUNT && d != domain &&
-		    bo_domain_take_locked(dev, d, size))
-			return d;
+		if (d < 0 || d >= TTM_DOMAIN_COUNT || d == domain)
+			continue;
+		want = bo_want_domain(d);
+		res = bo_res_take_locked(dev, victim, &want, victim->size);
+		if (res)
+			return res;
 	}
-	bo_domain_take_locked(dev, TTM_DOMAIN_SYSTEM, size);
-	return TTM_DOMAIN_SYSTEM;
+	want = bo_want_domain(TTM_DOMAIN_SYSTEM);
+	return bo_res_take_locked(dev, victim, &want, victim->size);
 }
 
 /* Move reserved @victim out of @domain; it goes back on its next use. */
@@ -62,20 +70,23 @@ static int evict(struct ttm_bo *victim, int domain,
 {
 	struct ttm_device *dev = victim->dev;
 	const struct ttm_device_funcs *funcs = dev->funcs;
+	struct ttm_resource *res;
 	struct ttm_placement pl;
-	int target, ret;
+	int ret;
 
 	evict_placement_default(domain, &pl);
 	if (funcs->evict_flags)
 		funcs->evict_flags(victim, (enum ttm_domain)domain, &pl,
 				   dev->funcs_data);
 	pthread_mutex_lock(&dev->lock);
-	target = evict_target_locked(dev, domain, &pl, victim->size);
+	res = evict_target_locked(victim, domain, &pl);
 	pthread_mutex_unlock(&dev->lock);
+	if (!res)
+		return -ENOMEM;
 	/* No swap-out in ttmsim: going to SYSTEM is the nearest thing. */
-	if (target == TTM_DOMAIN_SYSTEM && funcs->swap_notify)
+	if (res->domain == TTM_DOMAIN_SYSTEM && funcs->swap_notify)
 		funcs->swap_notify(victim, dev->funcs_data);
-	ret = bo_move(victim, target, ctx);
+	ret = bo_move(victim, res, ctx);
 	if (ret == 0) {
 		pthread_mutex_lock(&dev->lock);
 		dev->evictions++;
@@ -134,8 +145,77 @@ static void vetoed_fini(struct vetoed *v)
 }
 
 /*
+ * Whether pick_victim() could take @cand for @bo at all (it may still
+ * fail to lock it). dev->lock held.
+ */
+static bool victim_possible(const struct ttm_bo *bo, struct ttm_bo *cand,
+			    const struct ttm_operation_ctx *ctx,
+			    struct ww_acquire_ctx *ticket,
+			    const struct vetoed *vetoed)
+{
+	if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)))
+		return false;
+	/* Its last reference went: its delayed destroy frees it. */
+	if (__atomic_load_n(&cand->refcount, __ATOMIC_RELAXED) == 0)
+		return false;
+	if (ctx->allow_res_evict && ctx->resv && cand->resv == ctx->resv)
+		return true;
+	if (ticket && ww_mutex_owner_ctx(&cand->resv->lock) == ticket)
+		return ttm_exec_is_evictable(ctx->exec, cand);
+	return true;
+}
+
+/*
+ * Mark the buffers on the LRU of @want's domain whose eviction opens a
+ * hole @bo fits in where @want says, choosing among those pick_victim()
+ * could take, in LRU order: range_scan, as TTM evicts with drm_mm_scan.
+ * Enough free bytes are not enough: the victims must be neighbours of
+ * each other and of free pages. false, nothing marked, if no set of them
+ * would do (what remains is pinned, the job's own, or in flight).
+ * dev->lock held; unmark_victims_locked() after.
+ */
+static bool mark_victims_locked(struct ttm_bo *bo, const struct bo_want *want,
+				const struct ttm_operation_ctx *ctx,
+				struct ww_acquire_ctx *ticket,
+				const struct vetoed *vetoed,
+				struct ttm_bo **ret_scanned)
+{
+	struct ttm_device *dev = bo->dev;
+	struct bo_domain *dom = &dev->domain[want->domain];
+	struct list_node *head = &dom->lru, *n;
+	struct ttm_bo *scanned = NULL, *cand;
+	struct range_scan scan;
+	bool found = false;
+
+	*ret_scanned = NULL;
+	if (range_scan_init(&scan, &dom->mm, bo_pages(dev, bo->size), 1,
+			    want->fpfn, want->lpfn, want->flags))
+		return false;
+	for (n = head->next; n != head && !found; n = n->next) {
+		cand = list_entry(n, struct ttm_bo, node);
+		if (!victim_possible(bo, cand, ctx, ticket, vetoed))
+			continue;
+		found = range_scan_add(&scan, &cand->res->node);
+		cand->scan_next = scanned;
+		scanned = cand;
+	}
+	/* Newest first, as the scan wants them back. */
+	for (cand = scanned; cand; cand = cand->scan_next)
+		cand->evict_mark = range_scan_remove(&scan, &cand->res->node);
+	*ret_scanned = scanned;
+	return found;
+}
+
+static void unmark_victims_locked(struct ttm_bo *scanned)
+{
+	for (; scanned; scanned = scanned->scan_next)
+		scanned->evict_mark = false;
+}
+
+/*
  * Pick a victim on @domain's LRU, head first, other than @bo and those
- * of @vetoed, holding a reference to it.
+ * of @vetoed, holding a reference to it. In a limited domain, only one
+ * of those mark_victims_locked() chose.
  * *@locked: we reserved it (else the caller's helper holds it, evictable).
  * *@contended: none could be taken without waiting; this one is held by
  * another ticket. NULL: nothing to evict.
@@ -146,23 +226,33 @@ static void vetoed_fini(struct vetoed *v)
  * is gone waits for its delayed destroy: skipped. The driver is asked
  * about the victim by the caller, once the device lock is dropped.
  */
-static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
+static struct ttm_bo *pick_victim(struct ttm_bo *bo,
+				  const struct bo_want *want,
 				  const struct ttm_operation_ctx *ctx,
 				  struct ww_acquire_ctx *ticket,
 				  const struct vetoed *vetoed, bool *locked,
 				  bool *contended)
 {
 	struct ttm_device *dev = bo->dev;
-	struct list_node *head = bo_lru_of(dev, domain), *n;
-	struct ttm_bo *victim = NULL, *other = NULL;
+	struct list_node *head = bo_lru_of(dev, want->domain), *n;
+	struct ttm_bo *victim = NULL, *other = NULL, *scanned = NULL;
+	bool ranged = want->domain != TTM_DOMAIN_SYSTEM;
 
 	*locked = false;
+	*contended = false;
 	pthread_mutex_lock(&dev->lock);
+	if (ranged &&
+	    !mark_victims_locked(bo, want, ctx, ticket, vetoed, &scanned)) {
+		unmark_victims_locked(scanned);
+		pthread_mutex_unlock(&dev->lock);
+		return NULL;
+	}
 	for (n = head->next; n != head && !victim; n = n->next) {
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 		struct ww_acquire_ctx *owner;
 
-		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)))
+		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)) ||
+		    (ranged && !cand->evict_mark))
 			continue;
 		if (ctx->allow_res_evict && ctx->resv &&
 		    cand->resv == ctx->resv) {
@@ -190,6 +280,7 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 			other = cand;
 		}
 	}
+	unmark_victims_locked(scanned);
 	pthread_mutex_unlock(&dev->lock);
 	*contended = !victim && other;
 	if (victim) {
@@ -203,16 +294,17 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
  * One victim, reserved and asked about, evicted. 1: the driver vetoed
  * it (now in @vetoed; ask for another).
  */
-static int evict_one_pass(struct ttm_bo *bo, int domain,
+static int evict_one_pass(struct ttm_bo *bo, const struct bo_want *want,
 			  const struct ttm_operation_ctx *ctx,
 			  struct ww_acquire_ctx *ticket, struct vetoed *vetoed)
 {
 	const struct ttm_device_funcs *funcs = bo->dev->funcs;
+	int domain = want->domain;
 	struct ttm_bo *victim;
 	bool locked, contended;
 	int ret;
 
-	victim = pick_victim(bo, domain, ctx, ticket, vetoed, &locked,
+	victim = pick_victim(bo, want, ctx, ticket, vetoed, &locked,
 			     &contended);
 	if (!victim)
 		return -ENOSPC;
@@ -254,7 +346,7 @@ static int evict_one_pass(struct ttm_bo *bo, int domain,
 	return ret;
 }
 
-int bo_evict_one(struct ttm_bo *bo, int domain,
+int bo_evict_one(struct ttm_bo *bo, const struct bo_want *want,
 		 const struct ttm_operation_ctx *ctx, uint64_t *ret_vetoed)
 {
 	struct ww_acquire_ctx *ticket =
@@ -264,11 +356,31 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
 
 	/* Each veto takes one candidate out of the walk: it ends. */
 	do
-		ret = evict_one_pass(bo, domain, ctx, ticket, &vetoed);
+		ret = evict_one_pass(bo, want, ctx, ticket, &vetoed);
 	while (ret == 1);
 	*ret_vetoed = vetoed.bytes;
 	vetoed_fini(&vetoed);
 	return ret;
+}
+
+/*
+ * Whether no eviction by @ctx can move @cand: pinned, or held by the
+ * job's ticket and not merely for eviction (pick_victim()'s own rules,
+ * kept in step). Not the exec's list: a buffer of a shared reservation
+ * may be locked without being listed (an ignored duplicate, or a sibling
+ * never named), and counted as movable it would make the caller wait for
+ * ever. dev->lock held.
+ */
+static bool fixed_for(const struct ttm_bo *cand,
+		      const struct ttm_operation_ctx *ctx,
+		      struct ww_acquire_ctx *ticket)
+{
+	if (cand->pin_count)
+		return true;
+	if (ctx->allow_res_evict && ctx->resv && cand->resv == ctx->resv)
+		return false;
+	return ticket && ww_mutex_owner_ctx(&cand->resv->lock) == ticket &&
+	       !ttm_exec_is_evictable(ctx->exec, cand);
 }
 
 /* Bytes in @domain that no eviction by @ctx can free; dev->lock held. */
@@ -283,29 +395,75 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 		struct ttm_bo *p = list_entry(n, struct ttm_bo, node);
 
 		if (p->domain == domain)
-			bytes += p->size;
+			bytes += p->res->bytes;
 	}
-	/*
-	 * Buffers the job's ticket holds cannot move, and pick_victim()
-	 * skips them (its own rules, kept in step). Not the exec's list:
-	 * a buffer of a shared reservation may be locked without being
-	 * listed (an ignored duplicate, or a sibling never named), and
-	 * counted as movable it would make the caller wait for ever.
-	 */
 	list_for_each(n, head) {
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 
-		if (ctx->allow_res_evict && ctx->resv &&
-		    cand->resv == ctx->resv)
-			continue;
-		if (ticket && ww_mutex_owner_ctx(&cand->resv->lock) == ticket &&
-		    !ttm_exec_is_evictable(ctx->exec, cand))
-			bytes += cand->size;
+		if (fixed_for(cand, ctx, ticket))
+			bytes += cand->res->bytes;
 	}
 	return bytes;
 }
 
-int bo_room_wait(struct ttm_bo *bo, int domain,
+struct removable_args {
+	const struct ttm_operation_ctx *ctx;
+	struct ww_acquire_ctx *ticket;
+};
+
+/* range_mgr_could_fit()'s question: can the range of @node ever go? */
+static bool node_removable(const struct range_node *node, void *data)
+{
+	const struct ttm_resource *res =
+		container_of(node, const struct ttm_resource, node);
+	const struct removable_args *a = data;
+
+	/*
+	 * A ghost's goes with its copy; one taken for a move in flight is
+	 * another buffer's next home, evictable once there.
+	 */
+	if (!res->bo || res->bo->res != res)
+		return true;
+	return !fixed_for(res->bo, a->ctx, a->ticket);
+}
+
+/*
+ * Whether @bo could ever fit where @want says beside what @ctx cannot
+ * evict: by bytes (the driver's vetoes counted as fixed) and, in a limited
+ * domain, by holes. dev->lock held.
+ */
+static bool want_never_fits_locked(struct ttm_bo *bo,
+				   const struct bo_want *want,
+				   const struct ttm_operation_ctx *ctx,
+				   uint64_t vetoed)
+{
+	struct ttm_device *dev = bo->dev;
+	struct bo_domain *dom = &dev->domain[want->domain];
+	struct removable_args args = { ctx, ttm_exec_ticket(ctx->exec) };
+
+	if (fixed_bytes_locked(dev, want->domain, ctx) + vetoed + bo->size >
+	    dom->capacity)
+		return true;
+	if (want->domain == TTM_DOMAIN_SYSTEM)
+		return false;
+	return !range_mgr_could_fit(&dom->mm, bo_pages(dev, bo->size), 1,
+				    want->fpfn, want->lpfn, node_removable,
+				    &args);
+}
+
+/* Whether a take where @want says would succeed now; dev->lock held. */
+static bool want_has_room_locked(struct ttm_bo *bo, const struct bo_want *want)
+{
+	struct ttm_device *dev = bo->dev;
+	struct bo_domain *dom = &dev->domain[want->domain];
+
+	if (want->domain == TTM_DOMAIN_SYSTEM)
+		return true;
+	return range_mgr_largest_hole(&dom->mm, want->fpfn, want->lpfn) >=
+	       bo_pages(dev, bo->size);
+}
+
+int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 		 const struct ttm_operation_ctx *ctx, uint64_t vetoed)
 {
 	struct ttm_device *dev = bo->dev;
@@ -319,19 +477,17 @@ int bo_room_wait(struct ttm_bo *bo, int domain,
 	 * freed some since the caller looked: then look again too.
 	 */
 	if (!ctx->exec) {
-		struct bo_domain *dom = &dev->domain[domain];
 		bool room;
 
 		if (bo_worker_flush(dev))
 			return 0;
 		pthread_mutex_lock(&dev->lock);
-		room = dom->capacity - dom->used >= bo->size;
+		room = want_has_room_locked(bo, want);
 		pthread_mutex_unlock(&dev->lock);
 		return room ? 0 : -ENOSPC;
 	}
 	pthread_mutex_lock(&dev->lock);
-	never = fixed_bytes_locked(dev, domain, ctx) + vetoed + bo->size >
-		dev->domain[domain].capacity;
+	never = want_never_fits_locked(bo, want, ctx, vetoed);
 	pthread_mutex_unlock(&dev->lock);
 	if (never)
 		return -ENOSPC;

@@ -52,8 +52,9 @@ static void import_free(struct ttm_bo *bo)
 static struct ttm_bo *import_create(struct ttm_device *dev,
 				    struct ttm_bo *exporter)
 {
+	struct bo_want want = bo_want_domain(TTM_DOMAIN_SYSTEM);
 	struct ttm_bo *bo = malloc(sizeof(*bo));
-	bool ok;
+	struct ttm_resource *res;
 
 	if (!bo)
 		return NULL;
@@ -74,17 +75,18 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 	 */
 	bo->resv = exporter->resv;
 
+	/* Accounted in SYSTEM, with no bytes of its own (bo_mem()). */
 	pthread_mutex_lock(&dev->lock);
-	ok = bo_domain_take_locked(dev, TTM_DOMAIN_SYSTEM, bo->size);
-	if (ok)
-		bo_account_in_locked(bo, TTM_DOMAIN_SYSTEM);
+	res = bo_res_take_locked(dev, bo, &want, bo->size);
+	if (res)
+		bo_account_in_locked(bo, res);
 	pthread_mutex_unlock(&dev->lock);
 	/*
-	 * SYSTEM has no limit: only a size overflow could refuse. The put
-	 * is not the last (the caller's reference holds the exporter), so
-	 * nothing is destroyed under import_lock.
+	 * SYSTEM has no limit: only the resource's allocation can fail.
+	 * The put is not the last (the caller's reference holds the
+	 * exporter), so nothing is destroyed under import_lock.
 	 */
-	if (!ok) {
+	if (!res) {
 		ttm_resv_fini(&bo->base);
 		ttm_bo_put(exporter);
 		free(bo);

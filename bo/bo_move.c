@@ -25,15 +25,15 @@ static void ghost_release(struct bo_ghost *ghost)
 
 	pthread_mutex_lock(&dev->lock);
 	list_del(&ghost->node);
-	dev->domain[ghost->domain].used -= ghost->size;
-	dev->domain[ghost->domain].ghosts--;
+	bo_res_release_locked(dev, ghost->res);
+	dev->domain[ghost->res->domain].ghosts--;
 	if (--dev->n_ghosts == 0)
 		pthread_cond_broadcast(&dev->idle);
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	/* @dev may be gone from here on (see bo_free()). */
 	ttm_fence_put(ghost->fence);
-	free(ghost->mem);
+	bo_res_free(ghost->res);
 	free(ghost);
 }
 
@@ -50,7 +50,7 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 	     dev->domain[domain].ghosts && n != &dev->ghosts; n = n->next) {
 		struct bo_ghost *g = list_entry(n, struct bo_ghost, node);
 
-		if (g->domain == domain) {
+		if (g->res->domain == domain) {
 			fence = ttm_fence_get(g->fence);
 			break;
 		}
@@ -79,35 +79,35 @@ static void ghost_cb_func(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 }
 
 /*
- * Switch @bo to @mem in @domain, whose bytes are taken. @ghost (NULL: the
- * old memory is freed at once) keeps the old memory accounted until its
- * copy ends. Return: the old memory for the caller to free, or NULL if
- * @ghost took it.
+ * Switch @bo to @res, whose room is taken. @ghost (NULL: the old room is
+ * given back at once) keeps the old resource until its copy ends.
+ * Return: the old resource for the caller to free, or NULL if @ghost
+ * took it.
  */
-static void *move_switch(struct ttm_bo *bo, int domain, void *mem,
-			 struct bo_ghost *ghost)
+static struct ttm_resource *move_switch(struct ttm_bo *bo,
+					struct ttm_resource *res,
+					struct bo_ghost *ghost)
 {
 	struct ttm_device *dev = bo->dev;
-	struct bo_domain *from = &dev->domain[bo->domain];
-	void *old = bo->mem;
+	struct ttm_resource *old = bo->res;
+	struct bo_domain *from = &dev->domain[old->domain];
 
 	pthread_mutex_lock(&dev->lock);
+	old->bo = NULL;
 	if (ghost) {
-		ghost->mem = old;
-		ghost->size = bo->size;
-		ghost->domain = bo->domain;
+		ghost->res = old;
 		from->ghosts++;
 		list_add_tail(&ghost->node, &dev->ghosts);
 		dev->n_ghosts++;
 	} else {
-		from->used -= bo->size;
+		bo_res_release_locked(dev, old);
 	}
 	from->buffers--;
-	dev->domain[domain].buffers++;
-	dev->domain[domain].incoming -= bo->size;
-	bo->mem = mem;
-	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
-	list_move_tail(&bo->node, bo_lru_of(dev, domain));
+	dev->domain[res->domain].buffers++;
+	dev->domain[res->domain].incoming -= res->bytes;
+	bo->res = res;
+	__atomic_store_n(&bo->domain, res->domain, __ATOMIC_RELAXED);
+	list_move_tail(&bo->node, bo_lru_of(dev, res->domain));
 	dev->moves++;
 	dev->bytes_moved += bo->size;
 	bo_room_changed_locked(dev);
@@ -116,21 +116,21 @@ static void *move_switch(struct ttm_bo *bo, int domain, void *mem,
 }
 
 /*
- * Switch @bo to @mem, tell the driver its old memory goes, and let it go:
+ * Switch @bo to @res, tell the driver its old memory goes, and let it go:
  * at once without @ghost, else when @ghost's fence signals. The notice
  * comes first, so that nothing reuses the memory before the driver knows.
  */
-static void move_finish(struct ttm_bo *bo, int domain, void *mem,
+static void move_finish(struct ttm_bo *bo, struct ttm_resource *res,
 			struct bo_ghost *ghost)
 {
 	struct ttm_device *dev = bo->dev;
 	int from = bo->domain;
-	void *old = move_switch(bo, domain, mem, ghost);
+	struct ttm_resource *old = move_switch(bo, res, ghost);
 
 	if (dev->funcs->delete_mem_notify)
 		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)from,
 					      dev->funcs_data);
-	free(old);
+	bo_res_free(old);
 	/* Already signalled: the callback will not run, release now. */
 	if (ghost && ttm_fence_add_callback(ghost->fence, &ghost->cb,
 					    ghost_cb_func))
@@ -176,11 +176,11 @@ static void move_unprepare(struct ttm_bo *bo, unsigned int reserved)
 }
 
 /* Copy on the GPU after every fence of @bo; the copy's fence goes in. */
-static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
+static int move_gpu(struct ttm_bo *bo, struct ttm_resource *res)
 {
 	struct ttm_device *dev = bo->dev;
 	struct ttm_gpu_range ranges[2] = {
-		{ bo->mem, bo->size }, { mem, bo->size },
+		{ bo->res->mem, bo->size }, { res->mem, bo->size },
 	};
 	struct ttm_gpu_job job = {
 		.engine = dev->copy_engine,
@@ -230,12 +230,12 @@ static int move_gpu(struct ttm_bo *bo, int domain, void *mem)
 	ttm_resv_add_fence(bo->resv, fence, TTM_RESV_USAGE_KERNEL);
 	move_unprepare(bo, reserved);
 	ghost->fence = fence;
-	move_finish(bo, domain, mem, ghost);
+	move_finish(bo, res, ghost);
 	return 0;
 }
 
 /* Copy on the CPU once @bo is idle; the old memory goes at once. */
-static int move_cpu(struct ttm_bo *bo, int domain, void *mem,
+static int move_cpu(struct ttm_bo *bo, struct ttm_resource *res,
 		    const struct ttm_operation_ctx *ctx)
 {
 	int ret;
@@ -247,8 +247,8 @@ static int move_cpu(struct ttm_bo *bo, int domain, void *mem,
 			    ctx->interruptible, -1);
 	if (ret)
 		return ret;
-	memcpy(mem, bo->mem, bo->size);
-	move_finish(bo, domain, mem, NULL);
+	memcpy(res->mem, bo->res->mem, bo->size);
+	move_finish(bo, res, NULL);
 	return 0;
 }
 
@@ -257,12 +257,12 @@ static int move_cpu(struct ttm_bo *bo, int domain, void *mem,
  * default copy); ttmsim keeps the accounting. *@ret_hop: NULL if no hop
  * may be asked for (this is the hop, or the move after it).
  */
-static int move_hook(struct ttm_bo *bo, int domain, void *mem,
+static int move_hook(struct ttm_bo *bo, struct ttm_resource *res,
 		     const struct ttm_operation_ctx *ctx, int *ret_hop)
 {
 	struct ttm_device *dev = bo->dev;
-	struct ttm_gpu_range src = { bo->mem, bo->size };
-	struct ttm_gpu_range dst = { mem, bo->size };
+	struct ttm_gpu_range src = { bo->res->mem, bo->size };
+	struct ttm_gpu_range dst = { res->mem, bo->size };
 	enum ttm_domain hop = TTM_DOMAIN_GTT;
 	struct ttm_fence *fence = NULL;
 	struct bo_ghost *ghost;
@@ -274,7 +274,7 @@ static int move_hook(struct ttm_bo *bo, int domain, void *mem,
 	if (ret)
 		return ret;
 	ret = dev->funcs->move(bo, (enum ttm_domain)bo->domain,
-			       (enum ttm_domain)domain, &src, &dst, ctx,
+			       (enum ttm_domain)res->domain, &src, &dst, ctx,
 			       dev->funcs_data, &fence, &hop);
 	if (ret || !fence)
 		move_unprepare(bo, reserved);
@@ -297,80 +297,79 @@ static int move_hook(struct ttm_bo *bo, int domain, void *mem,
 		move_unprepare(bo, reserved);
 		ghost->fence = fence;
 	}
-	move_finish(bo, domain, mem, ghost);
+	move_finish(bo, res, ghost);
 	return 0;
 }
 
-/* One move, without giving @domain's bytes back on failure. */
-static int move_once(struct ttm_bo *bo, int domain,
+/* One move, without giving @res back on failure. */
+static int move_once(struct ttm_bo *bo, struct ttm_resource *res,
 		     const struct ttm_operation_ctx *ctx, int *ret_hop)
 {
 	struct ttm_device *dev = bo->dev;
-	void *mem;
-	int ret = TTM_MOVE_DEFAULT;
+	int ret;
 
-	/* No calloc(): the copy overwrites every byte. */
-	mem = malloc(bo->size);
-	if (!mem)
-		return -ENOMEM;
-	if (dev->funcs->move)
-		ret = move_hook(bo, domain, mem, ctx, ret_hop);
-	if (ret == TTM_MOVE_DEFAULT)
-		ret = dev->gpu ? move_gpu(bo, domain, mem) :
-				 move_cpu(bo, domain, mem, ctx);
+	/* Not zeroed: the copy overwrites every byte. */
+	ret = bo_res_fill(res, bo->size, false);
 	if (ret)
-		free(mem);
+		return ret;
+	ret = TTM_MOVE_DEFAULT;
+	if (dev->funcs->move)
+		ret = move_hook(bo, res, ctx, ret_hop);
+	if (ret == TTM_MOVE_DEFAULT)
+		ret = dev->gpu ? move_gpu(bo, res) : move_cpu(bo, res, ctx);
 	return ret;
 }
 
-/* Give back @bo's bytes taken in @domain for a move that did not happen. */
-static void move_untake(struct ttm_bo *bo, int domain)
+/* Give back @res, taken for a move that did not happen. */
+static void move_untake(struct ttm_bo *bo, struct ttm_resource *res)
 {
 	struct ttm_device *dev = bo->dev;
 
 	pthread_mutex_lock(&dev->lock);
-	dev->domain[domain].used -= bo->size;
-	dev->domain[domain].incoming -= bo->size;
+	bo_res_untake_locked(dev, res);
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
+	bo_res_free(res);
 }
 
 /*
- * The driver asked for a bounce through @hop: move there, then to
- * @domain, whose bytes stay taken meanwhile. As the kernel's temporary
- * placement, the hop must have room now: nothing is evicted for it.
+ * The driver asked for a bounce through @hop: move there, then to @res,
+ * which stays taken meanwhile. As the kernel's temporary placement, the
+ * hop must have room now: nothing is evicted for it.
  */
-static int move_hop(struct ttm_bo *bo, int domain, int hop,
+static int move_hop(struct ttm_bo *bo, struct ttm_resource *res, int hop,
 		    const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *dev = bo->dev;
-	bool ok;
+	struct bo_want want = bo_want_domain(hop);
+	struct ttm_resource *via;
 	int ret;
 
-	if (hop < 0 || hop >= TTM_DOMAIN_COUNT || hop == domain ||
+	if (hop < 0 || hop >= TTM_DOMAIN_COUNT || hop == res->domain ||
 	    hop == bo->domain)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);
-	ok = bo_domain_take_locked(dev, hop, bo->size);
+	via = bo_res_take_locked(dev, bo, &want, bo->size);
 	pthread_mutex_unlock(&dev->lock);
-	if (!ok)
+	if (!via)
 		return -ENOSPC;
-	ret = move_once(bo, hop, ctx, NULL);
+	ret = move_once(bo, via, ctx, NULL);
 	if (ret) {
-		move_untake(bo, hop);
+		move_untake(bo, via);
 		return ret;
 	}
-	return move_once(bo, domain, ctx, NULL);
+	return move_once(bo, res, ctx, NULL);
 }
 
-int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx)
+int bo_move(struct ttm_bo *bo, struct ttm_resource *res,
+	    const struct ttm_operation_ctx *ctx)
 {
 	int hop = TTM_DOMAIN_GTT, ret;
 
-	ret = move_once(bo, domain, ctx, &hop);
+	ret = move_once(bo, res, ctx, &hop);
 	if (ret == -EMULTIHOP)
-		ret = move_hop(bo, domain, hop, ctx);
+		ret = move_hop(bo, res, hop, ctx);
 	if (ret)
-		move_untake(bo, domain);
+		move_untake(bo, res);
 	return ret;
 }

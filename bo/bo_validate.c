@@ -20,49 +20,52 @@ static bool placement_has(const struct ttm_placement *placement, int domain)
 	return false;
 }
 
-/* Take @bo's bytes in @domain if it has room now. */
-static bool domain_take(struct ttm_bo *bo, int domain)
+/* Take room for @bo where @want says if there is some now; or NULL. */
+static struct ttm_resource *want_take(struct ttm_bo *bo,
+				      const struct bo_want *want)
 {
 	struct ttm_device *dev = bo->dev;
-	bool ok;
+	struct ttm_resource *res;
 
 	pthread_mutex_lock(&dev->lock);
-	ok = bo_domain_take_locked(dev, domain, bo->size);
+	res = bo_res_take_locked(dev, bo, want, bo->size);
 	pthread_mutex_unlock(&dev->lock);
-	return ok;
+	return res;
 }
 
 /*
- * Make room in @domain until @bo fits there, then take its bytes. The
+ * Make room where @want says until @bo fits there, then take it. The
  * room is taken under the same lock as the check, so that another thread
  * cannot take it in between; if one takes what was freed, go on.
  *
  * An eviction frees nothing at once: its source stays accounted until
- * its copy signals. So while sources are in flight in @domain, wait for
- * them (they free room for sure) rather than evict more than needed.
+ * its copy signals. So while sources are in flight in the domain, wait
+ * for them (they free room for sure) rather than evict more than needed;
+ * that also lets the next eviction's search see the room they held.
  */
-static int domain_evict_take(struct ttm_bo *bo, int domain,
-			     const struct ttm_operation_ctx *ctx)
+static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
+			   const struct ttm_operation_ctx *ctx,
+			   struct ttm_resource **ret_res)
 {
 	uint64_t vetoed = 0;
 	int ret;
 
 	/* Larger than the whole domain: evicting everything would not do. */
-	if (bo->dev->domain[domain].capacity < bo->size)
+	if (bo->dev->domain[want->domain].capacity < bo->size)
 		return -ENOSPC;
-	while (!domain_take(bo, domain)) {
-		ret = bo_ghost_wait(bo->dev, domain, ctx);
+	while (!(*ret_res = want_take(bo, want))) {
+		ret = bo_ghost_wait(bo->dev, want->domain, ctx);
 		/*
 		 * No copy in flight now; but one may have ended since the
 		 * room was checked, freeing its room: look again before
 		 * evicting something that need not go.
 		 */
-		if (ret == -ENOSPC && domain_take(bo, domain))
+		if (ret == -ENOSPC && (*ret_res = want_take(bo, want)))
 			return 0;
 		if (ret == -ENOSPC)
-			ret = bo_evict_one(bo, domain, ctx, &vetoed);
+			ret = bo_evict_one(bo, want, ctx, &vetoed);
 		if (ret == -ENOSPC)
-			ret = bo_room_wait(bo, domain, ctx, vetoed);
+			ret = bo_room_wait(bo, want, ctx, vetoed);
 		if (ret)
 			return ret;
 	}
@@ -71,22 +74,25 @@ static int domain_evict_take(struct ttm_bo *bo, int domain,
 
 /*
  * Make room for @bo in the first domain of @placement that can, and take
- * its bytes there: the domain, or an error. A domain that could make
- * room only by waiting for the GPU (@ctx->no_wait_gpu) does not stop the
- * walk: the next may have room to evict, as in TTM; -EBUSY only if none
- * did. -ENOSPC is counted in the stats.
+ * it there: *@ret_res, or an error. A domain that could make room only by
+ * waiting for the GPU (@ctx->no_wait_gpu) does not stop the walk: the
+ * next may have room to evict, as in TTM; -EBUSY only if none did.
+ * -ENOSPC is counted in the stats.
  */
 static int evict_take_any(struct ttm_bo *bo,
 			  const struct ttm_placement *placement,
-			  const struct ttm_operation_ctx *ctx)
+			  const struct ttm_operation_ctx *ctx,
+			  struct ttm_resource **ret_res)
 {
 	int busy = 0, ret;
 	unsigned int i;
 
 	for (i = 0; i < placement->count; i++) {
-		ret = domain_evict_take(bo, placement->domains[i], ctx);
+		struct bo_want want = bo_want_domain(placement->domains[i]);
+
+		ret = want_evict_take(bo, &want, ctx, ret_res);
 		if (ret == 0)
-			return placement->domains[i];
+			return 0;
 		if (ret == -EBUSY)
 			busy = ret;
 		else if (ret != -ENOSPC)
@@ -109,6 +115,7 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 				  struct ttm_operation_ctx *ctx,
 				  const char *file, int line)
 {
+	struct ttm_resource *res;
 	unsigned int i;
 	int ret;
 
@@ -129,11 +136,15 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 	if (bo->pin_count)
 		return -EINVAL;
 
-	for (i = 0; i < placement->count; i++)
-		if (domain_take(bo, placement->domains[i]))
-			return bo_move(bo, placement->domains[i], ctx);
-	ret = evict_take_any(bo, placement, ctx);
-	return ret < 0 ? ret : bo_move(bo, ret, ctx);
+	for (i = 0; i < placement->count; i++) {
+		struct bo_want want = bo_want_domain(placement->domains[i]);
+
+		res = want_take(bo, &want);
+		if (res)
+			return bo_move(bo, res, ctx);
+	}
+	ret = evict_take_any(bo, placement, ctx, &res);
+	return ret ? ret : bo_move(bo, res, ctx);
 }
 
 /* Out of reach of the caller-site macro of ttmsim/bo.h. */
@@ -146,12 +157,8 @@ TTM_EXPORT int (ttm_bo_validate)(struct ttm_bo *bo,
 
 int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
 {
-	int ret = evict_take_any(bo, &bo->placement, ctx);
+	struct ttm_resource *res;
+	int ret = evict_take_any(bo, &bo->placement, ctx, &res);
 
-	if (ret < 0)
-		return ret;
-	pthread_mutex_lock(&bo->dev->lock);
-	bo_account_in_locked(bo, ret);
-	pthread_mutex_unlock(&bo->dev->lock);
-	return 0;
+	return ret ? ret : bo_res_settle(bo, res);
 }

@@ -80,6 +80,15 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev->domain[TTM_DOMAIN_GTT].capacity =
 		opts->gtt_size ? opts->gtt_size : TTM_DEFAULT_GTT_SIZE;
 	dev->domain[TTM_DOMAIN_SYSTEM].capacity = UINT64_MAX;
+	dev->page_size = 4096;
+	if (bo_res_init_device(dev)) {
+		bo_worker_stop(dev);
+		pthread_cond_destroy(&dev->changed);
+		pthread_cond_destroy(&dev->idle);
+		pthread_mutex_destroy(&dev->lock);
+		free(dev);
+		return -EINVAL;
+	}
 
 	if (opts->wound_wait)
 		device_own_class(dev);
@@ -155,6 +164,7 @@ void bo_device_free(struct ttm_device *dev)
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
 	device_release_layers(dev);
+	bo_res_fini_device(dev);
 	pthread_cond_destroy(&dev->changed);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);
@@ -256,12 +266,14 @@ static bool sum_list(struct list_node *head, int want, uint64_t *bytes,
 			return false;
 		}
 		if (d < 0 || d >= TTM_DOMAIN_COUNT ||
-		    (want >= 0 && d != want)) {
+		    (want >= 0 && d != want) || !bo->res ||
+		    bo->res->domain != d || bo->res->bo != bo) {
 			snprintf(buf, len, "buffer %p of domain %d on the "
-				 "list of domain %d", (void *)bo, d, want);
+				 "list of domain %d, or its resource not "
+				 "there", (void *)bo, d, want);
 			return false;
 		}
-		bytes[d] += bo->size;
+		bytes[d] += bo->res->bytes;
 		count[d]++;
 	}
 	return true;
@@ -278,12 +290,12 @@ static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
 		struct bo_ghost *g = list_entry(n, struct bo_ghost, node);
 
 		if (n->next->prev != n || n->prev->next != n ||
-		    g->domain < 0 || g->domain >= TTM_DOMAIN_COUNT) {
+		    g->res->domain < 0 || g->res->domain >= TTM_DOMAIN_COUNT) {
 			snprintf(buf, len, "move source %p: badly linked or "
-				 "of domain %d", (void *)g, g->domain);
+				 "of domain %d", (void *)g, g->res->domain);
 			return false;
 		}
-		bytes[g->domain] += g->size;
+		bytes[g->res->domain] += g->res->bytes;
 	}
 	if (count != dev->n_ghosts) {
 		snprintf(buf, len, "%" PRIu64 " move sources counted != %"
@@ -336,6 +348,19 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 			snprintf(buf, len, "domain %d: %" PRIu64 " buffers "
 				 "counted != %" PRIu64 " listed", d,
 				 dom->buffers, count[d]);
+			ok = false;
+		} else if (dom->arena && (range_mgr_check(&dom->mm) ||
+			   range_mgr_used(&dom->mm) * dev->page_size !=
+			   dom->used)) {
+			/*
+			 * The ranges lie inside the domain, do not overlap,
+			 * and add up to the used bytes (resident, moving
+			 * out, being moved in).
+			 */
+			snprintf(buf, len, "domain %d: ranges broken, or "
+				 "%" PRIu64 " pages in ranges for %" PRIu64
+				 " bytes used", d, range_mgr_used(&dom->mm),
+				 dom->used);
 			ok = false;
 		}
 		total += count[d];

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "bo/layer.h"
+#include "bo/range_mgr.h"
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "util/list.h"
@@ -39,6 +40,33 @@ struct bo_domain {
 	 */
 	uint64_t incoming;
 	struct list_node lru;  /* unpinned residents, head evicted first */
+	/*
+	 * VRAM and GTT: the pages of the domain and who has which, in
+	 * units of struct ttm_device::page_size (bo/bo_res.c). @arena is
+	 * the domain's memory: a resident buffer's bytes live at its
+	 * offset in it. NULL for SYSTEM, whose buffers are allocated one
+	 * by one.
+	 */
+	struct range_mgr mm;
+	char *arena;
+};
+
+/*
+ * Where a buffer's bytes are, as TTM's struct ttm_resource: a range of a
+ * limited domain's pages, or a block of its own in SYSTEM. A buffer has
+ * one, plus one per move in flight (taken before the copy, or left to a
+ * ghost after it).
+ */
+struct ttm_resource {
+	struct range_node node;  /* VRAM, GTT: the pages */
+	void *mem;               /* the bytes: in the arena, or malloc()ed */
+	uint64_t bytes;          /* accounted in the domain: whole pages */
+	int domain;
+	/*
+	 * The buffer, under dev->lock; NULL once a ghost's (the buffer may
+	 * be gone before its old bytes are).
+	 */
+	struct ttm_bo *bo;
 };
 
 struct ttm_device {
@@ -46,6 +74,7 @@ struct ttm_device {
 	pthread_cond_t idle;      /* zombies reached 0 */
 	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
+	uint64_t page_size;       /* the limited domains' granularity */
 	struct list_node pinned;  /* pinned residents, any domain */
 	/*
 	 * The class of every reservation of the device: the shared
@@ -94,9 +123,7 @@ struct bo_ghost {
 	struct ttm_fence_cb cb;
 	struct ttm_fence *fence;  /* the copy's; a reference */
 	struct ttm_device *dev;
-	void *mem;
-	uint64_t size;
-	int domain;
+	struct ttm_resource *res; /* the source, given back at the fence */
 	struct list_node node;    /* on dev->ghosts, under dev->lock */
 };
 
@@ -131,7 +158,7 @@ static inline bool bo_get_unless_zero(struct ttm_bo *bo)
  */
 static inline void *bo_mem(const struct ttm_bo *bo)
 {
-	return bo->exporter ? bo->exporter->mem : bo->mem;
+	return bo->exporter ? bo->exporter->res->mem : bo->res->mem;
 }
 
 /* An import leaves its exporter's list and drops it (bo/bo_import.c). */
@@ -178,8 +205,14 @@ void bo_device_free(struct ttm_device *dev);
  */
 bool bo_worker_flush(struct ttm_device *dev);
 
-/* Account @bo in @domain, whose bytes are taken; caller holds dev->lock. */
-void bo_account_in_locked(struct ttm_bo *bo, int domain);
+/* Account @bo in @res, whose bytes are taken; caller holds dev->lock. */
+void bo_account_in_locked(struct ttm_bo *bo, struct ttm_resource *res);
+
+/*
+ * A new buffer's first resource: its bytes zeroed, then @bo accounted
+ * in it; on failure (-ENOMEM) the room goes back. No lock held.
+ */
+int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res);
 
 /*
  * Creation's fallback when no domain of @bo's placement has room: make
@@ -193,29 +226,75 @@ int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx);
 void bo_lru_bump_locked(struct ttm_bo *bo);
 
 /*
- * Account @size bytes in @domain if it has room for them; false if not.
- * Caller holds dev->lock.
+ * Where in a domain a buffer may go: the window [@fpfn, @lpfn) of its
+ * pages (@lpfn 0: to the end) and RANGE_* @flags, for the limited
+ * domains; SYSTEM ignores them.
  */
-static inline bool bo_domain_take_locked(struct ttm_device *dev, int domain,
-					 uint64_t size)
-{
-	struct bo_domain *dom = &dev->domain[domain];
+struct bo_want {
+	int domain;
+	uint64_t fpfn, lpfn;
+	unsigned int flags;
+};
 
-	if (dom->capacity - dom->used < size)
-		return false;
-	dom->used += size;
-	dom->incoming += size;
-	return true;
+/* The whole of @domain. */
+static inline struct bo_want bo_want_domain(int domain)
+{
+	return (struct bo_want){ .domain = domain };
+}
+
+/* ---- resources (bo/bo_res.c) ------------------------------------------- */
+
+/*
+ * Set up and tear down @dev's limited domains: a range manager and an
+ * arena each (capacities, page size set). 0 or -ENOMEM, -EINVAL.
+ */
+int bo_res_init_device(struct ttm_device *dev);
+void bo_res_fini_device(struct ttm_device *dev);
+
+/* Pages of @size bytes on @dev. */
+static inline uint64_t bo_pages(const struct ttm_device *dev, uint64_t size)
+{
+	return (size + dev->page_size - 1) / dev->page_size;
 }
 
 /*
- * Move reserved, unpinned @bo to @domain, where its bytes were already
- * taken (bo_domain_take_locked()); gives them back on failure
+ * Take room for @size bytes of @bo where @want says, if there is some
+ * now: a new resource, its bytes accounted in the domain as incoming; NULL
+ * if there is no room (or no memory for the struct). dev->lock held. Its
+ * bytes are in the arena; SYSTEM's come with bo_res_fill().
+ */
+struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
+					struct ttm_bo *bo,
+					const struct bo_want *want,
+					uint64_t size);
+
+/* Give back the room of a take whose move or creation did not happen. */
+void bo_res_untake_locked(struct ttm_device *dev, struct ttm_resource *res);
+
+/* The room of a resource that held a buffer's bytes goes back. */
+void bo_res_release_locked(struct ttm_device *dev, struct ttm_resource *res);
+
+/* Free @res and SYSTEM bytes, once out of its domain; no lock held. */
+void bo_res_free(struct ttm_resource *res);
+
+/*
+ * Give @res its bytes if it has none yet (SYSTEM), zeroed if @zero (the
+ * arena's too). No lock held. 0 or -ENOMEM.
+ */
+int bo_res_fill(struct ttm_resource *res, uint64_t size, bool zero);
+
+/* Whether @bo's resource lies where @want allows. */
+bool bo_res_fits(const struct ttm_bo *bo, const struct bo_want *want);
+
+/*
+ * Move reserved, unpinned @bo to @res, taken for it
+ * (bo_res_take_locked()); gives it back on failure
  * (bo/bo_move.c). Through the driver's move hook if it has one, with its
  * bounce (-EMULTIHOP) through a domain that must have room now: @bo may
  * then be left there if the second move fails.
  */
-int bo_move(struct ttm_bo *bo, int domain, const struct ttm_operation_ctx *ctx);
+int bo_move(struct ttm_bo *bo, struct ttm_resource *res,
+	    const struct ttm_operation_ctx *ctx);
 
 /*
  * Wait until the oldest move source in flight in @domain is freed
@@ -226,18 +305,18 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 		  const struct ttm_operation_ctx *ctx);
 
 /*
- * Make room for @size bytes in @domain by evicting one buffer other than
- * @bo (bo/bo_evict.c). *@ret_vetoed: the bytes of the candidates the
+ * Make room for @bo where @want says by evicting one buffer other than
+ * @bo, one of those whose going opens a hole it fits in (bo/bo_evict.c). *@ret_vetoed: the bytes of the candidates the
  * driver's eviction_valuable hook refused. Return: 0 if one was evicted
  * (try again), -ENOSPC if none can be, -EDEADLK (marked contended in
  * @ctx->exec), -EINTR, -ENOMEM, or the move hook's error.
  */
-int bo_evict_one(struct ttm_bo *bo, int domain,
+int bo_evict_one(struct ttm_bo *bo, const struct bo_want *want,
 		 const struct ttm_operation_ctx *ctx, uint64_t *ret_vetoed);
 
 /*
- * bo_evict_one() found nothing to evict in @domain for @bo. -ENOSPC if
- * nothing ever could be: @bo does not fit beside the pinned buffers,
+ * bo_evict_one() found nothing to evict where @want says for @bo. -ENOSPC
+ * if nothing ever could be: @bo fits in no hole left by the pinned buffers,
  * those of @ctx->exec's job and the @vetoed bytes the driver refused to
  * evict (bo_evict_one()), or there is no ticket (then buffers held by
  * anyone are as good as pinned, the caller itself may hold them).
@@ -247,7 +326,7 @@ int bo_evict_one(struct ttm_bo *bo, int domain,
  * device's accounting to change, and return 0 to try again;
  * -EBUSY for @ctx->no_wait_gpu, -EINTR if interruptible.
  */
-int bo_room_wait(struct ttm_bo *bo, int domain,
+int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 		 const struct ttm_operation_ctx *ctx, uint64_t vetoed);
 
 /* Wake bo_room_wait(): room came free; caller holds dev->lock. */

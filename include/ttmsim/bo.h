@@ -99,6 +99,7 @@ enum ttm_bo_type {
 };
 
 struct ttm_bo_destroy_cb;
+struct ttm_resource;
 
 /**
  * struct ttm_bo - a buffer object, for drivers to embed in their own.
@@ -118,7 +119,7 @@ struct ttm_bo {
 	struct ttm_resv base;           /* own; @resv unless shared */
 	struct ttm_device *dev;
 	uint64_t size;
-	void *mem;                      /* the backing memory, zero-filled */
+	struct ttm_resource *res;       /* where the bytes are */
 	int domain;                     /* enum ttm_domain; atomic */
 	int refcount;                   /* atomic */
 	unsigned int pin_count;         /* under the reservation */
@@ -137,6 +138,9 @@ struct ttm_bo {
 	struct ttm_bo *exporter;
 	struct ttm_bo *import_next;
 	struct ttm_bo *imports;
+	/* The eviction search's, under the device lock (bo/bo_evict.c). */
+	struct ttm_bo *scan_next;
+	bool evict_mark;
 };
 
 /*

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where a buffer's bytes live (struct ttm_resource, as TTM's): a range of
+ * pages of a limited domain, VRAM or GTT, or a block of its own in SYSTEM.
+ *
+ * Each limited domain has a range manager (bo/range_mgr.c, drm_mm-like)
+ * over its pages and an arena: one anonymous mapping of the domain's
+ * capacity, reserved but not committed (the kernel gives it pages as they
+ * are touched). A resident buffer's bytes are the arena's at its offset,
+ * so two buffers placed on overlapping ranges would overwrite each other
+ * and the content checks of the tests and of `ttmsim run` would see it.
+ * Accounting is in whole pages there: a buffer of 5 bytes takes a page,
+ * as in the kernel. SYSTEM, unlimited, keeps one malloc()ed block per
+ * buffer and exact bytes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bo/bo.h"
+
+static bool domain_limited(int domain)
+{
+	return domain != TTM_DOMAIN_SYSTEM;
+}
+
+int bo_res_init_device(struct ttm_device *dev)
+{
+	int d, ret;
+
+	for (d = 0; d < TTM_DOMAIN_COUNT; d++) {
+		struct bo_domain *dom = &dev->domain[d];
+		void *arena;
+
+		if (!domain_limited(d))
+			continue;
+		if (dom->capacity % dev->page_size)
+			ret = -EINVAL;
+		else
+			ret = range_mgr_init(&dom->mm,
+					     dom->capacity / dev->page_size);
+		if (ret)
+			goto err;
+		arena = mmap(NULL, dom->capacity, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			     0);
+		if (arena == MAP_FAILED) {
+			range_mgr_fini(&dom->mm);
+			ret = -ENOMEM;
+			goto err;
+		}
+		dom->arena = arena;
+	}
+	return 0;
+
+err:
+	while (d-- > 0) {
+		if (!domain_limited(d))
+			continue;
+		munmap(dev->domain[d].arena, dev->domain[d].capacity);
+		dev->domain[d].arena = NULL;
+		range_mgr_fini(&dev->domain[d].mm);
+	}
+	return ret;
+}
+
+void bo_res_fini_device(struct ttm_device *dev)
+{
+	int d;
+
+	for (d = 0; d < TTM_DOMAIN_COUNT; d++) {
+		if (!dev->domain[d].arena)
+			continue;
+		munmap(dev->domain[d].arena, dev->domain[d].capacity);
+		range_mgr_fini(&dev->domain[d].mm);
+	}
+}
+
+struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
+					struct ttm_bo *bo,
+					const struct bo_want *want,
+					uint64_t size)
+{
+	struct bo_domain *dom = &dev->domain[want->domain];
+	struct ttm_resource *res;
+	uint64_t bytes = size;
+
+	if (domain_limited(want->domain)) {
+		bytes = bo_pages(dev, size) * dev->page_size;
+		/* Cheap refusal before the allocation and the search. */
+		if (dom->capacity - dom->used < bytes)
+			return NULL;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return NULL;
+	if (domain_limited(want->domain)) {
+		if (range_mgr_insert(&dom->mm, &res->node, bytes / dev->page_size,
+				     1, want->fpfn, want->lpfn, want->flags)) {
+			free(res);
+			return NULL;
+		}
+		res->mem = dom->arena + res->node.start * dev->page_size;
+	}
+	res->bytes = bytes;
+	res->domain = want->domain;
+	res->bo = bo;
+	dom->used += bytes;
+	dom->incoming += bytes;
+	return res;
+}
+
+void bo_res_release_locked(struct ttm_device *dev, struct ttm_resource *res)
+{
+	struct bo_domain *dom = &dev->domain[res->domain];
+
+	if (domain_limited(res->domain))
+		range_mgr_remove(&dom->mm, &res->node);
+	dom->used -= res->bytes;
+}
+
+void bo_res_untake_locked(struct ttm_device *dev, struct ttm_resource *res)
+{
+	dev->domain[res->domain].incoming -= res->bytes;
+	bo_res_release_locked(dev, res);
+}
+
+void bo_res_free(struct ttm_resource *res)
+{
+	if (res && !domain_limited(res->domain))
+		free(res->mem);
+	free(res);
+}
+
+int bo_res_fill(struct ttm_resource *res, uint64_t size, bool zero)
+{
+	if (res->mem) {
+		if (zero)
+			memset(res->mem, 0, size);
+		return 0;
+	}
+	/*
+	 * calloc(): aligned for any type (at least 8 bytes, more than the
+	 * GPU's 4), and for large sizes the zero pages come from mmap()
+	 * lazily: a big buffer costs nothing until touched.
+	 */
+	res->mem = zero ? calloc(1, size) : malloc(size);
+	return res->mem ? 0 : -ENOMEM;
+}
+
+bool bo_res_fits(const struct ttm_bo *bo, const struct bo_want *want)
+{
+	const struct ttm_resource *res = bo->res;
+	uint64_t end;
+
+	if (res->domain != want->domain)
+		return false;
+	if (!domain_limited(res->domain))
+		return true;
+	end = res->node.start + res->node.size;
+	return res->node.start >= want->fpfn &&
+	       (!want->lpfn || end <= want->lpfn);
+}
