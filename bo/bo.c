@@ -123,7 +123,8 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 	/* One family per device: its tickets must be able to lock it. */
 	if (resv && ww_lock_class(&resv->lock) != dev->ww_class)
 		return -EXDEV;
-	if (!resv && ticket && ticket->ww_class != dev->ww_class) {
+	if (!resv && ticket && ticket->ww_class &&
+	    ticket->ww_class != dev->ww_class) {
 		if (ww_debug_active())
 			resv_class_mismatch(NULL, dev->ww_class, ticket,
 					    "ttm_bo_init_reserved", NULL, 0);

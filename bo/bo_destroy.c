@@ -133,6 +133,15 @@ static void bo_release(struct ttm_bo *bo)
 		destroy_sync(bo);
 		return;
 	}
+	/*
+	 * An import, off its exporter's reservation now, lets the exporter
+	 * go here rather than from the worker: that reservation still
+	 * holds the import's work, which the exporter's own delayed
+	 * destroy waits for, and the exporter's device need not wait for
+	 * this one's worker before it can be destroyed.
+	 */
+	if (bo->exporter)
+		bo_import_release(bo);
 
 	pthread_mutex_lock(&dev->lock);
 	dev->zombies++;

@@ -15,8 +15,13 @@
  *
  * Imports are deduplicated per device: the exporter lists its imports, so
  * importing one buffer twice into a device gives the same buffer (and so
- * the same handle in a client). import_lock guards every such list; it is
- * a leaf, taken alone or under nothing but the caller's locks.
+ * the same handle in a client). import_lock guards every such list; under
+ * it only the importing device's lock is taken (to account a new import).
+ *
+ * An import drops its exporter at its last put, once it took a copy of
+ * its fences (bo/bo_destroy.c): from then on its pages are not its own to
+ * read, and the exporter's reservation keeps the import's work, so the
+ * exporter's own delayed destroy waits for it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -145,6 +150,7 @@ void bo_import_release(struct ttm_bo *bo)
 		}
 	}
 	pthread_mutex_unlock(&import_lock);
+	bo->exporter = NULL;
 	/* May be the exporter's last reference: nothing held here. */
 	ttm_bo_put(exporter);
 }

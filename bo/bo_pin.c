@@ -19,6 +19,16 @@ TTM_EXPORT int ttm_bo_pin_at(struct ttm_bo *bo, const char *file, int line)
 		return ret;
 	if (bo->pin_count == UINT_MAX)
 		return -EOVERFLOW;
+	/*
+	 * An import's pages are its exporter's: pin those (the reservation
+	 * is one), as the kernel's pin of an imported buffer pins the
+	 * dma-buf's exporter.
+	 */
+	if (bo->exporter) {
+		ret = ttm_bo_pin_at(bo->exporter, file, line);
+		if (ret)
+			return ret;
+	}
 	/* pin_count is read under the device lock by the LRU bump. */
 	pthread_mutex_lock(&dev->lock);
 	if (bo->pin_count++ == 0)
@@ -47,6 +57,8 @@ TTM_EXPORT int ttm_bo_unpin_at(struct ttm_bo *bo, const char *file,
 	bo_lru_bump_locked(bo);
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
+	if (bo->exporter)
+		ttm_bo_unpin_at(bo->exporter, file, line);
 	return 0;
 }
 

@@ -47,11 +47,13 @@ static void device_own_class(struct ttm_device *dev)
 	dev->ww_class = &dev->own_class;
 }
 
+/* The hooks of a device without a driver's, or whose driver is done. */
+static const struct ttm_device_funcs no_funcs;
+
 TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 				 struct ttm_device **ret_dev)
 {
 	static const struct ttm_device_options defaults;
-	static const struct ttm_device_funcs no_funcs;
 	pthread_condattr_t attr;
 	struct ttm_device *dev;
 	int d;
@@ -146,6 +148,12 @@ TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 	 * returns. It frees @dev when done instead.
 	 */
 	if (self) {
+		/*
+		 * The driver may free its hooks' data once this returns:
+		 * the delayed destroys still to come here call none. Only
+		 * this worker reads funcs now (no buffer is alive).
+		 */
+		dev->funcs = &no_funcs;
 		pthread_mutex_unlock(&dev->lock);
 		bo_worker_free_device(dev);
 		return 0;

@@ -117,7 +117,9 @@ static int make_room_among_own(const struct ttm_exec_entry *entries,
 		struct ttm_bo *bo = entries[j].bo;
 		struct ttm_placement other;
 
+		/* Another device's buffer takes none of this one's room. */
 		if (j == i || ttm_bo_domain(bo) != domain ||
+		    ttm_bo_device(bo) != ttm_bo_device(entries[i].bo) ||
 		    ttm_bo_pin_count(bo))
 			continue;
 		other = placement_without(entry_placement(&entries[j]), domain);

@@ -244,6 +244,27 @@ static void last_destroy(struct ttm_bo *bo)
 		last_ret = ttm_device_destroy(last_dev);
 }
 
+/*
+ * The driver's hook: once ttm_device_destroy() returned 0 (the driver
+ * may free the hooks' data then), it must not be called again. Called
+ * and checked on the worker, the thread that set last_ret.
+ */
+static unsigned int late_hooks;
+
+static void last_delete_mem(struct ttm_bo *bo, enum ttm_domain domain,
+			    void *data)
+{
+	(void)bo;
+	(void)domain;
+	(void)data;
+	if (last_ret == 0)
+		late_hooks++;
+}
+
+static const struct ttm_device_funcs last_funcs = {
+	.delete_mem_notify = last_delete_mem,
+};
+
 static void last_release(void *data)
 {
 	(void)data;
@@ -262,10 +283,17 @@ static void destroy_device_from_worker(bool pending)
 	struct timespec until;
 	int i, ret = 0;
 
+	struct ttm_device_options opts = {
+		.vram_size = 16 * KiB,
+		.gtt_size = 16 * KiB,
+		.funcs = &last_funcs,
+	};
+
 	last_live = 0;
 	last_ret = 1;
 	last_freed = false;
-	last_dev = small_device();
+	late_hooks = 0;
+	assert_int_equal(ttm_device_create(&opts, &last_dev), 0);
 	ttm_device_set_private(last_dev, &last_live, last_release);
 	for (i = 0; i < 2; i++) {
 		obj[i] = calloc(1, sizeof(*obj[i]));
@@ -310,6 +338,8 @@ static void destroy_device_from_worker(bool pending)
 	pthread_mutex_unlock(&last_lock);
 	assert_int_equal(last_live, 0);
 	assert_int_equal(last_ret, 0);
+	/* The plain buffer freed after the destroy: no hook for it. */
+	assert_int_equal(late_hooks, 0);
 	for (i = 0; i < 3; i++)
 		ttm_fence_put(f[i]);
 }

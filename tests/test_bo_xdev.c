@@ -469,8 +469,8 @@ static void test_import_follows_exporter(void **state)
 }
 
 /*
- * Fences are shared both ways; a busy import released keeps the exporter
- * until its own work is done, then drops it from the importer's worker.
+ * Fences are shared both ways; a busy import released drops the exporter
+ * at once, and both wait for the import's work on their own device.
  */
 static void test_import_busy_release(void **state)
 {
@@ -494,16 +494,103 @@ static void test_import_busy_release(void **state)
 
 	ttm_bo_put(y);
 	ttm_bo_put(x);
-	/* Both wait: the import for its fence, the exporter for the import. */
+	/* Both wait for the import's work, each on its own device. */
 	ttm_device_get_stats(b, &st);
 	assert_int_equal(st.zombies, 1);
-	assert_int_equal(dev_buffers(a, -1), 1);
+	ttm_device_get_stats(a, &st);
+	assert_int_equal(st.zombies, 1);
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	ttm_fence_put(f);
 	ttm_device_flush_destroys(b);
+	ttm_device_flush_destroys(a);
 	assert_int_equal(dev_buffers(b, -1), 0);
 	assert_int_equal(dev_buffers(a, -1), 0);
 	assert_int_equal(ttm_device_destroy(b), 0);
+	assert_int_equal(ttm_device_destroy(a), 0);
+}
+
+/*
+ * A busy import's last put lets the exporter go at once: the exporter
+ * waits for the import's work as a zombie of its own device, which can
+ * then be destroyed before the importer's.
+ */
+static void test_import_release_order(void **state)
+{
+	struct ttm_device *a = device(false), *b = device(false);
+	struct ttm_bo *x = buffer(a), *y;
+	struct ttm_device_stats st;
+	struct ttm_fence *f;
+
+	(void)state;
+	assert_int_equal(ttm_bo_import(b, x, &y), 0);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
+			 0);
+	assert_int_equal(ttm_bo_reserve(y, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(y), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(y), f, TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(y);
+	ttm_bo_put(y);
+	ttm_bo_put(x);
+	/* Nothing of @a is held by a caller: only fences keep x. */
+	ttm_device_get_stats(a, &st);
+	assert_int_equal(st.buffers, 1);
+	assert_int_equal(st.zombies, 1);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	ttm_fence_put(f);
+	assert_int_equal(ttm_device_destroy(a), 0);
+	assert_int_equal(ttm_device_destroy(b), 0);
+}
+
+/* Pinning an import pins the exporter's pages where they are. */
+static void test_import_pin(void **state)
+{
+	struct ttm_device *a = device(false), *b = device(false);
+	struct ttm_bo *x = buffer(a), *y;
+	struct ttm_operation_ctx ctx = { 0 };
+
+	(void)state;
+	assert_int_equal(ttm_bo_import(b, x, &y), 0);
+	assert_int_equal(ttm_bo_reserve(y, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(y), 0);
+	assert_int_equal(ttm_bo_pin_count(x), 1);
+	/* The exporter stays in VRAM, as any pinned buffer. */
+	assert_int_equal(ttm_bo_validate(x, &gtt_only, &ctx), -EINVAL);
+	assert_int_equal(ttm_bo_domain(x), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_unpin(y), 0);
+	assert_int_equal(ttm_bo_pin_count(x), 0);
+	assert_int_equal(ttm_bo_validate(x, &gtt_only, &ctx), 0);
+	ttm_bo_unreserve(y);
+	assert_dev_ok(a);
+	ttm_bo_put(y);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(a), 0);
+	assert_int_equal(ttm_device_destroy(b), 0);
+}
+
+/*
+ * A ticket never initialised (zeroed) is the ww calls' to report, not a
+ * class mismatch: no crash in the class check.
+ */
+static void test_zeroed_ticket(void **state)
+{
+	struct ttm_device *a = device(false);
+	struct ttm_bo *x = buffer(a);
+	struct ww_acquire_ctx ticket;
+	bool checker = watch_start();
+	int ret;
+
+	(void)state;
+	memset(&ticket, 0, sizeof(ticket));
+	ret = ttm_bo_reserve(x, false, false, &ticket);
+	watch_stop();
+	if (checker) {
+		assert_int_equal(seen.count, 1);
+		assert_int_not_equal(seen.rule, WW_DEBUG_CLASS_MISMATCH);
+		assert_int_equal(ret, -EINVAL);
+	}
+	if (ret == 0)
+		ttm_bo_unreserve(x);
+	ttm_bo_put(x);
 	assert_int_equal(ttm_device_destroy(a), 0);
 }
 
@@ -519,6 +606,9 @@ int main(void)
 		cmocka_unit_test(test_import_kinds),
 		cmocka_unit_test(test_import_follows_exporter),
 		cmocka_unit_test(test_import_busy_release),
+		cmocka_unit_test(test_import_release_order),
+		cmocka_unit_test(test_import_pin),
+		cmocka_unit_test(test_zeroed_ticket),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,7 +161,10 @@ static inline void *bo_mem(const struct ttm_bo *bo)
 	return bo->exporter ? bo->exporter->res->mem : bo->res->mem;
 }
 
-/* An import leaves its exporter's list and drops it (bo/bo_import.c). */
+/*
+ * An import leaves its exporter's list and drops it, at its last put
+ * (bo/bo_import.c); bo->exporter is NULL after.
+ */
 void bo_import_release(struct ttm_bo *bo);
 
 /* The list of @dev that an unpinned buffer of @domain belongs on. */

@@ -136,11 +136,17 @@ static inline int resv_check_class_at(const struct ttm_resv *resv,
 				      const char *call, const char *file,
 				      int line)
 {
-	if (!ticket || ticket->ww_class == ww_lock_class(&resv->lock))
+	const struct ww_class *cls = ww_lock_class(&resv->lock);
+
+	/*
+	 * A ticket or lock without a class was never initialised: the ww
+	 * calls report that (rules 4 and 9), not a mismatch.
+	 */
+	if (!ticket || !ticket->ww_class || !cls || ticket->ww_class == cls)
 		return 0;
 	if (ww_debug_active())
-		resv_class_mismatch(&resv->lock, ww_lock_class(&resv->lock),
-				    ticket, call, file, line);
+		resv_class_mismatch(&resv->lock, cls, ticket, call, file,
+				    line);
 	return -EXDEV;
 }
 

@@ -355,8 +355,9 @@ int ttm_device_create(const struct ttm_device_options *opts,
  * From a buffer's destroy (ttm_bo_init_reserved()) run by the device's
  * worker, as when the last object's destroy tears the device down, it
  * returns at once without waiting: the worker finishes the delayed
- * destroys still pending, then frees @dev itself and ends. @dev must not
- * be used after the call, there as anywhere.
+ * destroys still pending, calling none of the driver's hooks (whose data
+ * the driver may free once this returns), then frees @dev itself and
+ * ends. @dev must not be used after the call, there as anywhere.
  *
  * Context: May sleep. Takes and releases the device lock. Not from a fence
  * callback (the delayed destroys it waits for run in them).
@@ -496,14 +497,18 @@ long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
  * one set of fences), so a job of either device waits for the other's,
  * and its contents are the exporter's pages, wherever the exporter moves
  * them while the reservation is free. It holds a reference to the
- * exporter's buffer. @dev never moves or evicts it: it is accounted in
+ * exporter's buffer until its own last put (the exporter's reservation
+ * keeps its work, which the exporter's delayed destroy waits for), and
+ * pinning it pins the exporter. @dev never moves or evicts it: it is
+ * accounted in
  * SYSTEM (it takes none of @dev's VRAM or GTT), and validating it
  * succeeds at once whatever the placement, as the exporter decides where
  * its pages live. The kernel's non-dynamic importers pin the exporter
  * instead; ttmsim's importers are all dynamic: the shared reservation,
  * held for every use, keeps the pages where they are.
  *
- * Context: Does not sleep. Takes and releases both devices' locks.
+ * Context: Does not sleep. Takes and releases @dev's lock and the import
+ * lock (docs/locking.md).
  * Return: 0 and *@ret_bo; -EXDEV if @exported's reservation is of another
  * class than @dev's (a Wound-Wait device's own class); -EINVAL for a
  * TTM_BO_TYPE_KERNEL buffer, which is never shared; -ENOMEM.
@@ -734,11 +739,13 @@ void ttm_bo_unreserve(struct ttm_bo *bo);
  * @bo: the buffer.
  *
  * A pinned buffer is never evicted or moved. Counted: each pin needs an
- * unpin. Takes @bo off the LRU list.
+ * unpin. Takes @bo off the LRU list. Pinning an import (TTM_BO_TYPE_SG)
+ * pins its exporter's buffer too, whose pages it shows; unpin it before
+ * its last put, as any buffer (TTM warns about a pinned buffer released).
  *
  * Context: Does not sleep. @bo reserved by the calling thread (checked
  * by the ww debug checker while it is on: rule resv-not-held). Takes and
- * releases the device lock.
+ * releases the device lock (an import's: both devices').
  * Return: 0; -EOVERFLOW if the count would wrap; -EINVAL if the checker's
  * handler refused a call without the reservation (nothing changes).
  */

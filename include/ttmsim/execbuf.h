@@ -221,7 +221,8 @@ int ttm_client_export_fd(struct ttm_client *client, uint32_t handle,
  * every client of the device while it lives.
  *
  * Context: Does not sleep. Takes and releases the PRIME registry lock,
- * both devices' locks and @client's lock.
+ * the import lock and @client's device's lock (ttm_bo_import()), and
+ * @client's lock.
  * Return: 0, *@ret_handle and *@ret_new; -EBADF if @fd is not a
  * descriptor from ttm_client_export_fd(); -EXDEV if the buffer's device
  * has a reservation class other than @client's device's (a Wound-Wait
