@@ -153,6 +153,8 @@ static bool victim_possible(const struct ttm_bo *bo, struct ttm_bo *cand,
 			    struct ww_acquire_ctx *ticket,
 			    const struct vetoed *vetoed)
 {
+	struct ww_acquire_ctx *owner;
+
 	if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)))
 		return false;
 	/* Its last reference went: its delayed destroy frees it. */
@@ -160,8 +162,15 @@ static bool victim_possible(const struct ttm_bo *bo, struct ttm_bo *cand,
 		return false;
 	if (ctx->allow_res_evict && ctx->resv && cand->resv == ctx->resv)
 		return true;
-	if (ticket && ww_mutex_owner_ctx(&cand->resv->lock) == ticket)
+	owner = ww_mutex_owner_ctx(&cand->resv->lock);
+	if (ticket && owner == ticket)
 		return ttm_exec_is_evictable(ctx->exec, cand);
+	/*
+	 * Held without a ticket, or by a ticket and we have none to wait
+	 * with: not now (a moment later, the room wait looks again).
+	 */
+	if (ww_mutex_is_locked(&cand->resv->lock) && (!owner || !ticket))
+		return false;
 	return true;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "bo/bo.h"
+#include "util/compiler.h"
 
 static bool domain_limited(int domain)
 {
@@ -161,4 +162,13 @@ bool bo_res_fits(const struct ttm_bo *bo, const struct bo_want *want)
 	end = res->node.start + res->node.size;
 	return res->node.start >= want->fpfn &&
 	       (!want->lpfn || end <= want->lpfn);
+}
+
+TTM_EXPORT uint64_t ttm_bo_offset(const struct ttm_bo *bo)
+{
+	const struct ttm_resource *res = bo->res;
+
+	if (!domain_limited(res->domain))
+		return 0;
+	return res->node.start * bo->dev->page_size;
 }

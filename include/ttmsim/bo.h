@@ -483,6 +483,21 @@ long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
 		    struct ttm_bo **ret_bos, size_t max);
 
 /**
+ * ttm_bo_offset() - where @bo's bytes start in its domain, as TTM's
+ * resource start (bo->resource->start, in pages there).
+ * @bo: the buffer, reserved by the caller: a move changes it.
+ *
+ * VRAM and GTT are ranges of addresses (an arena each): a buffer lives
+ * at its offset there, in whole pages of the device's granularity, and
+ * no two resident buffers' ranges overlap.
+ *
+ * Context: Does not sleep.
+ * Return: the offset in bytes, a multiple of the device's page size; 0
+ * in SYSTEM, which has no addresses.
+ */
+uint64_t ttm_bo_offset(const struct ttm_bo *bo);
+
+/**
  * ttm_bo_import() - @dev's buffer for @exported, as a driver's PRIME
  * import (the kernel's drm_gem_prime_import() with a TTM sg buffer).
  * @dev: the importing device.
