@@ -19,7 +19,7 @@
  * holds a fit, so a search costs O(log n): one descent, plus the two
  * paths along the window's edges. Holes that are big enough until
  * alignment trims them make the search look further; that is the only
- * case beyond O(log n), as in drm_mm.
+ * case beyond O(log n) (drm_mm's walk of its holes has it too).
  *
  * Why AVL: deletion is simpler than a red-black tree's, the tree is
  * shallower (height under 1.45 log2 n, against 2 log2 n), which pays in
@@ -31,8 +31,15 @@
  * recomputes (an ancestor of the new leaf; on removal an ancestor, or
  * the successor that replaces the node), so holes cost nothing extra.
  *
- * Costs: insert, reserve and remove O(log n) (n nodes), largest hole
- * O(log n), scan add and remove O(1), could_fit and check O(n).
+ * On the way back up, a node whose child kept its subtree's height and
+ * largest hole, and whose own hole is unchanged, is left as it was: the
+ * sibling off the path, a cache miss in a big tree, is not read.
+ *
+ * Costs (n nodes): insert O(log n) plus the holes of at least the size
+ * that alignment defeats (an aligned insert that fails visits each of
+ * them); reserve, remove and largest hole O(log n); scan add and remove
+ * O(1); could_fit and check O(n). At 1M nodes (80 bytes each) a
+ * remove at a random place costs microseconds, nearly all cache misses.
  *
  * drm_mm keeps separate trees of holes by size and address and offers
  * best fit, which TTM's range manager uses by default; this allocator

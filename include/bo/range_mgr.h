@@ -120,7 +120,8 @@ int range_mgr_fini(struct range_mgr *mm);
  *
  * The placement is exact: the lowest (highest) aligned start at which
  * @size free pages lie inside the window.
- * Context: Does not sleep. Not during a scan with nodes added.
+ * Context: Does not sleep. Not during a scan with nodes added. O(log n),
+ * plus each hole of at least @size pages that the alignment defeats.
  * Return: 0; -ENOSPC if no hole fits (also when @size exceeds the
  * window, as drm_mm); -EINVAL if @size is 0, the window is empty or not
  * inside the manager, @flags are unknown or @node is in a manager;
