@@ -36,11 +36,9 @@ int bo_res_init_device(struct ttm_device *dev)
 
 		if (!domain_limited(d))
 			continue;
-		if (dom->capacity % dev->page_size)
-			ret = -EINVAL;
-		else
-			ret = range_mgr_init(&dom->mm,
-					     dom->capacity / dev->page_size);
+		/* Whole pages, as TTM's range managers (p_size in pages). */
+		dom->capacity -= dom->capacity % dev->page_size;
+		ret = range_mgr_init(&dom->mm, dom->capacity / dev->page_size);
 		if (ret)
 			goto err;
 		arena = mmap(NULL, dom->capacity, PROT_READ | PROT_WRITE,
