@@ -31,14 +31,18 @@ static void evict_placement_default(int domain, struct ttm_placement *pl)
 {
 	pl->count = 0;
 	if (domain == TTM_DOMAIN_VRAM)
-		pl->domains[pl->count++] = TTM_DOMAIN_GTT;
-	pl->domains[pl->count++] = TTM_DOMAIN_SYSTEM;
+		pl->places[pl->count++] = ttm_place_domain(TTM_DOMAIN_GTT);
+	pl->places[pl->count++] = ttm_place_domain(TTM_DOMAIN_SYSTEM);
 }
 
 /*
- * Take a victim's @size bytes in the first domain of @pl other than
- * @domain with room, else in SYSTEM, which always has. A placement from
- * the driver is only read, so a bad one cannot do harm.
+ * Take a victim's @size bytes in the first place of @pl outside @domain
+ * with room, else in SYSTEM, which always has. A placement from the
+ * driver is only read, and its invalid places skipped, so a bad one
+ * cannot do harm.
+ *
+ * ranges: a place in @domain itself (amdgpu moves a buffer from visible
+ * to invisible VRAM this way) needs offsets; until then it is skipped.
  */
 static int evict_target_locked(struct ttm_device *dev, int domain,
 			       const struct ttm_placement *pl, uint64_t size)
@@ -46,11 +50,14 @@ static int evict_target_locked(struct ttm_device *dev, int domain,
 	unsigned int i;
 
 	for (i = 0; i < pl->count && i < TTM_PLACEMENT_MAX; i++) {
-		int d = pl->domains[i];
+		const struct ttm_place *place = &pl->places[i];
 
-		if (d >= 0 && d < TTM_DOMAIN_COUNT && d != domain &&
-		    bo_domain_take_locked(dev, d, size))
-			return d;
+		/* ranges: a range allocation in @place instead. */
+		if (bo_place_valid(dev, place) &&
+		    (int)place->domain != domain &&
+		    bo_place_can_hold(dev, place, size) &&
+		    bo_domain_take_locked(dev, place->domain, size))
+			return place->domain;
 	}
 	bo_domain_take_locked(dev, TTM_DOMAIN_SYSTEM, size);
 	return TTM_DOMAIN_SYSTEM;

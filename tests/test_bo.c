@@ -137,11 +137,12 @@ static void test_create_args(void **state)
 			 -EINVAL);
 	assert_int_equal(ttm_bo_create(dev, 4, NULL, 0, &bo), -EINVAL);
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
-	bad.count = 4;
+	bad.count = TTM_PLACEMENT_MAX + 1;
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
-	bad = (struct ttm_placement){ 2, { TTM_DOMAIN_GTT, TTM_DOMAIN_GTT } };
+	bad = (struct ttm_placement){ 2, { TTM_PLACE_INIT(TTM_DOMAIN_GTT),
+					   TTM_PLACE_INIT(TTM_DOMAIN_GTT) } };
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
-	bad = (struct ttm_placement){ 1, { TTM_DOMAIN_COUNT } };
+	bad = (struct ttm_placement){ 1, { TTM_PLACE_INIT(TTM_DOMAIN_COUNT) } };
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
 	assert_null(bo);
 

@@ -152,7 +152,7 @@ static uint64_t used(struct fixture *f, enum ttm_domain d)
 /* CPU copies: the source goes at once, so eviction never waits. */
 static void test_placements(void **state)
 {
-	struct ttm_placement bad = { 1, { TTM_DOMAIN_COUNT } };
+	struct ttm_placement bad = { 1, { TTM_PLACE_INIT(TTM_DOMAIN_COUNT) } };
 	struct ttm_bo *bo, *fillers[4];
 	struct fixture f;
 	unsigned int i;
