@@ -695,6 +695,16 @@ static void test_evict_flags(void **state)
 		(struct ttm_placement)TTM_PLACEMENT_VRAM_INIT;
 	assert_int_equal(validate(&drv, gtt[2], &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(fillers[1]), TTM_DOMAIN_SYSTEM);
+
+	/* An invalid place (visible GTT) is skipped, room or not: SYSTEM. */
+	drv.evict_to[TTM_DOMAIN_VRAM] = (struct ttm_placement){
+		1, { { .domain = TTM_DOMAIN_GTT,
+		       .flags = TTM_PLACE_CPU_VISIBLE } },
+	};
+	assert_true(used(&drv, TTM_DOMAIN_GTT) <= 3 * BO_SIZE);
+	assert_int_equal(validate(&drv, gtt[3], &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(gtt[3]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(fillers[2]), TTM_DOMAIN_SYSTEM);
 	ttm_bo_put(bo);
 	put_all(gtt, 4);
 	put_all(fillers + 1, 3);
