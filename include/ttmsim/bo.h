@@ -625,9 +625,9 @@ struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo);
  *	wait for copies in flight to free room.
  * @ret_bo: the new buffer.
  *
- * Places the buffer in the first domain of @placement with room for it;
- * if none has room, makes room as ttm_bo_validate() does, domain by
- * domain, but without a ticket: victims are only try-locked, so buffers
+ * Places the buffer in the first place of @placement with room for it;
+ * if none has room, makes room as ttm_bo_validate() does, place by
+ * place, but without a ticket: victims are only try-locked, so buffers
  * reserved by anyone are skipped, and there is no back-off. This is
  * ttm_bo_init_reserved() of a device buffer on a reservation of its own,
  * allocated here and freed by its last put, returned unreserved.
@@ -636,8 +636,8 @@ struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo);
  * releases the device lock, and try-locks and releases the reservations
  * of eviction victims.
  * Return: 0 and *@ret_bo; -EINVAL for a bad size, placement or flags;
- * -ENOSPC if no allowed domain can make room (counted in the stats);
- * -EBUSY (see @flags); -ENOMEM.
+ * -ENOSPC if no allowed place can make room, or none could ever hold
+ * @size bytes (counted in the stats); -EBUSY (see @flags); -ENOMEM.
  */
 int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 		  const struct ttm_placement *placement, uint32_t flags,
@@ -937,15 +937,17 @@ struct ttm_operation_ctx {
 };
 
 /**
- * ttm_bo_validate() - make @bo resident in a domain of @placement.
+ * ttm_bo_validate() - make @bo resident in a place of @placement.
  * @bo: the buffer.
  * @placement: where @bo may live, most preferred first (@bo's own
  *	placement is not changed: a victim of eviction goes back to its own).
  * @ctx: see struct ttm_operation_ctx.
  *
- * Nothing to do if @bo already lives in a domain of @placement. Otherwise
- * each domain is tried in order without evicting, then in order making
- * room: while sources of moves are in flight in the domain, by waiting for
+ * Nothing to do if @bo already matches a place of @placement (for now:
+ * lives in its domain; struct ttm_place). Otherwise each place is tried
+ * in order without evicting, then in order making room (a place whose
+ * range is smaller than @bo is passed over): while sources of moves are
+ * in flight in the domain, by waiting for
  * their copies (an eviction frees its room only then), else by evicting
  * buffers from its LRU head. Eviction skips pinned buffers, the buffers of
  * @ctx->exec (in use), and buffers locked by a thread without a ticket;
@@ -971,7 +973,7 @@ struct ttm_operation_ctx {
  * Return: 0; -EINVAL if @bo is pinned outside @placement (pinned buffers
  * never move; validating to where they are is fine; as in TTM), or for a
  * bad @placement; -EBUSY for @ctx->no_wait_gpu;
- * -ENOSPC if no domain of @placement can make room because everything
+ * -ENOSPC if no place of @placement can make room because everything
  * left there is pinned or in use by @ctx->exec's job, or, without
  * @ctx->exec, busy (counted). With @ctx->exec, room held for a moment
  * (another thread's eviction, a reservation without a ticket, a buffer
