@@ -351,6 +351,7 @@ static int move_hop(struct ttm_bo *bo, int domain, int hop,
 	    hop == bo->domain)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);
+	/* ranges: anywhere in @hop, a whole-domain place. */
 	ok = bo_domain_take_locked(dev, hop, bo->size);
 	pthread_mutex_unlock(&dev->lock);
 	if (!ok)
