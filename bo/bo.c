@@ -10,7 +10,72 @@
 #include "bo/resv.h"
 #include "util/compiler.h"
 
-bool bo_placement_valid(const struct ttm_placement *placement)
+/* The pages of @domain: a last partial page counts. */
+static uint64_t domain_pages(const struct ttm_device *dev, int domain)
+{
+	uint64_t cap = dev->domain[domain].capacity;
+
+	return cap / dev->page_size + (cap % dev->page_size != 0);
+}
+
+void bo_place_range(const struct ttm_device *dev,
+		    const struct ttm_place *place, uint64_t *ret_first,
+		    uint64_t *ret_end)
+{
+	uint64_t end = domain_pages(dev, place->domain);
+
+	if (place->lpfn && place->lpfn < end)
+		end = place->lpfn;
+	if ((place->flags & TTM_PLACE_CPU_VISIBLE) &&
+	    dev->visible_vram / dev->page_size < end)
+		end = dev->visible_vram / dev->page_size;
+	*ret_first = place->fpfn;
+	*ret_end = end;
+}
+
+uint64_t bo_place_bytes(const struct ttm_device *dev,
+			const struct ttm_place *place)
+{
+	uint64_t first, end;
+
+	if (place->domain == TTM_DOMAIN_SYSTEM)
+		return UINT64_MAX;
+	bo_place_range(dev, place, &first, &end);
+	if (end <= first)
+		return 0;
+	/* The last partial page of the domain is not a whole page. */
+	if (end * dev->page_size > dev->domain[place->domain].capacity)
+		return dev->domain[place->domain].capacity -
+		       first * dev->page_size;
+	return (end - first) * dev->page_size;
+}
+
+bool bo_place_valid(const struct ttm_device *dev,
+		    const struct ttm_place *place)
+{
+	if ((unsigned int)place->domain >= TTM_DOMAIN_COUNT ||
+	    (place->flags & ~TTM_PLACE_FLAGS_ALL))
+		return false;
+	if (place->lpfn && place->fpfn >= place->lpfn)
+		return false;
+	if ((place->flags & TTM_PLACE_CPU_VISIBLE) &&
+	    place->domain != TTM_DOMAIN_VRAM)
+		return false;
+	/* SYSTEM has no addresses to restrict. */
+	if (place->domain == TTM_DOMAIN_SYSTEM)
+		return !place->fpfn && !place->lpfn;
+	/* A range that starts past the domain can hold nothing. */
+	return place->fpfn < domain_pages(dev, place->domain);
+}
+
+static bool place_equal(const struct ttm_place *a, const struct ttm_place *b)
+{
+	return a->domain == b->domain && a->fpfn == b->fpfn &&
+	       a->lpfn == b->lpfn && a->flags == b->flags;
+}
+
+bool bo_placement_valid(const struct ttm_device *dev,
+			const struct ttm_placement *placement)
 {
 	unsigned int i, j;
 
@@ -18,11 +83,15 @@ bool bo_placement_valid(const struct ttm_placement *placement)
 	    placement->count > TTM_PLACEMENT_MAX)
 		return false;
 	for (i = 0; i < placement->count; i++) {
-		if ((unsigned int)placement->domains[i] >= TTM_DOMAIN_COUNT)
+		if (!bo_place_valid(dev, &placement->places[i]))
 			return false;
-		/* A domain twice would only be tried twice: a caller bug. */
+		/*
+		 * A place twice would only be tried twice: a caller bug. One
+		 * domain with other ranges or flags is another place.
+		 */
 		for (j = 0; j < i; j++)
-			if (placement->domains[j] == placement->domains[i])
+			if (place_equal(&placement->places[j],
+					&placement->places[i]))
 				return false;
 	}
 	return true;
@@ -68,7 +137,7 @@ static int bo_place(struct ttm_bo *bo)
 
 	pthread_mutex_lock(&dev->lock);
 	for (i = 0; i < bo->placement.count && !res; i++) {
-		struct bo_want want = bo_want_domain(bo->placement.domains[i]);
+		struct bo_want want = bo_want_of(dev, &bo->placement.places[i]);
 
 		res = bo_res_take_locked(dev, bo, &want, bo->size);
 	}
@@ -76,7 +145,7 @@ static int bo_place(struct ttm_bo *bo)
 	return res ? bo_res_settle(bo, res) : -ENOSPC;
 }
 
-/* Whether some domain of @placement could ever hold @size bytes. */
+/* Whether some place of @placement could ever hold @size bytes. */
 static bool placement_can_hold(struct ttm_device *dev,
 			       const struct ttm_placement *placement,
 			       uint64_t size)
@@ -84,7 +153,7 @@ static bool placement_can_hold(struct ttm_device *dev,
 	unsigned int i;
 
 	for (i = 0; i < placement->count; i++)
-		if (dev->domain[placement->domains[i]].capacity >= size)
+		if (bo_place_can_hold(dev, &placement->places[i], size))
 			return true;
 	return false;
 }
@@ -115,7 +184,7 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 
 	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE ||
 	    (unsigned int)type > TTM_BO_TYPE_KERNEL || !destroy ||
-	    !bo_placement_valid(placement))
+	    !bo_placement_valid(dev, placement))
 		return -EINVAL;
 	/* As TTM: a shared reservation comes locked by the caller. */
 	if (resv && resv_assert_held(resv, "ttm_bo_init_reserved"))

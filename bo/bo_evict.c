@@ -31,8 +31,8 @@ static void evict_placement_default(int domain, struct ttm_placement *pl)
 {
 	pl->count = 0;
 	if (domain == TTM_DOMAIN_VRAM)
-		pl->domains[pl->count++] = TTM_DOMAIN_GTT;
-	pl->domains[pl->count++] = TTM_DOMAIN_SYSTEM;
+		pl->places[pl->count++] = ttm_place_domain(TTM_DOMAIN_GTT);
+	pl->places[pl->count++] = ttm_place_domain(TTM_DOMAIN_SYSTEM);
 }
 
 /*
@@ -51,11 +51,17 @@ static struct ttm_resource *evict_target_locked(struct ttm_bo *victim,
 	unsigned int i;
 
 	for (i = 0; i < pl->count && i < TTM_PLACEMENT_MAX; i++) {
-		int d = pl->domains[i];
+		const struct ttm_place *place = &pl->places[i];
 
-		if (d < 0 || d >= TTM_DOMAIN_COUNT || d == domain)
+		/*
+		 * Not @domain itself: the victim's new range could take the
+		 * very hole its going was meant to open.
+		 */
+		if (!bo_place_valid(dev, place) ||
+		    (int)place->domain == domain ||
+		    !bo_place_can_hold(dev, place, victim->size))
 			continue;
-		want = bo_want_domain(d);
+		want = bo_want_of(dev, place);
 		res = bo_res_take_locked(dev, victim, &want, victim->size);
 		if (res)
 			return res;

@@ -148,6 +148,22 @@ int bo_res_fill(struct ttm_resource *res, uint64_t size, bool zero)
 	return res->mem ? 0 : -ENOMEM;
 }
 
+struct bo_want bo_want_of(const struct ttm_device *dev,
+			  const struct ttm_place *place)
+{
+	struct bo_want want = { .domain = place->domain };
+
+	if (!domain_limited(place->domain))
+		return want;
+	bo_place_range(dev, place, &want.fpfn, &want.lpfn);
+	/* Empty: no take nor scan can succeed in it (range_mgr_insert()). */
+	if (want.lpfn <= want.fpfn)
+		want.lpfn = want.fpfn;
+	if (place->flags & TTM_PLACE_TOPDOWN)
+		want.flags |= RANGE_TOPDOWN;
+	return want;
+}
+
 bool bo_res_fits(const struct ttm_bo *bo, const struct bo_want *want)
 {
 	const struct ttm_resource *res = bo->res;

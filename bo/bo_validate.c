@@ -10,12 +10,21 @@
 #include "bo/resv.h"
 #include "util/compiler.h"
 
-static bool placement_has(const struct ttm_placement *placement, int domain)
+bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place)
+{
+	struct bo_want want = bo_want_of(bo->dev, place);
+
+	/* Every range is contiguous: TTM_PLACE_CONTIGUOUS always holds. */
+	return bo_res_fits(bo, &want);
+}
+
+static bool placement_has(const struct ttm_bo *bo,
+			  const struct ttm_placement *placement)
 {
 	unsigned int i;
 
 	for (i = 0; i < placement->count; i++)
-		if ((int)placement->domains[i] == domain)
+		if (place_matches(bo, &placement->places[i]))
 			return true;
 	return false;
 }
@@ -88,8 +97,12 @@ static int evict_take_any(struct ttm_bo *bo,
 	unsigned int i;
 
 	for (i = 0; i < placement->count; i++) {
-		struct bo_want want = bo_want_domain(placement->domains[i]);
+		const struct ttm_place *place = &placement->places[i];
+		struct bo_want want = bo_want_of(bo->dev, place);
 
+		/* Larger than its range: evicting everything would not do. */
+		if (!bo_place_can_hold(bo->dev, place, bo->size))
+			continue;
 		ret = want_evict_take(bo, &want, ctx, ret_res);
 		if (ret == 0)
 			return 0;
@@ -122,11 +135,11 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 	ret = resv_assert_held_at(bo->resv, "ttm_bo_validate", file, line);
 	if (ret)
 		return ret;
-	if (!bo_placement_valid(placement))
+	if (!bo_placement_valid(bo->dev, placement))
 		return -EINVAL;
 
 	/* An import's pages are where its exporter keeps them. */
-	if (placement_has(placement, bo->domain) || bo->exporter)
+	if (placement_has(bo, placement) || bo->exporter)
 		return 0;
 	/*
 	 * Pinned buffers never move. -EINVAL as in TTM: asking to move one
@@ -137,7 +150,8 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 		return -EINVAL;
 
 	for (i = 0; i < placement->count; i++) {
-		struct bo_want want = bo_want_domain(placement->domains[i]);
+		struct bo_want want = bo_want_of(bo->dev,
+						 &placement->places[i]);
 
 		res = want_take(bo, &want);
 		if (res)

@@ -47,20 +47,51 @@ static void device_own_class(struct ttm_device *dev)
 	dev->ww_class = &dev->own_class;
 }
 
+/*
+ * Check @opts' sizes and fill in their defaults: capacities, page size
+ * and visible VRAM of the new device; -EINVAL for bad ones.
+ */
+static int device_sizes(const struct ttm_device_options *opts,
+			uint64_t *vram, uint64_t *gtt, uint64_t *page,
+			uint64_t *visible)
+{
+	*vram = opts->vram_size ? opts->vram_size : TTM_DEFAULT_VRAM_SIZE;
+	*gtt = opts->gtt_size ? opts->gtt_size : TTM_DEFAULT_GTT_SIZE;
+	*page = opts->page_size ? opts->page_size : TTM_DEFAULT_PAGE_SIZE;
+	if (*page < 4 || (*page & (*page - 1)))
+		return -EINVAL;
+	/* struct ttm_place counts pages in 32 bits, as TTM's. */
+	if ((*vram - 1) / *page >= UINT32_MAX ||
+	    (*gtt - 1) / *page >= UINT32_MAX)
+		return -EINVAL;
+	if (opts->visible_vram) {
+		*visible = opts->visible_vram;
+		if (*visible > *vram || *visible % *page)
+			return -EINVAL;
+	} else {
+		/* Rounded down: visible pages are whole pages. */
+		*visible = *vram / 4 / *page * *page;
+	}
+	return 0;
+}
+
 /* The hooks of a device without a driver's, or whose driver is done. */
 static const struct ttm_device_funcs no_funcs;
 
 TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 				 struct ttm_device **ret_dev)
 {
+	uint64_t vram, gtt, page, visible;
 	static const struct ttm_device_options defaults;
 	pthread_condattr_t attr;
 	struct ttm_device *dev;
-	int d;
+	int d, ret;
 
 	if (!opts)
 		opts = &defaults;
 	if (opts->gpu && opts->copy_engine >= ttm_gpu_engines(opts->gpu))
+		return -EINVAL;
+	if (device_sizes(opts, &vram, &gtt, &page, &visible))
 		return -EINVAL;
 
 	dev = calloc(1, sizeof(*dev));
@@ -77,19 +108,19 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		list_init(&dev->domain[d].lru);
 	list_init(&dev->pinned);
 	list_init(&dev->ghosts);
-	dev->domain[TTM_DOMAIN_VRAM].capacity =
-		opts->vram_size ? opts->vram_size : TTM_DEFAULT_VRAM_SIZE;
-	dev->domain[TTM_DOMAIN_GTT].capacity =
-		opts->gtt_size ? opts->gtt_size : TTM_DEFAULT_GTT_SIZE;
+	dev->domain[TTM_DOMAIN_VRAM].capacity = vram;
+	dev->domain[TTM_DOMAIN_GTT].capacity = gtt;
+	dev->page_size = page;
+	dev->visible_vram = visible;
 	dev->domain[TTM_DOMAIN_SYSTEM].capacity = UINT64_MAX;
-	dev->page_size = 4096;
-	if (bo_res_init_device(dev)) {
+	ret = bo_res_init_device(dev);
+	if (ret) {
 		bo_worker_stop(dev);
 		pthread_cond_destroy(&dev->changed);
 		pthread_cond_destroy(&dev->idle);
 		pthread_mutex_destroy(&dev->lock);
 		free(dev);
-		return -EINVAL;
+		return ret;
 	}
 
 	if (opts->wound_wait)
@@ -187,6 +218,16 @@ TTM_EXPORT struct ww_class *ttm_device_ww_class(struct ttm_device *dev)
 TTM_EXPORT struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev)
 {
 	return dev->gpu;
+}
+
+TTM_EXPORT uint64_t ttm_device_page_size(const struct ttm_device *dev)
+{
+	return dev->page_size;
+}
+
+TTM_EXPORT uint64_t ttm_device_visible_vram(const struct ttm_device *dev)
+{
+	return dev->visible_vram;
 }
 
 TTM_EXPORT void *ttm_device_set_private(struct ttm_device *dev, void *data,

@@ -84,7 +84,7 @@ entry_placement(const struct ttm_exec_entry *e)
 	return e->placement ? e->placement : ttm_bo_placement(e->bo);
 }
 
-/* @pl without @domain, in order; count 0 if nothing is left. */
+/* @pl without @domain's places, in order; count 0 if none is left. */
 static struct ttm_placement placement_without(const struct ttm_placement *pl,
 					      enum ttm_domain domain)
 {
@@ -92,8 +92,8 @@ static struct ttm_placement placement_without(const struct ttm_placement *pl,
 	unsigned int k;
 
 	for (k = 0; k < pl->count; k++)
-		if (pl->domains[k] != domain)
-			out.domains[out.count++] = pl->domains[k];
+		if (pl->places[k].domain != domain)
+			out.places[out.count++] = pl->places[k];
 	return out;
 }
 
@@ -133,7 +133,22 @@ static int make_room_among_own(const struct ttm_exec_entry *entries,
 	return ret;
 }
 
-/* One entry into its placement, the others moved out of its way. */
+static bool domain_listed_before(const struct ttm_placement *pl,
+				 unsigned int k)
+{
+	unsigned int j;
+
+	for (j = 0; j < k; j++)
+		if (pl->places[j].domain == pl->places[k].domain)
+			return true;
+	return false;
+}
+
+/*
+ * One entry into its placement, the others moved out of its way.
+ * ranges: moving them out of the domain frees room anywhere in it;
+ * a hole in the place's range is what will be wanted.
+ */
 static int validate_entry(const struct ttm_exec_entry *entries,
 			  unsigned int n, unsigned int i,
 			  struct ttm_operation_ctx *ctx, const char *file,
@@ -144,9 +159,13 @@ static int validate_entry(const struct ttm_exec_entry *entries,
 	int ret;
 
 	ret = ttm_bo_validate_at(entries[i].bo, pl, ctx, file, line);
-	for (k = 0; k < pl->count && ret == -ENOSPC; k++)
-		ret = make_room_among_own(entries, n, i, pl->domains[k], ctx,
-					  file, line);
+	for (k = 0; k < pl->count && ret == -ENOSPC; k++) {
+		/* A domain listed again (another range): done already. */
+		if (domain_listed_before(pl, k))
+			continue;
+		ret = make_room_among_own(entries, n, i, pl->places[k].domain,
+					  ctx, file, line);
+	}
 	return ret;
 }
 

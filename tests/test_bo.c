@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Devices and buffer objects (ttmsim/bo.h): argument checks, contents,
+ * Devices and buffer objects (ttmsim/bo.h): argument checks, places
+ * (struct ttm_place) and the page options they need, contents,
  * placement without eviction and its accounting, reservation semantics
  * with and without tickets, pinning, LRU order, delayed destroy, a device
  * destroyed under a live buffer (-EBUSY), and interrupt tokens waking
@@ -137,11 +138,12 @@ static void test_create_args(void **state)
 			 -EINVAL);
 	assert_int_equal(ttm_bo_create(dev, 4, NULL, 0, &bo), -EINVAL);
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
-	bad.count = 4;
+	bad.count = TTM_PLACEMENT_MAX + 1;
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
-	bad = (struct ttm_placement){ 2, { TTM_DOMAIN_GTT, TTM_DOMAIN_GTT } };
+	bad = (struct ttm_placement){ 2, { TTM_PLACE_INIT(TTM_DOMAIN_GTT),
+					   TTM_PLACE_INIT(TTM_DOMAIN_GTT) } };
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
-	bad = (struct ttm_placement){ 1, { TTM_DOMAIN_COUNT } };
+	bad = (struct ttm_placement){ 1, { TTM_PLACE_INIT(TTM_DOMAIN_COUNT) } };
 	assert_int_equal(ttm_bo_create(dev, 4, &bad, 0, &bo), -EINVAL);
 	assert_null(bo);
 
@@ -154,6 +156,206 @@ static void test_create_args(void **state)
 	assert_int_equal(ttm_bo_size(bo), 4);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	put_bo(dev, bo);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/* ---- struct ttm_place and the device options it needs -------------- */
+
+static int try_create(struct ttm_device *dev, uint64_t size,
+		      const struct ttm_placement *pl)
+{
+	struct ttm_bo *bo = NULL;
+	int ret = ttm_bo_create(dev, size, pl, 0, &bo);
+
+	if (ret == 0)
+		put_bo(dev, bo);
+	else
+		assert_null(bo);
+	assert_dev_ok(dev);
+	return ret;
+}
+
+/* Creation and validation agree on which placements are valid. */
+static int try_both(struct ttm_device *dev, struct ttm_bo *bo,
+		    const struct ttm_placement *pl)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	int created = try_create(dev, 4, pl), validated;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	validated = ttm_bo_validate(bo, pl, &ctx);
+	ttm_bo_unreserve(bo);
+	assert_dev_ok(dev);
+	assert_int_equal(created, validated);
+	return created;
+}
+
+#define PLACE(d, f, l, fl) \
+	{ .domain = TTM_DOMAIN_##d, .fpfn = (f), .lpfn = (l), .flags = (fl) }
+#define PL1(a) ((struct ttm_placement){ 1, { a } })
+#define PL2(a, b) ((struct ttm_placement){ 2, { a, b } })
+
+/*
+ * small_device(): 16 KiB of VRAM and GTT, 4 pages each; 4 KiB visible
+ * VRAM, a quarter.
+ */
+static void test_place_valid(void **state)
+{
+	struct ttm_device *dev = small_device(false);
+	struct ttm_placement pl = {
+		3, { PLACE(VRAM, 0, 0, TTM_PLACE_CPU_VISIBLE),
+		     PLACE(VRAM, 0, 0, 0), PLACE(GTT, 0, 0, 0) },
+	};
+	struct ttm_placement full = { TTM_PLACEMENT_MAX, { { 0 } } };
+	struct ttm_bo *bo;
+	unsigned int i;
+
+	(void)state;
+	bo = new_bo(dev, 4, &system_only);
+	/* One domain twice: visible VRAM, then anywhere in VRAM. */
+	assert_int_equal(try_both(dev, bo, &pl), 0);
+	assert_int_equal(try_both(dev, bo, &PL2(PLACE(VRAM, 0, 2, 0),
+						 PLACE(VRAM, 2, 0, 0))), 0);
+	/* The same range with other flags is another place. */
+	assert_int_equal(try_both(dev, bo, &PL2(PLACE(VRAM, 0, 2, 0),
+					PLACE(VRAM, 0, 2, TTM_PLACE_TOPDOWN))),
+			 0);
+	/* As many places as fit, all different. */
+	for (i = 0; i < TTM_PLACEMENT_MAX; i++)
+		full.places[i] = (struct ttm_place)PLACE(GTT, i % 4, 0,
+				i / 4 ? TTM_PLACE_CONTIGUOUS : 0);
+	assert_int_equal(try_both(dev, bo, &full), 0);
+
+	/* The same place twice is still a caller bug. */
+	assert_int_equal(try_both(dev, bo, &PL2(PLACE(VRAM, 1, 3, 0),
+						 PLACE(VRAM, 1, 3, 0))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL2(PLACE(VRAM, 0, 0, 0),
+						 PLACE(VRAM, 0, 0, 0))),
+			 -EINVAL);
+	/* Unknown flags; CPU_VISIBLE outside VRAM. */
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(VRAM, 0, 0, 1u << 3))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(VRAM, 0, 0,
+						       1u << 31))), -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(GTT, 0, 0,
+					TTM_PLACE_CPU_VISIBLE))), -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(SYSTEM, 0, 0,
+					TTM_PLACE_CPU_VISIBLE))), -EINVAL);
+	/* An empty or reversed range. */
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(VRAM, 2, 2, 0))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(GTT, 3, 1, 0))),
+			 -EINVAL);
+	/* A range starting past the domain; one ending past it stops. */
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(VRAM, 4, 0, 0))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(GTT, 4, 8, 0))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(VRAM, 3, 0, 0))), 0);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(VRAM, 3, 100, 0))), 0);
+	/* SYSTEM has no addresses; its flags other than visible do no harm. */
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(SYSTEM, 1, 0, 0))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(SYSTEM, 0, 1, 0))),
+			 -EINVAL);
+	assert_int_equal(try_both(dev, bo, &PL1(PLACE(SYSTEM, 0, 0,
+					TTM_PLACE_CONTIGUOUS))), 0);
+	/* A bad place anywhere in the list spoils it. */
+	pl.places[2].flags = TTM_PLACE_CPU_VISIBLE;
+	assert_int_equal(try_both(dev, bo, &pl), -EINVAL);
+	put_bo(dev, bo);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/* A range smaller than a buffer can never hold it: -ENOSPC at once. */
+static void test_place_range_size(void **state)
+{
+	struct ttm_device *dev = small_device(false);
+	struct ttm_placement vis_gtt = PL2(PLACE(VRAM, 0, 0,
+						 TTM_PLACE_CPU_VISIBLE),
+					   PLACE(GTT, 0, 0, 0));
+	struct ttm_device_stats s;
+	struct ttm_bo *bo;
+
+	(void)state;
+	assert_int_equal(try_create(dev, 8 * KiB, &PL1(PLACE(VRAM, 0, 1, 0))),
+			 -ENOSPC);
+	assert_int_equal(try_create(dev, 8 * KiB, &PL1(PLACE(VRAM, 3, 0, 0))),
+			 -ENOSPC);
+	assert_int_equal(try_create(dev, 8 * KiB, &PL1(PLACE(VRAM, 0, 0,
+					TTM_PLACE_CPU_VISIBLE))), -ENOSPC);
+	get_stats(dev, &s);
+	assert_int_equal(s.enospc, 3);
+	/* Exactly the range's size fits. */
+	assert_int_equal(try_create(dev, 8 * KiB, &PL1(PLACE(VRAM, 2, 0, 0))),
+			 0);
+	assert_int_equal(try_create(dev, 4 * KiB, &PL1(PLACE(VRAM, 0, 0,
+					TTM_PLACE_CPU_VISIBLE))), 0);
+	/* Too large for visible VRAM: the next place takes it. */
+	bo = new_bo(dev, 8 * KiB, &vis_gtt);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
+	put_bo(dev, bo);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+static int create_opts(uint64_t vram, uint64_t page, uint64_t visible,
+		       struct ttm_device **ret_dev)
+{
+	struct ttm_device_options opts = {
+		.vram_size = vram,
+		.page_size = page,
+		.visible_vram = visible,
+	};
+
+	*ret_dev = NULL;
+	return ttm_device_create(&opts, ret_dev);
+}
+
+static void test_device_page_options(void **state)
+{
+	static const uint64_t bad_pages[] = { 1, 2, 3, 6, 4097, 3 * 4096 };
+	struct ttm_device *dev;
+	unsigned int i;
+
+	(void)state;
+	/* Defaults: the kernel's page, a quarter of VRAM visible. */
+	assert_int_equal(ttm_device_create(NULL, &dev), 0);
+	assert_int_equal(ttm_device_page_size(dev), 4096);
+	assert_int_equal(ttm_device_visible_vram(dev),
+			 TTM_DEFAULT_VRAM_SIZE / 4);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	/* A quarter rounds down to whole pages. */
+	assert_int_equal(create_opts(20 * KiB, 0, 0, &dev), 0);
+	assert_int_equal(ttm_device_visible_vram(dev), 4 * KiB);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	assert_int_equal(create_opts(64 * KiB, 16 * KiB, 0, &dev), 0);
+	assert_int_equal(ttm_device_page_size(dev), 16 * KiB);
+	assert_int_equal(ttm_device_visible_vram(dev), 16 * KiB);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+
+	for (i = 0; i < ARRAY_SIZE(bad_pages); i++) {
+		assert_int_equal(create_opts(0, bad_pages[i], 0, &dev),
+				 -EINVAL);
+		assert_null(dev);
+	}
+	assert_int_equal(create_opts(0, 4, 0, &dev), 0);
+	assert_int_equal(ttm_device_page_size(dev), 4);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	/* More pages than 32-bit page numbers reach. */
+	assert_int_equal(create_opts(16ull << 30, 4, 0, &dev), -EINVAL);
+	assert_int_equal(create_opts(16ull << 30, 8, 0, &dev), 0);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+
+	/* Visible VRAM: whole pages, at most all of VRAM. */
+	assert_int_equal(create_opts(64 * KiB, 0, 64 * KiB + 4 * KiB, &dev),
+			 -EINVAL);
+	assert_int_equal(create_opts(64 * KiB, 0, 6 * KiB, &dev), -EINVAL);
+	assert_int_equal(create_opts(64 * KiB, 0, 64 * KiB, &dev), 0);
+	assert_int_equal(ttm_device_visible_vram(dev), 64 * KiB);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	assert_int_equal(create_opts(64 * KiB, 64, 192, &dev), 0);
+	assert_int_equal(ttm_device_visible_vram(dev), 192);
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
@@ -1253,6 +1455,9 @@ int main(void)
 		BO_TEST(test_defaults),
 		BO_TEST(test_device_gpu),
 		BO_TEST(test_create_args),
+		BO_TEST(test_place_valid),
+		BO_TEST(test_place_range_size),
+		BO_TEST(test_device_page_options),
 		BO_TEST(test_create_fourcc),
 		BO_TEST(test_contents),
 		BO_TEST(test_placement),

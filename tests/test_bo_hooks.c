@@ -673,7 +673,7 @@ static void test_evict_flags(void **state)
 	drv.set_evict_flags = true;
 	drv.n_events = 0;
 	drv.evict_to[TTM_DOMAIN_GTT] =
-		(struct ttm_placement){ 1, { TTM_DOMAIN_VRAM } };
+		(struct ttm_placement)TTM_PLACEMENT_VRAM_INIT;
 	assert_int_equal(validate(&drv, gtt[0], &gtt_only), 0);
 	assert_int_equal(ttm_bo_domain(gtt[1]), TTM_DOMAIN_VRAM);
 	for (i = 0; i < drv.n_events; i++)
@@ -683,7 +683,7 @@ static void test_evict_flags(void **state)
 	for (i = 1; i < 4; i++)
 		fillers[i] = new_bo(&drv, &vram_only);
 	drv.evict_to[TTM_DOMAIN_VRAM] =
-		(struct ttm_placement){ 1, { TTM_DOMAIN_SYSTEM } };
+		(struct ttm_placement)TTM_PLACEMENT_SYSTEM_INIT;
 	drv.n_events = 0;
 	assert_int_equal(validate(&drv, bo, &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(gtt[1]), TTM_DOMAIN_SYSTEM);
@@ -692,9 +692,19 @@ static void test_evict_flags(void **state)
 
 	/* A placement naming only the source: SYSTEM. */
 	drv.evict_to[TTM_DOMAIN_VRAM] =
-		(struct ttm_placement){ 1, { TTM_DOMAIN_VRAM } };
+		(struct ttm_placement)TTM_PLACEMENT_VRAM_INIT;
 	assert_int_equal(validate(&drv, gtt[2], &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(fillers[1]), TTM_DOMAIN_SYSTEM);
+
+	/* An invalid place (visible GTT) is skipped, room or not: SYSTEM. */
+	drv.evict_to[TTM_DOMAIN_VRAM] = (struct ttm_placement){
+		1, { { .domain = TTM_DOMAIN_GTT,
+		       .flags = TTM_PLACE_CPU_VISIBLE } },
+	};
+	assert_true(used(&drv, TTM_DOMAIN_GTT) <= 3 * BO_SIZE);
+	assert_int_equal(validate(&drv, gtt[3], &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(gtt[3]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(fillers[2]), TTM_DOMAIN_SYSTEM);
 	ttm_bo_put(bo);
 	put_all(gtt, 4);
 	put_all(fillers + 1, 3);

@@ -144,7 +144,7 @@ static bool in_placement(struct ttm_bo *bo,
 	unsigned int i;
 
 	for (i = 0; i < placement->count; i++)
-		if (ttm_bo_domain(bo) == placement->domains[i])
+		if (ttm_bo_domain(bo) == placement->places[i].domain)
 			return true;
 	return false;
 }
@@ -293,7 +293,8 @@ static void run_case(void **state)
 			      b % 3 == 2 ? &gtt_only : &vram_gtt;
 		create = *s->place[b];
 		if (b)
-			create.domains[create.count++] = TTM_DOMAIN_SYSTEM;
+			create.places[create.count++] =
+				ttm_place_domain(TTM_DOMAIN_SYSTEM);
 		assert_int_equal(ttm_bo_create(s->dev, sizes[b], &create, 0,
 					       &s->bos[b]), 0);
 		assert_true(check_dev_ok(s->dev, "after create"));

@@ -152,7 +152,7 @@ static uint64_t used(struct fixture *f, enum ttm_domain d)
 /* CPU copies: the source goes at once, so eviction never waits. */
 static void test_placements(void **state)
 {
-	struct ttm_placement bad = { 1, { TTM_DOMAIN_COUNT } };
+	struct ttm_placement bad = { 1, { TTM_PLACE_INIT(TTM_DOMAIN_COUNT) } };
 	struct ttm_bo *bo, *fillers[4];
 	struct fixture f;
 	unsigned int i;
@@ -185,6 +185,49 @@ static void test_placements(void **state)
 	assert_int_equal(validate(&f, bo, &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
 	assert_int_equal(stats(&f).evictions, 1);
+	advance(&f);
+
+	ttm_bo_put(bo);
+	for (i = 0; i < 4; i++)
+		ttm_bo_put(fillers[i]);
+	fixture_fini(&f);
+}
+
+/*
+ * One domain twice: a place whose range can never hold the buffer is
+ * passed over, without -ENOSPC, for the next, which evicts.
+ */
+static void test_place_twice(void **state)
+{
+	struct ttm_placement pl = {
+		3, { { .domain = TTM_DOMAIN_VRAM, .lpfn = 1 },
+		     { .domain = TTM_DOMAIN_VRAM,
+		       .flags = TTM_PLACE_CPU_VISIBLE },
+		     { .domain = TTM_DOMAIN_VRAM, .fpfn = 1 } },
+	};
+	struct ttm_bo *bo, *fillers[4];
+	struct fixture f;
+	unsigned int i;
+
+	(void)state;
+	fixture_init(&f, 0, 16 * KiB);
+	/* 4 KiB of visible VRAM, one page: too small as well. */
+	assert_int_equal(ttm_device_visible_vram(f.dev), 4 * KiB);
+	bo = new_bo(&f, 2 * BO_SIZE, &system_only);
+	for (i = 0; i < 4; i++)
+		fillers[i] = new_bo(&f, BO_SIZE, &vram_only);
+	assert_int_equal(validate(&f, bo, &pl), 0);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).evictions, 2);
+	assert_int_equal(stats(&f).enospc, 0);
+	/* Every place too small: -ENOSPC at once, nothing evicted. */
+	pl.places[2].lpfn = 2;
+	ttm_bo_put(bo);
+	bo = new_bo(&f, 2 * BO_SIZE, &system_only);
+	assert_int_equal(validate(&f, bo, &pl), -ENOSPC);
+	assert_int_equal(stats(&f).enospc, 1);
+	assert_int_equal(stats(&f).evictions, 2);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
 	advance(&f);
 
 	ttm_bo_put(bo);
@@ -1107,6 +1150,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TEST(test_placements),
+		TEST(test_place_twice),
 		TEST(test_move_copies),
 		TEST(test_move_cpu),
 		TEST(test_ghost_not_reused),

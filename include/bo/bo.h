@@ -74,7 +74,6 @@ struct ttm_device {
 	pthread_cond_t idle;      /* zombies reached 0 */
 	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
-	uint64_t page_size;       /* the limited domains' granularity */
 	struct list_node pinned;  /* pinned residents, any domain */
 	/*
 	 * The class of every reservation of the device: the shared
@@ -85,6 +84,9 @@ struct ttm_device {
 	char own_class_name[40];
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
+	/* Allocation granularity and CPU-visible VRAM, in bytes: fixed. */
+	uint64_t page_size;
+	uint64_t visible_vram;
 	/* The driver's hooks: never NULL, NULL members for the defaults. */
 	const struct ttm_device_funcs *funcs;
 	void *funcs_data;
@@ -173,8 +175,54 @@ static inline struct list_node *bo_lru_of(struct ttm_device *dev, int domain)
 	return &dev->domain[domain].lru;
 }
 
-/* A placement lists 1 to TTM_PLACEMENT_MAX distinct, known domains. */
-bool bo_placement_valid(const struct ttm_placement *placement);
+/*
+ * A place is valid on @dev: a known domain and flags, CPU_VISIBLE only in
+ * VRAM, fpfn < lpfn unless lpfn is 0, no range in SYSTEM, and fpfn inside
+ * the domain (bo/bo.c).
+ */
+bool bo_place_valid(const struct ttm_device *dev,
+		    const struct ttm_place *place);
+
+/*
+ * A placement lists 1 to TTM_PLACEMENT_MAX valid places, no two the
+ * same; one domain may come more than once with other ranges or flags.
+ */
+bool bo_placement_valid(const struct ttm_device *dev,
+			const struct ttm_placement *placement);
+
+/*
+ * The pages [*@ret_first, *@ret_end) of valid @place's domain that it
+ * allows: lpfn 0 and past the domain's end stop at the end (a last
+ * partial page counts), CPU_VISIBLE at the visible VRAM's end. Empty
+ * (*@ret_end <= *@ret_first) if CPU_VISIBLE leaves nothing.
+ */
+void bo_place_range(const struct ttm_device *dev,
+		    const struct ttm_place *place, uint64_t *ret_first,
+		    uint64_t *ret_end);
+
+/* The bytes valid @place spans: UINT64_MAX for SYSTEM. */
+uint64_t bo_place_bytes(const struct ttm_device *dev,
+			const struct ttm_place *place);
+
+/*
+ * Whether @place could ever hold @size bytes, were it empty: the domain's
+ * capacity and the place's range both large enough. ranges: the
+ * allocator will round @size up to whole pages.
+ */
+static inline bool bo_place_can_hold(const struct ttm_device *dev,
+				     const struct ttm_place *place,
+				     uint64_t size)
+{
+	return dev->domain[place->domain].capacity >= size &&
+	       bo_place_bytes(dev, place) >= size;
+}
+
+/*
+ * Whether @bo, resident somewhere, already satisfies @place: in its
+ * domain, for now (bo/bo_validate.c). ranges: the one check to extend
+ * with @bo's offset inside @place's range and its flags (contiguous).
+ */
+bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place);
 
 /*
  * Free @bo's memory, give its bytes back to its domain and call its
@@ -244,6 +292,15 @@ static inline struct bo_want bo_want_domain(int domain)
 {
 	return (struct bo_want){ .domain = domain };
 }
+
+struct ttm_place;
+
+/*
+ * Valid @place on @dev: its window of pages (visible VRAM applied; empty
+ * if nothing is left) and the allocator's flags (bo/bo_res.c).
+ */
+struct bo_want bo_want_of(const struct ttm_device *dev,
+			  const struct ttm_place *place);
 
 /* ---- resources (bo/bo_res.c) ------------------------------------------- */
 

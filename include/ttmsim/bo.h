@@ -56,18 +56,80 @@ enum ttm_domain {
 	TTM_DOMAIN_COUNT,
 };
 
-/* The most domains a placement can list. */
-#define TTM_PLACEMENT_MAX 3
+/*
+ * Flags of struct ttm_place. TTM_PLACE_CONTIGUOUS and TTM_PLACE_TOPDOWN
+ * are TTM's TTM_PL_FLAG_CONTIGUOUS and TTM_PL_FLAG_TOPDOWN.
+ * TTM_PLACE_CPU_VISIBLE has no TTM flag: amdgpu says the same by setting
+ * lpfn to the visible VRAM's pages (AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED
+ * in amdgpu_bo_placement_from_domain()); ttmsim clips the range itself.
+ */
+#define TTM_PLACE_CONTIGUOUS  (1u << 0)
+#define TTM_PLACE_TOPDOWN     (1u << 1)
+#define TTM_PLACE_CPU_VISIBLE (1u << 2)
+/* Every flag ttmsim knows; any other bit is refused. */
+#define TTM_PLACE_FLAGS_ALL \
+	(TTM_PLACE_CONTIGUOUS | TTM_PLACE_TOPDOWN | TTM_PLACE_CPU_VISIBLE)
+
+/**
+ * struct ttm_place - one place a buffer may live: a domain, a page range
+ * in it and how to allocate there, as TTM's struct ttm_place.
+ * @domain: the domain.
+ * @fpfn: the first page of the range, in units of the device's page size
+ *	(ttm_device_page_size()); it must lie inside the domain.
+ * @lpfn: the page after the range's last one: the range is
+ *	[@fpfn, @lpfn), as TTM's range manager uses it (drm_mm's exclusive
+ *	end, although TTM's comment calls it the "last valid" page); 0: to
+ *	the end of the domain. Past the end of the domain, it stops there.
+ *	A range in SYSTEM, which has no addresses, is refused.
+ * @flags: TTM_PLACE_CONTIGUOUS: in one piece; TTM_PLACE_TOPDOWN: from the
+ *	top of the range down; TTM_PLACE_CPU_VISIBLE (VRAM only): inside
+ *	the CPU-visible part of VRAM (struct ttm_device_options::
+ *	visible_vram), i.e. @lpfn clipped to the visible pages.
+ *
+ * Until ttmsim allocates address ranges, a buffer has no offset: any
+ * buffer resident in @domain matches the place, and a range only bounds
+ * the sizes that can ever fit (a buffer larger than the range gets
+ * -ENOSPC).
+ */
+struct ttm_place {
+	enum ttm_domain domain;
+	uint32_t fpfn;
+	uint32_t lpfn;
+	uint32_t flags;
+};
+
+/*
+ * The most places a placement can list: one domain may be listed more
+ * than once with different ranges (VRAM visible, VRAM anywhere, GTT,
+ * SYSTEM, ...).
+ */
+#define TTM_PLACEMENT_MAX 6
 
 /**
  * struct ttm_placement - where a buffer may live, most preferred first.
  * @count: 1 to TTM_PLACEMENT_MAX.
- * @domains: distinct domains.
+ * @places: the places, tried in order. A domain may come more than once
+ *	with different ranges or flags; the same place twice is refused.
  */
 struct ttm_placement {
 	unsigned int count;
-	enum ttm_domain domains[TTM_PLACEMENT_MAX];
+	struct ttm_place places[TTM_PLACEMENT_MAX];
 };
+
+/* An initialiser of a struct ttm_place for all of domain @d. */
+#define TTM_PLACE_INIT(d) { .domain = (d) }
+
+/**
+ * ttm_place_domain() - a place for all of a domain, without flags.
+ * @domain: the domain.
+ *
+ * Context: Does not sleep.
+ * Return: the place.
+ */
+static inline struct ttm_place ttm_place_domain(enum ttm_domain domain)
+{
+	return (struct ttm_place)TTM_PLACE_INIT(domain);
+}
 
 #ifndef TTM_LIST_NODE_DEFINED
 #define TTM_LIST_NODE_DEFINED
@@ -148,14 +210,18 @@ struct ttm_bo {
  * (the example of ttmsim/execbuf.h uses one).
  */
 #define TTM_PLACEMENT_VRAM_GTT_INIT \
-	{ 2, { TTM_DOMAIN_VRAM, TTM_DOMAIN_GTT } }
-#define TTM_PLACEMENT_VRAM_INIT   { 1, { TTM_DOMAIN_VRAM } }
-#define TTM_PLACEMENT_GTT_INIT    { 1, { TTM_DOMAIN_GTT } }
-#define TTM_PLACEMENT_SYSTEM_INIT { 1, { TTM_DOMAIN_SYSTEM } }
+	{ 2, { TTM_PLACE_INIT(TTM_DOMAIN_VRAM), \
+	       TTM_PLACE_INIT(TTM_DOMAIN_GTT) } }
+#define TTM_PLACEMENT_VRAM_INIT   { 1, { TTM_PLACE_INIT(TTM_DOMAIN_VRAM) } }
+#define TTM_PLACEMENT_GTT_INIT    { 1, { TTM_PLACE_INIT(TTM_DOMAIN_GTT) } }
+#define TTM_PLACEMENT_SYSTEM_INIT \
+	{ 1, { TTM_PLACE_INIT(TTM_DOMAIN_SYSTEM) } }
 
 /* Default capacities. */
 #define TTM_DEFAULT_VRAM_SIZE (256ull << 20)
 #define TTM_DEFAULT_GTT_SIZE  (1ull << 30)
+/* The default allocation granularity: the kernel's PAGE_SIZE. */
+#define TTM_DEFAULT_PAGE_SIZE 4096ull
 
 /* The largest buffer: 1 GiB. */
 #define TTM_BO_MAX_SIZE (1ull << 30)
@@ -193,8 +259,10 @@ struct ttm_operation_ctx;
  *	@bo reserved by the calling thread; no other lock of ttmsim held.
  * @evict_flags: where eviction moves reserved @bo out of @from: fill
  *	@placement (preset with the default: GTT then SYSTEM for VRAM,
- *	SYSTEM for GTT). The first domain listed that is not @from and has
- *	room now is taken, without evicting further; if none has, SYSTEM.
+ *	SYSTEM for GTT, whole domains). The first valid place listed whose
+ *	domain is not @from and that has room now is taken, without
+ *	evicting further; if none has, SYSTEM. A place in @from itself
+ *	(another range of it) is skipped for now.
  *	Context: Does not sleep. @bo reserved for the eviction (by the
  *	evicting thread, possibly through its ticket); no other lock of
  *	ttmsim held.
@@ -276,6 +344,13 @@ struct ttm_device_funcs {
  * @funcs: the driver's hooks (struct ttm_device_funcs), which must
  *	outlive the device; NULL: none.
  * @funcs_data: passed to every hook.
+ * @page_size: the allocation granularity in bytes, the unit of struct
+ *	ttm_place's @fpfn and @lpfn: a power of two, at least 4; 0: 4096,
+ *	the kernel's PAGE_SIZE. VRAM and GTT must have at most UINT32_MAX
+ *	pages of it.
+ * @visible_vram: the bytes of VRAM the CPU can see, from its start
+ *	(TTM_PLACE_CPU_VISIBLE): at most the VRAM's size and a multiple of
+ *	@page_size; 0: a quarter of VRAM, rounded down to @page_size.
  */
 struct ttm_device_options {
 	uint64_t vram_size;
@@ -285,6 +360,8 @@ struct ttm_device_options {
 	unsigned int copy_engine;
 	const struct ttm_device_funcs *funcs;
 	void *funcs_data;
+	uint64_t page_size;
+	uint64_t visible_vram;
 };
 
 /**
@@ -333,7 +410,8 @@ struct ttm_device_stats {
  *
  * Context: Does not sleep.
  * Return: 0 and *@ret_dev; -EINVAL if @opts->copy_engine is not an engine
- * of @opts->gpu; -ENOMEM.
+ * of @opts->gpu, or for a bad @opts->page_size or @opts->visible_vram;
+ * -ENOMEM.
  */
 int ttm_device_create(const struct ttm_device_options *opts,
 		      struct ttm_device **ret_dev);
@@ -403,6 +481,27 @@ struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
  * Return: struct ttm_device_options::gpu; NULL if none.
  */
 struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev);
+
+/**
+ * ttm_device_page_size() - @dev's allocation granularity.
+ * @dev: the device.
+ *
+ * The unit of struct ttm_place's @fpfn and @lpfn.
+ *
+ * Context: Does not sleep.
+ * Return: the page size in bytes (struct ttm_device_options::page_size).
+ */
+uint64_t ttm_device_page_size(const struct ttm_device *dev);
+
+/**
+ * ttm_device_visible_vram() - the bytes of @dev's CPU-visible VRAM.
+ * @dev: the device.
+ *
+ * Context: Does not sleep.
+ * Return: the bytes from the start of VRAM that the CPU can see (struct
+ * ttm_device_options::visible_vram).
+ */
+uint64_t ttm_device_visible_vram(const struct ttm_device *dev);
 
 /**
  * ttm_device_set_private() - attach the driver's per-device data, once,
@@ -550,9 +649,9 @@ struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo);
  *	wait for copies in flight to free room.
  * @ret_bo: the new buffer.
  *
- * Places the buffer in the first domain of @placement with room for it;
- * if none has room, makes room as ttm_bo_validate() does, domain by
- * domain, but without a ticket: victims are only try-locked, so buffers
+ * Places the buffer in the first place of @placement with room for it;
+ * if none has room, makes room as ttm_bo_validate() does, place by
+ * place, but without a ticket: victims are only try-locked, so buffers
  * reserved by anyone are skipped, and there is no back-off. This is
  * ttm_bo_init_reserved() of a device buffer on a reservation of its own,
  * allocated here and freed by its last put, returned unreserved.
@@ -561,8 +660,8 @@ struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo);
  * releases the device lock, and try-locks and releases the reservations
  * of eviction victims.
  * Return: 0 and *@ret_bo; -EINVAL for a bad size, placement or flags;
- * -ENOSPC if no allowed domain can make room (counted in the stats);
- * -EBUSY (see @flags); -ENOMEM.
+ * -ENOSPC if no allowed place can make room, or none could ever hold
+ * @size bytes (counted in the stats); -EBUSY (see @flags); -ENOMEM.
  */
 int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 		  const struct ttm_placement *placement, uint32_t flags,
@@ -864,15 +963,17 @@ struct ttm_operation_ctx {
 };
 
 /**
- * ttm_bo_validate() - make @bo resident in a domain of @placement.
+ * ttm_bo_validate() - make @bo resident in a place of @placement.
  * @bo: the buffer.
  * @placement: where @bo may live, most preferred first (@bo's own
  *	placement is not changed: a victim of eviction goes back to its own).
  * @ctx: see struct ttm_operation_ctx.
  *
- * Nothing to do if @bo already lives in a domain of @placement. Otherwise
- * each domain is tried in order without evicting, then in order making
- * room: while sources of moves are in flight in the domain, by waiting for
+ * Nothing to do if @bo already matches a place of @placement (for now:
+ * lives in its domain; struct ttm_place). Otherwise each place is tried
+ * in order without evicting, then in order making room (a place whose
+ * range is smaller than @bo is passed over): while sources of moves are
+ * in flight in the domain, by waiting for
  * their copies (an eviction frees its room only then), else by evicting
  * buffers from its LRU head. Eviction skips pinned buffers, the buffers of
  * @ctx->exec (in use), and buffers locked by a thread without a ticket;
@@ -898,7 +999,7 @@ struct ttm_operation_ctx {
  * Return: 0; -EINVAL if @bo is pinned outside @placement (pinned buffers
  * never move; validating to where they are is fine; as in TTM), or for a
  * bad @placement; -EBUSY for @ctx->no_wait_gpu;
- * -ENOSPC if no domain of @placement can make room because everything
+ * -ENOSPC if no place of @placement can make room because everything
  * left there is pinned or in use by @ctx->exec's job, or, without
  * @ctx->exec, busy (counted). With @ctx->exec, room held for a moment
  * (another thread's eviction, a reservation without a ticket, a buffer

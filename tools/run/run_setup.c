@@ -107,7 +107,7 @@ static int create_bo(struct run *run, unsigned int i)
 {
 	const struct wl_bo *b = &run->wl.bos[i];
 	const struct ttm_placement *place = run_job_placement(b->placement);
-	struct ttm_placement first = { 1, { place->domains[0] } };
+	struct ttm_placement first = { 1, { place->places[0] } };
 	struct ttm_bo *bo;
 	bool pinned = b->pinned;
 	uint32_t handle;
