@@ -515,7 +515,9 @@ static void test_placement(void **state)
 	expect_domain(dev, TTM_DOMAIN_VRAM, 12 * KiB, 3);
 	bos[1] = new_bo(dev, 2 * KiB, &vram_only);
 	assert_int_equal(ttm_bo_domain(bos[1]), TTM_DOMAIN_VRAM);
-	expect_domain(dev, TTM_DOMAIN_VRAM, 14 * KiB, 4);
+	/* In whole pages of the device's granularity, as the kernel. */
+	expect_domain(dev, TTM_DOMAIN_VRAM, 16 * KiB, 4);
+	assert_int_equal(ttm_bo_offset(bos[1]), 4 * KiB);
 	get_stats(dev, &s);
 	assert_int_equal(s.enospc, 0);
 	assert_int_equal(s.moves + s.evictions + s.bytes_moved, 0);

@@ -193,8 +193,15 @@ static int pass_exec(struct ttm_device *dev, struct ttm_bo **order,
 static int run_count(const struct bo_config *cfg, uint64_t n,
 		     struct count_result *res)
 {
-	/* Room for all in VRAM: the fast path, nothing ever evicted. */
-	struct ttm_device_options opts = { .vram_size = n * cfg->size };
+	/*
+	 * Room for all in VRAM: the fast path, nothing ever evicted. Pages
+	 * of the buffers' size (the largest power of two dividing it, at
+	 * most the kernel's 4 KiB), so that VRAM holds exactly n of them.
+	 */
+	struct ttm_device_options opts = {
+		.vram_size = n * cfg->size,
+		.page_size = cfg->size & -cfg->size,
+	};
 	struct ttm_device_stats st;
 	struct ttm_device *dev;
 	struct ttm_bo **bos;
@@ -206,6 +213,8 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		cli_error("bench bo: out of memory");
 		return CLI_EXIT_FAILURE;
 	}
+	if (opts.page_size > TTM_DEFAULT_PAGE_SIZE)
+		opts.page_size = TTM_DEFAULT_PAGE_SIZE;
 	ret = ttm_device_create(&opts, &dev);
 	if (ret) {
 		free(bos);
