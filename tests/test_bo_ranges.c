@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Range-managed memory: buffers at offsets in VRAM and GTT, placements
+ * with page ranges and flags, visible VRAM, and eviction that opens a
+ * hole rather than freeing bytes: the right neighbours go, contents stay
+ * intact across every move, and a buffer that no hole could ever hold
+ * gets -ENOSPC at once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bo_helpers.h"
+
+#include "ttmsim/bo.h"
+#include "ttmsim/exec.h"
+
+#define PAGE 4096u
+
+/* VRAM of @vram_pages pages (@visible of them CPU-visible), GTT 64. */
+static struct ttm_device *device(unsigned int vram_pages,
+				 unsigned int visible)
+{
+	struct ttm_device_options opts = {
+		.vram_size = (uint64_t)vram_pages * PAGE,
+		.gtt_size = 64 * PAGE,
+		.visible_vram = (uint64_t)visible * PAGE,
+	};
+	struct ttm_device *dev;
+
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	return dev;
+}
+
+static struct ttm_placement one_place(enum ttm_domain d, uint32_t fpfn,
+				      uint32_t lpfn, uint32_t flags)
+{
+	struct ttm_placement pl = { .count = 1 };
+
+	pl.places[0] = (struct ttm_place){ d, fpfn, lpfn, flags };
+	return pl;
+}
+
+/* Every word of @bo is @seed + its index: who it is, and where. */
+static void fill(struct ttm_bo *bo, uint32_t seed)
+{
+	size_t i, n = ttm_bo_size(bo) / 4;
+	uint32_t *w = malloc(n * 4);
+
+	assert_non_null(w);
+	for (i = 0; i < n; i++)
+		w[i] = seed + (uint32_t)i;
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_write(bo, 0, w, n * 4), 0);
+	ttm_bo_unreserve(bo);
+	free(w);
+}
+
+static void expect_fill(struct ttm_bo *bo, uint32_t seed)
+{
+	size_t i, n = ttm_bo_size(bo) / 4;
+	uint32_t *w = malloc(n * 4);
+
+	assert_non_null(w);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_read(bo, 0, w, n * 4), 0);
+	ttm_bo_unreserve(bo);
+	for (i = 0; i < n; i++)
+		if (w[i] != seed + (uint32_t)i)
+			fail_msg("buffer %#x, word %zu: %#x", seed, i, w[i]);
+	free(w);
+}
+
+static struct ttm_bo *new_bo(struct ttm_device *dev, unsigned int pages,
+			     const struct ttm_placement *pl)
+{
+	struct ttm_bo *bo;
+
+	assert_int_equal(ttm_bo_create(dev, (uint64_t)pages * PAGE, pl, 0,
+				       &bo), 0);
+	assert_dev_ok(dev);
+	return bo;
+}
+
+static uint64_t page_of(struct ttm_bo *bo)
+{
+	return ttm_bo_offset(bo) / PAGE;
+}
+
+/* Validate @bo into @pl under its own reservation. */
+static int validate(struct ttm_bo *bo, const struct ttm_placement *pl)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	int ret;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ret = ttm_bo_validate(bo, pl, &ctx);
+	ttm_bo_unreserve(bo);
+	assert_dev_ok(ttm_bo_device(bo));
+	return ret;
+}
+
+/*
+ * Free pages but no hole: pages 1, 3 and 5 of 8 are free. A buffer of two
+ * pages needs a neighbour of a free page to go, the first such on the
+ * LRU: not page 7's buffer at its head (its going opens one page only),
+ * but page 0's, whose going joins page 1. Nobody else moves, and every
+ * buffer keeps its contents.
+ */
+static void test_fragmentation(void **state)
+{
+	struct ttm_placement vram = one_place(TTM_DOMAIN_VRAM, 0, 0, 0);
+	struct ttm_device *dev = device(8, 2);
+	struct ttm_device_stats st;
+	struct ttm_bo *bos[8], *x;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		bos[i] = new_bo(dev, 1, &vram_gtt);
+		assert_int_equal(page_of(bos[i]), i);
+		fill(bos[i], 0x1000 * (i + 1));
+	}
+	for (i = 1; i < 8; i += 2)
+		if (i != 7) {
+			ttm_bo_put(bos[i]);
+			bos[i] = NULL;
+		}
+	/* LRU: 7, then 0, 2, 4, 6. */
+	for (i = 0; i < 8; i += 2)
+		expect_fill(bos[i], 0x1000 * (i + 1));
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.domain[TTM_DOMAIN_VRAM].used, 5 * PAGE);
+
+	x = new_bo(dev, 2, &vram_only);
+	assert_int_equal(ttm_bo_domain(x), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(x), 0);
+	assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_GTT);
+	for (i = 2; i < 8; i += 2)
+		assert_int_equal(ttm_bo_domain(bos[i]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(bos[7]), TTM_DOMAIN_VRAM);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.evictions, 1);
+	fill(x, 0xabc000);
+	for (i = 0; i < 8; i++)
+		if (bos[i])
+			expect_fill(bos[i], 0x1000 * (i + 1));
+	expect_fill(x, 0xabc000);
+
+	/* Back into VRAM: the first free page, nothing evicted. */
+	assert_int_equal(validate(bos[0], &vram), 0);
+	assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(bos[0]), 3);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.evictions, 1);
+	for (i = 0; i < 8; i++)
+		if (bos[i])
+			expect_fill(bos[i], 0x1000 * (i + 1));
+	expect_fill(x, 0xabc000);
+	for (i = 0; i < 8; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/* A range: the buffer lands inside it, and eviction frees it there. */
+static void test_range_placement(void **state)
+{
+	struct ttm_placement high = one_place(TTM_DOMAIN_VRAM, 6, 8, 0);
+	struct ttm_device *dev = device(8, 2);
+	struct ttm_bo *bos[8], *x;
+	unsigned int i;
+
+	(void)state;
+	x = new_bo(dev, 1, &high);
+	assert_int_equal(page_of(x), 6);
+	ttm_bo_put(x);
+	for (i = 0; i < 8; i++) {
+		bos[i] = new_bo(dev, 1, &vram_gtt);
+		fill(bos[i], 0x100 * (i + 1));
+	}
+	/* The LRU's head is page 0, but only pages 6 and 7 will do. */
+	x = new_bo(dev, 1, &high);
+	assert_int_equal(page_of(x), 6);
+	assert_int_equal(ttm_bo_domain(bos[6]), TTM_DOMAIN_GTT);
+	for (i = 0; i < 8; i++) {
+		if (i != 6)
+			assert_int_equal(ttm_bo_domain(bos[i]),
+					 TTM_DOMAIN_VRAM);
+		expect_fill(bos[i], 0x100 * (i + 1));
+	}
+	/* Already inside: validating to the range moves nothing. */
+	assert_int_equal(validate(x, &high), 0);
+	assert_int_equal(page_of(x), 6);
+	/* Outside the new range: it moves, within VRAM. */
+	fill(x, 0x77);
+	{
+		struct ttm_placement low = one_place(TTM_DOMAIN_VRAM, 0, 1, 0);
+
+		assert_int_equal(validate(x, &low), 0);
+		assert_int_equal(page_of(x), 0);
+		assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_GTT);
+		expect_fill(x, 0x77);
+	}
+	for (i = 0; i < 8; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/* TOPDOWN takes the highest hole; the default the lowest. */
+static void test_topdown(void **state)
+{
+	struct ttm_placement top = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_TOPDOWN);
+	struct ttm_placement top_low = one_place(TTM_DOMAIN_VRAM, 0, 4,
+						 TTM_PLACE_TOPDOWN);
+	struct ttm_device *dev = device(8, 2);
+	struct ttm_bo *a, *b, *c, *d;
+
+	(void)state;
+	a = new_bo(dev, 2, &top);
+	assert_int_equal(page_of(a), 6);
+	b = new_bo(dev, 1, &vram_only);
+	assert_int_equal(page_of(b), 0);
+	c = new_bo(dev, 1, &top);
+	assert_int_equal(page_of(c), 5);
+	/* Top of a window. */
+	d = new_bo(dev, 1, &top_low);
+	assert_int_equal(page_of(d), 3);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	ttm_bo_put(c);
+	ttm_bo_put(d);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/*
+ * Visible VRAM: CPU_VISIBLE keeps a buffer below it; listed first and
+ * again without the flag, VRAM is used past it once the visible part is
+ * full, before GTT and without evicting anything.
+ */
+static void test_visible_vram(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_placement vis_any_gtt = {
+		.count = 3,
+		.places = {
+			{ TTM_DOMAIN_VRAM, 0, 0, TTM_PLACE_CPU_VISIBLE },
+			{ TTM_DOMAIN_VRAM, 0, 0, 0 },
+			{ TTM_DOMAIN_GTT, 0, 0, 0 },
+		},
+	};
+	struct ttm_device *dev = device(8, 2);
+	struct ttm_device_stats st;
+	struct ttm_bo *hi, *bos[8];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(ttm_device_visible_vram(dev), 2 * PAGE);
+	/* Something high, so that the visible part is what is left low. */
+	hi = new_bo(dev, 1, &(struct ttm_placement){ 1, {
+		{ TTM_DOMAIN_VRAM, 0, 0, TTM_PLACE_TOPDOWN } } });
+	for (i = 0; i < 8; i++) {
+		bos[i] = new_bo(dev, 1, &vis_any_gtt);
+		assert_int_equal(ttm_bo_domain(bos[i]),
+				 i < 7 ? TTM_DOMAIN_VRAM : TTM_DOMAIN_GTT);
+		if (i < 2)
+			assert_true(page_of(bos[i]) < 2);
+	}
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.evictions, 0);
+	/* Only the visible part will do: one of its two buffers goes. */
+	ttm_bo_put(hi);
+	hi = new_bo(dev, 1, &vis);
+	assert_true(page_of(hi) < 2);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.evictions, 1);
+	/* Larger than the visible part: never, at once. */
+	assert_int_equal(ttm_bo_create(dev, 3 * PAGE, &vis, 0,
+				       &(struct ttm_bo *){ NULL }), -ENOSPC);
+	for (i = 0; i < 8; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(hi);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+static void pin(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	ttm_bo_unreserve(bo);
+}
+
+static void unpin(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_unpin(bo), 0);
+	ttm_bo_unreserve(bo);
+}
+
+/*
+ * Pinned buffers on pages 1 and 3 of 4 leave two free pages but never a
+ * hole of two: a ticketed job gets -ENOSPC at once, counted, rather than
+ * waiting for room that cannot come; once unpinned, the same job fits.
+ */
+static void test_never_fits_by_holes(void **state)
+{
+	struct ttm_device *dev = device(4, 1);
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_device_stats st;
+	struct ttm_bo *bos[4], *x;
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		bos[i] = new_bo(dev, 1, &vram_only);
+	pin(bos[1]);
+	pin(bos[3]);
+	ttm_bo_put(bos[0]);
+	ttm_bo_put(bos[2]);
+	x = new_bo(dev, 2, &system_only);
+
+	ctx.exec = &exec;
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, x);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(ttm_bo_validate(x, &vram_only, &ctx), -ENOSPC);
+	ttm_exec_fini(&exec);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.enospc, 1);
+	assert_int_equal(st.room_waits, 0);
+
+	unpin(bos[3]);
+	assert_int_equal(validate(x, &vram_only), 0);
+	assert_int_equal(page_of(x), 2);
+	assert_int_equal(ttm_bo_domain(bos[3]), TTM_DOMAIN_GTT);
+	unpin(bos[1]);
+	ttm_bo_put(bos[1]);
+	ttm_bo_put(bos[3]);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/*
+ * The arena is real memory: buffers at neighbouring offsets written to
+ * the last byte keep each other's contents, across creation, eviction
+ * and coming back.
+ */
+static void test_neighbours_intact(void **state)
+{
+	struct ttm_device *dev = device(16, 4);
+	struct ttm_bo *bos[16];
+	unsigned int i, round;
+
+	(void)state;
+	for (i = 0; i < 16; i++) {
+		bos[i] = new_bo(dev, 1 + i % 3, &vram_gtt);
+		fill(bos[i], 0x10000 * (i + 1));
+	}
+	for (round = 0; round < 8; round++) {
+		struct ttm_bo *bo = bos[(round * 5) % 16];
+
+		assert_int_equal(validate(bo, &vram_only), 0);
+		for (i = 0; i < 16; i++)
+			expect_fill(bos[i], 0x10000 * (i + 1));
+	}
+	for (i = 0; i < 16; i++)
+		ttm_bo_put(bos[i]);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fragmentation),
+		cmocka_unit_test(test_range_placement),
+		cmocka_unit_test(test_topdown),
+		cmocka_unit_test(test_visible_vram),
+		cmocka_unit_test(test_never_fits_by_holes),
+		cmocka_unit_test(test_neighbours_intact),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
