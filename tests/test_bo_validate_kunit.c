@@ -721,6 +721,8 @@ static void test_validate_no_wait_gpu(void **state)
 	assert_int_equal(validate_ctx(y, &vram_only, &nowait), -EBUSY);
 	assert_int_equal(ttm_bo_domain(victim), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_domain(y), TTM_DOMAIN_SYSTEM);
+	/* The room taken in GTT for the victim went back. */
+	assert_int_equal(used(k, TTM_DOMAIN_GTT), 0);
 	assert_int_equal(stats(k).evictions, 0);
 	assert_int_equal(stats(k).enospc, 0);
 	assert_int_equal(ttm_fence_signal(vfence, 0), 0);
@@ -1170,47 +1172,106 @@ static void test_evict_range(void **state)
 }
 
 /*
- * drm_mm: frag and evict, at the buffer layer: three free pages, but no
- * two together. A two-page buffer evicts the one buffer that opens a
- * hole (0, beside the free page 1), not the least recently used bytes.
+ * drm_mm: evict_range, the range's edges: B straddles the start of
+ * [8, 12), C lies inside, A and D (pinned) outside. Four pages there
+ * need B and C gone; the range's ends clip what is searched, not which
+ * buffers may go. An lpfn past the domain stops at its end; TOPDOWN in
+ * visible VRAM starts at the top of the visible part.
+ */
+static void test_evict_range_edges(void **state)
+{
+	const struct ttm_placement range = PLACEMENT(PLACE(VRAM, 8, 12, 0));
+	struct kfix *k = *state;
+	struct ttm_bo *a, *b, *c, *d, *bo, *e;
+
+	dev_init(k, SMALL_VRAM, NULL);
+	a = bo_new(k, 6 * PAGE, &vram_only);
+	b = bo_new(k, 4 * PAGE, &vram_only);
+	c = bo_new(k, 2 * PAGE, &vram_only);
+	d = bo_new(k, 4 * PAGE, &vram_only);
+	assert_int_equal(offset_of(d), 12 * PAGE);
+	pin(a);
+	pin(d);
+	fill(b, 27);
+	fill(c, 28);
+	bo = bo_new(k, 4 * PAGE, &system_only);
+	assert_int_equal(validate(bo, &range), 0);
+	assert_int_equal(offset_of(bo), 8 * PAGE);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(c), TTM_DOMAIN_GTT);
+	expect_fill(b, 27);
+	expect_fill(c, 28);
+	unpin(d);
+	ttm_bo_put(d);
+	e = bo_new(k, 2 * PAGE, &system_only);
+	assert_int_equal(validate(e, &PLACEMENT(PLACE(VRAM, 13, 1000, 0))),
+			 0);
+	assert_int_equal(offset_of(e), 13 * PAGE);
+	assert_int_equal(validate(e, &PLACEMENT(PLACE(VRAM, 15, 1000, 0))),
+			 -ENOSPC);
+	ttm_bo_put(e);
+	unpin(a);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	ttm_bo_put(c);
+	ttm_bo_put(bo);
+
+	/* TOPDOWN in visible VRAM: 4 visible pages by default here. */
+	e = bo_new(k, PAGE, &PLACEMENT(PLACE(VRAM, 0, 0,
+		TTM_PLACE_TOPDOWN | TTM_PLACE_CPU_VISIBLE)));
+	assert_int_equal(offset_of(e), ttm_device_visible_vram(k->dev) - PAGE);
+	ttm_bo_put(e);
+}
+
+/*
+ * drm_mm: frag and evict, at the buffer layer: three free pages (1, 5,
+ * 9), but no two together. In LRU order 3, 12, 4, ...: 3 and 12 open
+ * no hole alone (their neighbours stay); with 4 the scan finds the hole
+ * [3, 6) and, as drm_mm's scan, places the buffer at its start: 3 and 4
+ * go, 12, scanned too, stays (LRU order alone would evict it).
  */
 static void test_evict_frag(void **state)
 {
+	static const unsigned int lru[] = { 3, 12, 4 };
 	struct kfix *k = *state;
 	struct ttm_bo *bos[16], *bo;
 	unsigned int i;
 
 	dev_init(k, SMALL_VRAM, NULL);
-	for (i = 0; i < 16; i++) {
+	for (i = 0; i < 16; i++)
 		bos[i] = bo_new(k, PAGE, &vram_only);
-		fill(bos[i], 50 + i);
-	}
-	/* Pages 1, 5, 9 free; 2 the least recently used. */
+	for (i = 0; i < ARRAY_SIZE(lru); i++)
+		fill(bos[lru[i]], 50 + lru[i]);
+	for (i = 0; i < 16; i++)
+		if (i != 3 && i != 12 && i != 4)
+			fill(bos[i], 50 + i);
 	ttm_bo_put(bos[1]);
 	ttm_bo_put(bos[5]);
 	ttm_bo_put(bos[9]);
 	bos[1] = bos[5] = bos[9] = NULL;
-	expect_fill(bos[2], 52);
-	fill(bos[0], 50);
 	bo = bo_new(k, 2 * PAGE, &system_only);
 	assert_int_equal(validate(bo, &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
-	assert_int_equal(stats(k).evictions, 1);
+	assert_int_equal(offset_of(bo), 3 * PAGE);
+	assert_int_equal(stats(k).evictions, 2);
 	for (i = 0; i < 16; i++) {
 		if (!bos[i])
 			continue;
-		assert_int_equal(ttm_bo_domain(bos[i]), i == 2 ?
+		assert_int_equal(ttm_bo_domain(bos[i]), i == 3 || i == 4 ?
 				 TTM_DOMAIN_GTT : TTM_DOMAIN_VRAM);
 		expect_fill(bos[i], 50 + i);
 		ttm_bo_put(bos[i]);
 	}
-	assert_int_equal(offset_of(bo), 1 * PAGE);
 	ttm_bo_put(bo);
 }
 
-/* Validate @bo into @pl under a locking helper's ticket. */
-static int validate_exec(struct kfix *k, struct ttm_bo *bo,
-			 const struct ttm_placement *pl)
+/*
+ * Validate @bo into @pl under a locking helper's ticket, in a job that
+ * also holds @own (may be NULL).
+ */
+static int validate_exec_with(struct kfix *k, struct ttm_bo *own,
+			      struct ttm_bo *bo,
+			      const struct ttm_placement *pl)
 {
 	struct ttm_operation_ctx ctx = { 0 };
 	struct ttm_exec exec;
@@ -1219,6 +1280,11 @@ static int validate_exec(struct kfix *k, struct ttm_bo *bo,
 	ttm_exec_init(&exec, k->dev, 0);
 	ctx.exec = &exec;
 	ttm_exec_until_all_locked(&exec) {
+		if (own) {
+			ret = ttm_exec_lock_bo(&exec, own);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+		}
 		ret = ttm_exec_lock_bo(&exec, bo);
 		ttm_exec_retry_on_contention(&exec);
 		assert_int_equal(ret, 0);
@@ -1229,6 +1295,12 @@ static int validate_exec(struct kfix *k, struct ttm_bo *bo,
 	ttm_exec_fini(&exec);
 	assert_dev_ok(k->dev);
 	return ret;
+}
+
+static int validate_exec(struct kfix *k, struct ttm_bo *bo,
+			 const struct ttm_placement *pl)
+{
+	return validate_exec_with(k, NULL, bo, pl);
 }
 
 /*
@@ -1274,6 +1346,46 @@ static void test_enospc_by_holes(void **state)
 	for (i = 0; i < 4; i++)
 		ttm_bo_put(p[i]);
 	ttm_bo_put(e);
+	ttm_bo_put(bo);
+}
+
+/*
+ * -ENOSPC by holes, the job's own buffers (issue [ranges]): pinned pages
+ * 3, 11 and 15; the job's buffer J on pages 4..7. Only J's going would
+ * open a hole of five pages (4..10), and the job uses J: -ENOSPC at
+ * once. Without J in the job, J is evicted and the buffer fits.
+ */
+static void test_enospc_by_holes_own_job(void **state)
+{
+	static const uint32_t pinned_at[] = { 3, 11, 15 };
+	struct kfix *k = *state;
+	struct ttm_bo *p[3], *j, *bo;
+	unsigned int i;
+
+	dev_init(k, SMALL_VRAM, NULL);
+	for (i = 0; i < 3; i++) {
+		uint32_t pg = pinned_at[i];
+
+		p[i] = bo_new(k, PAGE, &PLACEMENT(PLACE(VRAM, pg, pg + 1, 0)));
+		pin(p[i]);
+	}
+	j = bo_new(k, 4 * PAGE, &PLACEMENT(PLACE(VRAM, 4, 8, 0)));
+	fill(j, 26);
+	bo = bo_new(k, 5 * PAGE, &system_only);
+	assert_int_equal(validate_exec_with(k, j, bo, &vram_only), -ENOSPC);
+	assert_int_equal(stats(k).enospc, 1);
+	assert_int_equal(stats(k).evictions, 0);
+	assert_int_equal(stats(k).room_waits, 0);
+	assert_int_equal(ttm_bo_domain(j), TTM_DOMAIN_VRAM);
+	assert_int_equal(validate_exec(k, bo, &vram_only), 0);
+	assert_int_equal(offset_of(bo), 4 * PAGE);
+	assert_int_equal(ttm_bo_domain(j), TTM_DOMAIN_GTT);
+	expect_fill(j, 26);
+	for (i = 0; i < 3; i++) {
+		unpin(p[i]);
+		ttm_bo_put(p[i]);
+	}
+	ttm_bo_put(j);
 	ttm_bo_put(bo);
 }
 
@@ -1393,8 +1505,10 @@ int main(void)
 		KUNIT_CASES(test_validate_topdown),
 		KUNIT_CASES(test_validate_domain_twice),
 		KUNIT_CASES(test_evict_range),
+		KUNIT_CASES(test_evict_range_edges),
 		KUNIT_CASES(test_evict_frag),
 		KUNIT_CASES(test_enospc_by_holes),
+		KUNIT_CASES(test_enospc_by_holes_own_job),
 		KUNIT_CASES(test_validate_visible_vram),
 		KUNIT_CASES(test_resource_manager_usage),
 	};
