@@ -16,6 +16,12 @@
  * kernel says -ENOMEM (an unknown memory type, no room): ttmsim's errors
  * tell a bad call from a full domain.
  *
+ * drm_mm_test.c's cases at the buffer layer: insert and insert_range
+ * (test_validate_range), topdown, bottomup, lowest and highest
+ * (test_validate_topdown), frag and evict (test_evict_frag), evict_range
+ * (test_evict_range, test_evict_range_edges). The issue's -ENOSPC judged
+ * by holes has two cases of its own (test_enospc_by_holes*).
+ *
  * Kernel cases with no equivalent here:
  * - ttm_bo_validate_failed_alloc (the "bad" manager whose allocation
  *   always fails): ttmsim's domains have no failing allocator to plug in;
@@ -31,10 +37,14 @@
  * - The kernel's "sg" parameter of the init cases: ttmsim makes sg
  *   buffers only by import (ttm_bo_import()), and ttm_bo_init_reserved()
  *   refuses the type (checked).
+ * - The bo_type parameter of ttm_bo_validate_basic and _multihop:
+ *   ttmsim's validation does not look at the type; the init cases take
+ *   each type.
  * - ttm_resource_test.c's cases on struct ttm_resource and its manager
  *   (init, fini, set_used, the system manager's alloc and free) test
  *   kernel objects that ttmsim keeps private; their visible effect, a
- *   domain's usage in whole pages, is test_resource_manager_usage.
+ *   domain's usage in whole pages, is test_resource_manager_usage;
+ *   init_pinned's pinned list is tests/test_bo_kunit.c's pin cases.
  * - drm_mm_test.c's init, debug, align32/64, reserve, replace, color and
  *   color_evict: the allocator's own API (tests/test_range_mgr.c), or
  *   alignment and colouring, which ttmsim's places do not have.
