@@ -93,6 +93,7 @@ struct kfix {
 	bool wound_wait;
 	struct ttm_gpu *gpu;
 	struct ttm_device *dev;
+	struct watchdog wd;
 };
 
 static int setup(void **state)
@@ -103,6 +104,12 @@ static int setup(void **state)
 		return -1;
 	k->wound_wait = *(const bool *)*state;
 	checks_reset(state);
+	/*
+	 * Validations here are interruptible: a wait that should not be
+	 * (a broken no_wait_gpu or -ENOSPC) ends with -EINTR, and the case
+	 * fails, rather than hanging until the suite's timeout.
+	 */
+	watchdog_start(&k->wd);
 	*state = k;
 	return 0;
 }
@@ -113,6 +120,7 @@ static int teardown(void **state)
 {
 	struct kfix *k = *state;
 
+	assert_false(watchdog_stop(&k->wd));
 	if (k->dev) {
 		if (k->gpu)
 			assert_int_equal(ttm_gpu_advance(k->gpu, 1000000), 0);
@@ -191,7 +199,7 @@ static int validate_ctx(struct ttm_bo *bo, const struct ttm_placement *pl,
 
 static int validate(struct ttm_bo *bo, const struct ttm_placement *pl)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 
 	return validate_ctx(bo, pl, &ctx);
 }
@@ -647,7 +655,8 @@ static void *advance_later(void *arg)
 static void move_fence_not_signaled(struct kfix *k, bool no_wait)
 {
 	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC };
-	struct ttm_operation_ctx ctx = { .no_wait_gpu = no_wait };
+	struct ttm_operation_ctx ctx = { .interruptible = true,
+					 .no_wait_gpu = no_wait };
 	struct ttm_device_options o = { 0 };
 	struct advancer adv;
 	struct ttm_bo *x, *z, *y;
@@ -704,7 +713,8 @@ static void test_move_fence_not_signaled_no_wait(void **state)
  */
 static void test_validate_no_wait_gpu(void **state)
 {
-	struct ttm_operation_ctx nowait = { .no_wait_gpu = true };
+	struct ttm_operation_ctx nowait = { .interruptible = true,
+					   .no_wait_gpu = true };
 	struct kfix *k = *state;
 	struct ttm_fence *fence = new_fence(), *vfence = new_fence();
 	struct ttm_bo *bo, *victim, *y;
@@ -1283,11 +1293,11 @@ static int validate_exec_with(struct kfix *k, struct ttm_bo *own,
 			      struct ttm_bo *bo,
 			      const struct ttm_placement *pl)
 {
-	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_exec exec;
 	int ret = 0;
 
-	ttm_exec_init(&exec, k->dev, 0);
+	ttm_exec_init(&exec, k->dev, TTM_EXEC_INTERRUPTIBLE);
 	ctx.exec = &exec;
 	ttm_exec_until_all_locked(&exec) {
 		if (own) {
