@@ -578,6 +578,7 @@ static void test_validate_multihop(void **state)
 	assert_int_equal(validate(bo, &system_only), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
 	assert_int_equal(stats(k).bytes_moved, 2 * BO_SIZE);
+	/* Asked for VRAM->SYSTEM (a hop), then VRAM->GTT, GTT->SYSTEM. */
 	assert_int_equal(calls, 3);
 	assert_int_equal(used(k, TTM_DOMAIN_GTT), 0);
 	assert_int_equal(used(k, TTM_DOMAIN_VRAM), 0);
