@@ -38,7 +38,7 @@ void bo_account_in_locked(struct ttm_bo *bo, int domain)
 	dom->buffers++;
 	dev->buffers++;
 	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
-	list_add_tail(&bo->node, &dom->lru);
+	bo_lru_add_locked(bo);
 }
 
 /* Place @bo in the first domain of its placement with room, or -ENOSPC. */
@@ -219,7 +219,7 @@ void bo_free(struct ttm_bo *bo)
 		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)bo->domain,
 					      dev->funcs_data);
 	pthread_mutex_lock(&dev->lock);
-	list_del(&bo->node);
+	bo_lru_del_locked(bo);
 	dom->used -= bo->size;
 	dom->buffers--;
 	dev->buffers--;
@@ -239,12 +239,6 @@ void bo_free(struct ttm_bo *bo)
 	if (bo->exporter)
 		bo_import_release(bo);
 	bo->destroy(bo);
-}
-
-void bo_lru_bump_locked(struct ttm_bo *bo)
-{
-	if (bo->pin_count == 0)
-		list_move_tail(&bo->node, bo_lru_of(bo->dev, bo->domain));
 }
 
 TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)

@@ -57,8 +57,8 @@ static int evict_target_locked(struct ttm_device *dev, int domain,
 }
 
 /* Move reserved @victim out of @domain; it goes back on its next use. */
-static int evict(struct ttm_bo *victim, int domain,
-		 const struct ttm_operation_ctx *ctx)
+int bo_evict_victim(struct ttm_bo *victim, int domain,
+		    const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *dev = victim->dev;
 	const struct ttm_device_funcs *funcs = dev->funcs;
@@ -162,6 +162,9 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo, int domain,
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 		struct ww_acquire_ctx *owner;
 
+		/* A walk's place (bo/bo_lru.c), no buffer. */
+		if (bo_lru_is_hitch(n))
+			continue;
 		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)))
 			continue;
 		if (ctx->allow_res_evict && ctx->resv &&
@@ -247,7 +250,7 @@ static int evict_one_pass(struct ttm_bo *bo, int domain,
 		ret = vetoed_add(vetoed, victim);
 		return ret ? ret : 1;
 	}
-	ret = evict(victim, domain, ctx);
+	ret = bo_evict_victim(victim, domain, ctx);
 	if (locked)
 		ttm_bo_unreserve(victim);
 	ttm_bo_put(victim);
@@ -295,6 +298,8 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 	list_for_each(n, head) {
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 
+		if (bo_lru_is_hitch(n))
+			continue;
 		if (ctx->allow_res_evict && ctx->resv &&
 		    cand->resv == ctx->resv)
 			continue;

@@ -92,6 +92,8 @@ static void *move_switch(struct ttm_bo *bo, int domain, void *mem,
 	void *old = bo->mem;
 
 	pthread_mutex_lock(&dev->lock);
+	/* Out of the old domain's LRU (and bulk group) before it changes. */
+	bo_lru_del_locked(bo);
 	if (ghost) {
 		ghost->mem = old;
 		ghost->size = bo->size;
@@ -107,7 +109,7 @@ static void *move_switch(struct ttm_bo *bo, int domain, void *mem,
 	dev->domain[domain].incoming -= bo->size;
 	bo->mem = mem;
 	__atomic_store_n(&bo->domain, domain, __ATOMIC_RELAXED);
-	list_move_tail(&bo->node, bo_lru_of(dev, domain));
+	bo_lru_add_locked(bo);
 	dev->moves++;
 	dev->bytes_moved += bo->size;
 	bo_room_changed_locked(dev);

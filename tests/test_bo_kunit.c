@@ -8,7 +8,7 @@
  * The kernel checks a resource's place on the LRU or the pinned list, or
  * on a bulk move's range; ttmsim has no resources apart from the buffer,
  * so these cases check the buffer's place on its domain's LRU
- * (ttm_device_lru()) instead, and its pin count. The kernel's case on
+ * (lru_order()) instead, and its pin count. The kernel's case on
  * bulk LRU moves (ttm_bo_unreserve_bulk) has none here: ttmsim has no
  * bulk moves yet.
  *
@@ -76,7 +76,7 @@ static void assert_lru(struct kfix *k, struct ttm_bo *const *want, long n)
 {
 	struct ttm_bo *lru[4];
 
-	assert_int_equal(ttm_device_lru(k->dev, TTM_DOMAIN_SYSTEM, lru, 4),
+	assert_int_equal(lru_order(k->dev, TTM_DOMAIN_SYSTEM, lru, 4),
 			 n);
 	for (long i = 0; i < n; i++)
 		assert_ptr_equal(lru[i], want[i]);

@@ -41,6 +41,7 @@ extern "C" {
 struct ttm_device;
 struct ttm_bo;
 struct ttm_exec;
+struct ttm_lru_bulk_move;
 
 /**
  * enum ttm_domain - a memory domain.
@@ -125,6 +126,9 @@ struct ttm_bo {
 	unsigned int type;              /* enum ttm_bo_type */
 	struct ttm_placement placement;
 	struct ttm_list_node node;      /* on an LRU or the pinned list */
+	unsigned int node_kind;         /* 0; a walk's hitch's is not */
+	uint64_t lru_gen;               /* when it last joined its LRU */
+	struct ttm_lru_bulk_move *bulk; /* under the reservation */
 	/* Delayed destroy: callbacks still to run, and their nodes. */
 	unsigned int destroy_pending;   /* atomic */
 	struct ttm_bo_destroy_cb *destroy_cbs;
@@ -288,11 +292,13 @@ struct ttm_device_options {
  * @capacity: UINT64_MAX for SYSTEM.
  * @used: bytes allocated in the domain, move sources in flight included.
  * @buffers: resident buffers, pinned or not.
+ * @pinned: bytes of the pinned buffers resident in the domain, in @used.
  */
 struct ttm_domain_stats {
 	uint64_t capacity;
 	uint64_t used;
 	uint64_t buffers;
+	uint64_t pinned;
 };
 
 /**
@@ -456,26 +462,6 @@ void ttm_device_get_stats(struct ttm_device *dev,
  * Return: 0, or -EUCLEAN if the invariant does not hold.
  */
 int ttm_device_check(struct ttm_device *dev, char *buf, size_t len);
-
-/**
- * ttm_device_lru() - the LRU list of @domain, head (evicted first) to tail.
- * @dev: the device.
- * @domain: the domain.
- * @ret_bos: filled with up to @max buffers (may be NULL if @max is 0).
- * @max: the size of @ret_bos.
- *
- * Pinned buffers are on no LRU list. Buffers waiting for their delayed
- * destroy stay on it until freed. No references are taken: compare the
- * pointers, or use them only while holding references of your own.
- * A debugging aid, O(length of the list).
- *
- * Context: Does not sleep. Takes and releases the device lock; the list
- * may change once it returns.
- * Return: the number of buffers on the list (possibly more than @max), or
- * -EINVAL for a bad @domain.
- */
-long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
-		    struct ttm_bo **ret_bos, size_t max);
 
 /**
  * ttm_bo_import() - @dev's buffer for @exported, as a driver's PRIME
