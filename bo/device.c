@@ -280,16 +280,17 @@ static bool sum_list(struct list_node *head, int want, uint64_t *bytes,
 
 	list_for_each(n, head) {
 		struct ttm_bo *bo = list_entry(n, struct ttm_bo, node);
-		int d = __atomic_load_n(&bo->domain, __ATOMIC_RELAXED);
+		int d;
 
 		if (n->next->prev != n || n->prev->next != n) {
-			snprintf(buf, len, "buffer %p: list badly linked",
-				 (void *)bo);
+			snprintf(buf, len, "node %p: list badly linked",
+				 (void *)n);
 			return false;
 		}
 		/* A walk's place on an LRU (bo/bo_lru.c), no buffer. */
 		if (want >= 0 && bo_lru_is_hitch(n))
 			continue;
+		d = __atomic_load_n(&bo->domain, __ATOMIC_RELAXED);
 		if (want >= 0 && !bulk_ok(prev, bo, want, buf, len))
 			return false;
 		prev = bo;
