@@ -454,7 +454,10 @@ void ttm_device_get_stats(struct ttm_device *dev,
  * Checks, for every domain, that the bytes used do not exceed the
  * capacity and equal the sum of the sizes of its resident buffers and of
  * the sources of moves in flight, that every buffer on a
- * domain's lists says it lives there, and that the lists are well linked.
+ * domain's lists says it lives there, that the lists are well linked,
+ * that the pinned bytes of each domain are those of its pinned buffers,
+ * and that each bulk move's group (ttmsim/lru.h) is contiguous on its LRU
+ * between the ends it records.
  * Walks every buffer: for tests and the CLI, not for hot paths.
  *
  * Context: Does not sleep. Takes and releases the device lock; callable
@@ -704,7 +707,8 @@ int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
  * ttm_bo_unreserve() - unlock @bo's reservation.
  * @bo: the buffer.
  *
- * Moves @bo to the tail of its domain's LRU list (unless pinned).
+ * Moves @bo to the tail of its domain's LRU list, or of its bulk move's
+ * group there (ttmsim/lru.h), unless pinned.
  *
  * Context: Does not sleep. @bo reserved by the calling thread. Takes and
  * releases the device lock; releases @bo's reservation.
