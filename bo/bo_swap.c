@@ -71,9 +71,10 @@ TTM_EXPORT long ttm_device_swapout(struct ttm_device *dev,
 	static const enum ttm_domain order[] = {
 		TTM_DOMAIN_GTT, TTM_DOMAIN_VRAM,
 	};
+	struct ttm_operation_ctx none = { 0 };
 	struct ttm_lru_walk walk = {
 		.ops = &swapout_ops,
-		.ctx = ctx,
+		.ctx = ctx ? ctx : &none,
 		.trylock_only = true,
 	};
 	long done = 0;
@@ -161,6 +162,7 @@ TTM_EXPORT int ttm_device_evict_all(struct ttm_device *dev,
 				    enum ttm_domain domain,
 				    struct ttm_operation_ctx *ctx)
 {
+	struct ttm_operation_ctx none = { 0 };
 	struct ww_acquire_ctx ticket;
 	struct evict_all_walk ew = {
 		.walk = {
@@ -173,6 +175,8 @@ TTM_EXPORT int ttm_device_evict_all(struct ttm_device *dev,
 	uint64_t pinned;
 	long ret;
 
+	if (!ctx)
+		ew.walk.ctx = ctx = &none;
 	if ((domain != TTM_DOMAIN_VRAM && domain != TTM_DOMAIN_GTT) ||
 	    ctx->exec)
 		return -EINVAL;

@@ -43,9 +43,9 @@ struct ttm_lru_walk_ops {
 /**
  * struct ttm_lru_walk - a walk over one domain's LRU, as TTM's.
  * @ops: what to do with each buffer.
- * @ctx: the operation's context (interruptible, no_wait_gpu, and
- *	allow_res_evict with resv: the caller's own reservation, whose
- *	buffers are handed out without locking).
+ * @ctx: the operation's context, never NULL (interruptible, no_wait_gpu,
+ *	and allow_res_evict with resv: the caller's own reservation, whose
+ *	buffers are handed out without locking); passed on to process_bo.
  * @ticket: NULL: buffers are only try-locked. Else a buffer another
  *	thread holds is reserved with @ticket, sleeping, after the device
  *	lock is dropped (unless @trylock_only); an -EDEADLK ends the walk
@@ -139,7 +139,8 @@ int ttm_bo_swapout(struct ttm_bo *bo, struct ttm_operation_ctx *ctx);
  * ttm_device_swapout() - a shrinker: swap unpinned buffers out of GTT,
  * then VRAM, least recently used first, until @target bytes went.
  * @dev: the device.
- * @ctx: the operation's context; @ctx->exec is not used.
+ * @ctx: the operation's context (NULL: all defaults); @ctx->exec is not
+ *	used.
  * @target: the bytes to swap out.
  *
  * Walks each LRU with ttm_lru_walk_for_evict(), try-locking only (as the
@@ -161,7 +162,8 @@ long ttm_device_swapout(struct ttm_device *dev, struct ttm_operation_ctx *ctx,
  * kernel's ttm_resource_manager_evict_all() at suspend.
  * @dev: the device.
  * @domain: TTM_DOMAIN_VRAM or TTM_DOMAIN_GTT.
- * @ctx: the operation's context; @ctx->exec must be NULL.
+ * @ctx: the operation's context (NULL: all defaults); @ctx->exec must be
+ *	NULL.
  *
  * Evicts each buffer as validation's eviction does (the driver's
  * evict_flags; VRAM to GTT, or SYSTEM if GTT is full; GTT to SYSTEM),
