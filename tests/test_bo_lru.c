@@ -14,6 +14,7 @@
 #include "lib/bo_helpers.h"
 
 #include "ttmsim/exec.h"
+#include "ttmsim/fence.h"
 #include "util/compiler.h"
 
 #define MAX_SEEN 16
@@ -653,6 +654,69 @@ static void test_evict_all(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+static struct ttm_fence *busy(struct ttm_bo *bo)
+{
+	struct ttm_fence *f;
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
+			 0);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(bo), f, TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(bo);
+	return f;
+}
+
+/*
+ * Evict-all waits for busy buffers: one whose GPU work is not done (its
+ * move waits for the fence), and one waiting for its delayed destroy,
+ * which nothing can evict: it returns only once that one is freed, or
+ * -EBUSY at once with no_wait_gpu.
+ */
+static void test_evict_all_busy(void **state)
+{
+	struct ttm_device *dev = lru_device(NULL, NULL);
+	struct ttm_bo *z = new_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *b = new_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_fence *fz = busy(z), *fb = busy(b);
+	struct evict_all_arg e = { .dev = dev, .ret = 1 };
+	struct ttm_device_stats st;
+	pthread_t t;
+
+	struct ttm_operation_ctx no_wait = { .no_wait_gpu = true };
+
+	(void)state;
+	ttm_bo_put(z);
+	assert_int_equal(ttm_fence_signal(fb, 0), 0);
+	assert_int_equal(ttm_device_evict_all(dev, TTM_DOMAIN_VRAM, &no_wait),
+			 -EBUSY);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.domain[TTM_DOMAIN_VRAM].used, 8 * KiB);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_GTT);
+	ttm_fence_put(fb);
+
+	/* b back in VRAM, busy again: this time evict-all sleeps on it. */
+	assert_int_equal(ttm_bo_reserve(b, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_validate(b, &vram_only, &no_wait), 0);
+	ttm_bo_unreserve(b);
+	fb = busy(b);
+	t = start_thread(evict_all_thread, &e);
+	assert_true(wait_for_fence_waiters(fb, 1));
+	assert_int_equal(ttm_fence_signal(fb, 0), 0);
+	assert_int_equal(ttm_fence_signal(fz, 0), 0);
+	join_thread(t);
+	assert_int_equal(e.ret, 0);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.domain[TTM_DOMAIN_VRAM].used, 0);
+	assert_int_equal(st.zombies, 0);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_GTT);
+	assert_dev_ok(dev);
+	ttm_fence_put(fb);
+	ttm_fence_put(fz);
+	ttm_bo_put(b);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 /* ---- bulk moves ------------------------------------------------------------ */
 
 static void set_bulk(struct ttm_bo *bo, struct ttm_lru_bulk_move *bulk)
@@ -880,6 +944,7 @@ int main(void)
 		LRU_TEST(test_swapout),
 		LRU_TEST(test_shrinker_with_submitters),
 		LRU_TEST(test_evict_all),
+		LRU_TEST(test_evict_all_busy),
 		LRU_TEST(test_bulk_move),
 		LRU_TEST(test_bulk_move_xdev),
 		LRU_TEST(test_bulk_pin_and_walk),
