@@ -882,6 +882,48 @@ static void test_bulk_pin_and_walk(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * A use of a group's member moves it to the group's tail, which may lie
+ * ahead of a walk paused inside the group: the walk does not take it a
+ * second time.
+ */
+static void test_bulk_walk_no_revisit(void **state)
+{
+	struct ttm_device *dev = lru_device(NULL, NULL);
+	struct ttm_bo *x = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *g1 = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *g2 = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *g3 = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *y;
+	struct ttm_lru_bulk_move bulk;
+	struct rec_walk r;
+
+	(void)state;
+	ttm_lru_bulk_move_init(&bulk);
+	set_bulk(g1, &bulk);
+	set_bulk(g2, &bulk);
+	set_bulk(g3, &bulk);
+	y = new_bo(dev, 4 * KiB, &gtt_only);
+	rec_init(&r, dev, TTM_DOMAIN_GTT);
+	r.pause_at = g2;
+	rec_start_paused(&r);
+	touch(g1);
+	EXPECT_LRU(dev, TTM_DOMAIN_GTT, x, g2, g3, g1, y);
+	rec_finish(&r);
+	EXPECT_SEEN(&r, x, g1, g2, g3, y);
+	assert_dev_ok(dev);
+	set_bulk(g1, NULL);
+	set_bulk(g2, NULL);
+	set_bulk(g3, NULL);
+	assert_int_equal(ttm_lru_bulk_move_fini(&bulk), 0);
+	ttm_bo_put(x);
+	ttm_bo_put(y);
+	ttm_bo_put(g1);
+	ttm_bo_put(g2);
+	ttm_bo_put(g3);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 /* ---- pinned bytes ---------------------------------------------------------- */
 
 static uint64_t pinned_of(struct ttm_device *dev, enum ttm_domain d)
@@ -948,6 +990,7 @@ int main(void)
 		LRU_TEST(test_bulk_move),
 		LRU_TEST(test_bulk_move_xdev),
 		LRU_TEST(test_bulk_pin_and_walk),
+		LRU_TEST(test_bulk_walk_no_revisit),
 		LRU_TEST(test_pinned_stats),
 	};
 
