@@ -95,7 +95,7 @@ static bool intact(struct ttm_bo *bo, uint32_t seed)
 	return ok;
 }
 
-/* ---- a walk that records what it gets, and may pause ------------------ */
+/* ---- a walk that records what it gets, and may pause --------------------- */
 
 struct rec_walk {
 	struct ttm_lru_walk walk;
@@ -182,7 +182,7 @@ static void expect_seen(struct rec_walk *r, struct ttm_bo *const *want,
 	expect_seen(r, (struct ttm_bo *[]){ __VA_ARGS__ },              \
 		    ARRAY_SIZE(((struct ttm_bo *[]){ __VA_ARGS__ })))
 
-/* ---- the walk ---------------------------------------------------------- */
+/* ---- the walk ------------------------------------------------------------ */
 
 /*
  * Head to tail; the walk's unlock leaves the LRU as it was (a bump would
@@ -480,7 +480,7 @@ static void test_swapout(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
-/* ---- the shrinker while submitters run (for TSan) ----------------------- */
+/* ---- the shrinker while submitters run (for TSan) ------------------------ */
 
 #define SUBMITTERS 3
 #define PER_THREAD 4
@@ -574,7 +574,7 @@ static void test_shrinker_with_submitters(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
-/* ---- evict-all ------------------------------------------------------------ */
+/* ---- evict-all ----------------------------------------------------------- */
 
 struct evict_all_arg {
 	struct ttm_device *dev;
@@ -717,7 +717,7 @@ static void test_evict_all_busy(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
-/* ---- bulk moves ------------------------------------------------------------ */
+/* ---- bulk moves ---------------------------------------------------------- */
 
 static void set_bulk(struct ttm_bo *bo, struct ttm_lru_bulk_move *bulk)
 {
@@ -924,7 +924,7 @@ static void test_bulk_walk_no_revisit(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
-/* ---- pinned bytes ---------------------------------------------------------- */
+/* ---- pinned bytes -------------------------------------------------------- */
 
 static uint64_t pinned_of(struct ttm_device *dev, enum ttm_domain d)
 {
