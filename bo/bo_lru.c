@@ -149,6 +149,8 @@ static void bulk_leave_locked(struct ttm_bo *bo)
 	if (!bo->pin_count && bulk_unlink_locked(bo)) {
 		list_del(&bo->node);
 		list_add_after(&bo->node, &bulk->pos[bo->domain].last->node);
+		/* Maybe ahead of a walk that already took it. */
+		bo->lru_gen = ++bo->dev->lru_gen;
 	}
 	bulk->count--;
 	bo->bulk = NULL;
