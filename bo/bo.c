@@ -108,7 +108,7 @@ void bo_account_in_locked(struct ttm_bo *bo, struct ttm_resource *res)
 	dev->buffers++;
 	bo->res = res;
 	__atomic_store_n(&bo->domain, res->domain, __ATOMIC_RELAXED);
-	list_add_tail(&bo->node, &dom->lru);
+	bo_lru_add_locked(bo);
 }
 
 int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res)
@@ -293,7 +293,7 @@ void bo_free(struct ttm_bo *bo)
 		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)bo->domain,
 					      dev->funcs_data);
 	pthread_mutex_lock(&dev->lock);
-	list_del(&bo->node);
+	bo_lru_del_locked(bo);
 	bo_res_release_locked(dev, res);
 	dom->buffers--;
 	dev->buffers--;
@@ -313,12 +313,6 @@ void bo_free(struct ttm_bo *bo)
 	if (bo->exporter)
 		bo_import_release(bo);
 	bo->destroy(bo);
-}
-
-void bo_lru_bump_locked(struct ttm_bo *bo)
-{
-	if (bo->pin_count == 0)
-		list_move_tail(&bo->node, bo_lru_of(bo->dev, bo->domain));
 }
 
 TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)

@@ -98,6 +98,8 @@ static void bo_release(struct ttm_bo *bo)
 	struct ttm_fence **fences;
 	unsigned int n, i;
 
+	/* Out of its bulk move, which its owner may now finalise. */
+	bo_lru_release(bo);
 	/* The memory's notice comes from bo_free(), after the fences. */
 	if (funcs->release_notify)
 		funcs->release_notify(bo, dev->funcs_data);

@@ -71,8 +71,8 @@ static struct ttm_resource *evict_target_locked(struct ttm_bo *victim,
 }
 
 /* Move reserved @victim out of @domain; it goes back on its next use. */
-static int evict(struct ttm_bo *victim, int domain,
-		 const struct ttm_operation_ctx *ctx)
+int bo_evict_victim(struct ttm_bo *victim, int domain,
+		    const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *dev = victim->dev;
 	const struct ttm_device_funcs *funcs = dev->funcs;
@@ -207,6 +207,8 @@ static bool mark_victims_locked(struct ttm_bo *bo, const struct bo_want *want,
 			    want->fpfn, want->lpfn, want->flags))
 		return false;
 	for (n = head->next; n != head && !found; n = n->next) {
+		if (bo_lru_is_hitch(n))
+			continue;
 		cand = list_entry(n, struct ttm_bo, node);
 		if (!victim_possible(bo, cand, ctx, ticket, vetoed))
 			continue;
@@ -266,6 +268,9 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo,
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 		struct ww_acquire_ctx *owner;
 
+		/* A walk's place (bo/bo_lru.c), no buffer. */
+		if (bo_lru_is_hitch(n))
+			continue;
 		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)) ||
 		    (ranged && !cand->evict_mark))
 			continue;
@@ -354,7 +359,7 @@ static int evict_one_pass(struct ttm_bo *bo, const struct bo_want *want,
 		ret = vetoed_add(vetoed, victim);
 		return ret ? ret : 1;
 	}
-	ret = evict(victim, domain, ctx);
+	ret = bo_evict_victim(victim, domain, ctx);
 	if (locked)
 		ttm_bo_unreserve(victim);
 	ttm_bo_put(victim);
@@ -415,6 +420,8 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 	list_for_each(n, head) {
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
 
+		if (bo_lru_is_hitch(n))
+			continue;
 		if (fixed_for(cand, ctx, ticket))
 			bytes += cand->res->bytes;
 	}

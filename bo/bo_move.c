@@ -94,6 +94,8 @@ static struct ttm_resource *move_switch(struct ttm_bo *bo,
 
 	pthread_mutex_lock(&dev->lock);
 	old->bo = NULL;
+	/* Out of the old domain's LRU (and bulk group) before it changes. */
+	bo_lru_del_locked(bo);
 	if (ghost) {
 		ghost->res = old;
 		from->ghosts++;
@@ -107,7 +109,7 @@ static struct ttm_resource *move_switch(struct ttm_bo *bo,
 	dev->domain[res->domain].incoming -= res->bytes;
 	bo->res = res;
 	__atomic_store_n(&bo->domain, res->domain, __ATOMIC_RELAXED);
-	list_move_tail(&bo->node, bo_lru_of(dev, res->domain));
+	bo_lru_add_locked(bo);
 	dev->moves++;
 	dev->bytes_moved += bo->size;
 	bo_room_changed_locked(dev);

@@ -31,8 +31,14 @@ TTM_EXPORT int ttm_bo_pin_at(struct ttm_bo *bo, const char *file, int line)
 	}
 	/* pin_count is read under the device lock by the LRU bump. */
 	pthread_mutex_lock(&dev->lock);
-	if (bo->pin_count++ == 0)
-		list_move_tail(&bo->node, &dev->pinned);
+	if (bo->pin_count == 0) {
+		/* Off its LRU, onto the pinned list: its bytes pinned. */
+		bo_lru_del_locked(bo);
+		bo->pin_count++;
+		bo_lru_add_locked(bo);
+	} else {
+		bo->pin_count++;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -53,8 +59,13 @@ TTM_EXPORT int ttm_bo_unpin_at(struct ttm_bo *bo, const char *file,
 	if (bo->pin_count == 0)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);
-	bo->pin_count--;
-	bo_lru_bump_locked(bo);
+	if (bo->pin_count == 1) {
+		bo_lru_del_locked(bo);
+		bo->pin_count--;
+		bo_lru_add_locked(bo);
+	} else {
+		bo->pin_count--;
+	}
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	if (bo->exporter)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "bo/bo.h"
+#include "ttmsim/lru.h"
 #include "util/compiler.h"
 #include "ww/debug.h"
 
@@ -107,6 +108,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	for (d = 0; d < TTM_DOMAIN_COUNT; d++)
 		list_init(&dev->domain[d].lru);
 	list_init(&dev->pinned);
+	list_init(&dev->walks);
 	list_init(&dev->ghosts);
 	dev->domain[TTM_DOMAIN_VRAM].capacity = vram;
 	dev->domain[TTM_DOMAIN_GTT].capacity = gtt;
@@ -284,6 +286,7 @@ TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,
 		stats->domain[d].capacity = dev->domain[d].capacity;
 		stats->domain[d].used = dev->domain[d].used;
 		stats->domain[d].buffers = dev->domain[d].buffers;
+		stats->domain[d].pinned = dev->domain[d].pinned;
 	}
 	stats->buffers = dev->buffers;
 	stats->zombies = dev->zombies;
@@ -296,24 +299,60 @@ TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,
 }
 
 /*
+ * On an LRU of domain @d, @bo follows @prev (NULL: @bo is the first, or
+ * @prev the last): a bulk move's group is contiguous, and its ends are
+ * the ones it records. false and a description in @buf if not.
+ */
+static bool bulk_ok(const struct ttm_bo *prev, const struct ttm_bo *bo,
+		    int d, char *buf, size_t len)
+{
+	struct ttm_lru_bulk_move *pb = prev ? prev->bulk : NULL;
+	struct ttm_lru_bulk_move *b = bo ? bo->bulk : NULL;
+
+	if (pb == b)
+		return true;
+	if (pb && pb->pos[d].last != prev) {
+		snprintf(buf, len, "buffer %p ends its bulk move's group on "
+			 "the LRU of domain %d, which says %p", (void *)prev,
+			 d, (void *)pb->pos[d].last);
+		return false;
+	}
+	if (b && b->pos[d].first != bo) {
+		snprintf(buf, len, "buffer %p starts its bulk move's group "
+			 "on the LRU of domain %d, which says %p", (void *)bo,
+			 d, (void *)b->pos[d].first);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Add up the buffers on @head into @bytes and @count per domain; false and
  * a description in @buf if a node is badly linked or a buffer's domain is
  * not @want (-1: any).
  */
 static bool sum_list(struct list_node *head, int want, uint64_t *bytes,
-		     uint64_t *count, char *buf, size_t len)
+		     uint64_t *count, uint64_t *pinned, char *buf, size_t len)
 {
+	struct ttm_bo *prev = NULL;
 	struct list_node *n;
 
 	list_for_each(n, head) {
 		struct ttm_bo *bo = list_entry(n, struct ttm_bo, node);
-		int d = __atomic_load_n(&bo->domain, __ATOMIC_RELAXED);
+		int d;
 
 		if (n->next->prev != n || n->prev->next != n) {
-			snprintf(buf, len, "buffer %p: list badly linked",
-				 (void *)bo);
+			snprintf(buf, len, "node %p: list badly linked",
+				 (void *)n);
 			return false;
 		}
+		/* A walk's place on an LRU (bo/bo_lru.c), no buffer. */
+		if (want >= 0 && bo_lru_is_hitch(n))
+			continue;
+		d = __atomic_load_n(&bo->domain, __ATOMIC_RELAXED);
+		if (want >= 0 && !bulk_ok(prev, bo, want, buf, len))
+			return false;
+		prev = bo;
 		if (d < 0 || d >= TTM_DOMAIN_COUNT ||
 		    (want >= 0 && d != want) || !bo->res ||
 		    bo->res->domain != d || bo->res->bo != bo) {
@@ -324,8 +363,10 @@ static bool sum_list(struct list_node *head, int want, uint64_t *bytes,
 		}
 		bytes[d] += bo->res->bytes;
 		count[d]++;
+		if (pinned)
+			pinned[d] += bo->res->bytes;
 	}
-	return true;
+	return want < 0 || bulk_ok(prev, NULL, want, buf, len);
 }
 
 /* Add up the move sources in flight into @bytes per domain. */
@@ -359,6 +400,7 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 {
 	uint64_t bytes[TTM_DOMAIN_COUNT] = { 0 };
 	uint64_t count[TTM_DOMAIN_COUNT] = { 0 };
+	uint64_t pinned[TTM_DOMAIN_COUNT] = { 0 };
 	uint64_t total = 0;
 	char dummy[1];
 	bool ok = true;
@@ -374,9 +416,11 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 
 	pthread_mutex_lock(&dev->lock);
 	for (d = 0; ok && d < TTM_DOMAIN_COUNT; d++)
-		ok = sum_list(&dev->domain[d].lru, d, bytes, count, buf, len);
+		ok = sum_list(&dev->domain[d].lru, d, bytes, count, NULL, buf,
+			      len);
 	if (ok)
-		ok = sum_list(&dev->pinned, -1, bytes, count, buf, len);
+		ok = sum_list(&dev->pinned, -1, bytes, count, pinned, buf,
+			      len);
 	if (ok)
 		ok = sum_ghosts(dev, bytes, buf, len);
 	for (d = 0; ok && d < TTM_DOMAIN_COUNT; d++) {
@@ -392,6 +436,11 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 				 "!= %" PRIu64 " resident or moving + %" PRIu64
 				 " being moved in", d, dom->used, bytes[d],
 				 dom->incoming);
+			ok = false;
+		} else if (dom->pinned != pinned[d]) {
+			snprintf(buf, len, "domain %d: %" PRIu64 " bytes "
+				 "pinned != %" PRIu64 " listed", d,
+				 dom->pinned, pinned[d]);
 			ok = false;
 		} else if (dom->buffers != count[d]) {
 			snprintf(buf, len, "domain %d: %" PRIu64 " buffers "
@@ -421,24 +470,4 @@ TTM_EXPORT int ttm_device_check(struct ttm_device *dev, char *buf,
 	}
 	pthread_mutex_unlock(&dev->lock);
 	return ok ? 0 : -EUCLEAN;
-}
-
-TTM_EXPORT long ttm_device_lru(struct ttm_device *dev,
-			       enum ttm_domain domain,
-			       struct ttm_bo **ret_bos, size_t max)
-{
-	struct list_node *head, *n;
-	long count = 0;
-
-	if ((unsigned int)domain >= TTM_DOMAIN_COUNT)
-		return -EINVAL;
-	head = &dev->domain[domain].lru;
-	pthread_mutex_lock(&dev->lock);
-	list_for_each(n, head) {
-		if ((size_t)count < max)
-			ret_bos[count] = list_entry(n, struct ttm_bo, node);
-		count++;
-	}
-	pthread_mutex_unlock(&dev->lock);
-	return count;
 }

@@ -453,17 +453,17 @@ static void test_shared_resv(void **state)
 	assert_int_equal(ttm_bo_pin_count(&a->bo), 1);
 	assert_int_equal(ttm_bo_pin_count(&b->bo), 0);
 	/* b alone on the LRU, a pinned. */
-	assert_int_equal(ttm_device_lru(dev, TTM_DOMAIN_GTT, lru, 4), 1);
+	assert_int_equal(lru_order(dev, TTM_DOMAIN_GTT, lru, 4), 1);
 	assert_ptr_equal(lru[0], &b->bo);
 	assert_int_equal(ttm_bo_unpin(&a->bo), 0);
 	ttm_bo_unreserve(&a->bo);
 	/* Each its own LRU position: the unreserved one is bumped. */
-	assert_int_equal(ttm_device_lru(dev, TTM_DOMAIN_GTT, lru, 4), 2);
+	assert_int_equal(lru_order(dev, TTM_DOMAIN_GTT, lru, 4), 2);
 	assert_ptr_equal(lru[0], &b->bo);
 	assert_ptr_equal(lru[1], &a->bo);
 	assert_int_equal(ttm_bo_reserve(&b->bo, false, false, NULL), 0);
 	ttm_bo_unreserve(&b->bo);
-	assert_int_equal(ttm_device_lru(dev, TTM_DOMAIN_GTT, lru, 4), 2);
+	assert_int_equal(lru_order(dev, TTM_DOMAIN_GTT, lru, 4), 2);
 	assert_ptr_equal(lru[0], &a->bo);
 	assert_ptr_equal(lru[1], &b->bo);
 

@@ -614,7 +614,7 @@ static void test_eviction_veto(void **state)
 	/* Vetoed buffers were released, not left reserved, nor bumped. */
 	for (i = 0; i < 2; i++)
 		assert_false(ww_mutex_is_locked(&ttm_bo_resv(fillers[i])->lock));
-	assert_int_equal(ttm_device_lru(drv.dev, TTM_DOMAIN_VRAM, lru, 4), 4);
+	assert_int_equal(lru_order(drv.dev, TTM_DOMAIN_VRAM, lru, 4), 4);
 	assert_ptr_equal(lru[0], fillers[0]);
 	assert_ptr_equal(lru[1], fillers[1]);
 	assert_ptr_equal(lru[2], fillers[3]);

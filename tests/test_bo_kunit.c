@@ -8,9 +8,8 @@
  * The kernel checks a resource's place on the LRU or the pinned list, or
  * on a bulk move's range; ttmsim has no resources apart from the buffer,
  * so these cases check the buffer's place on its domain's LRU
- * (ttm_device_lru()) instead, and its pin count. The kernel's case on
- * bulk LRU moves (ttm_bo_unreserve_bulk) has none here: ttmsim has no
- * bulk moves yet.
+ * (ttm_device_lru_snapshot()) instead, and its pin count; for bulk LRU
+ * moves (ttm_bo_unreserve_bulk), the group's place on that LRU.
  *
  * setup() creates a device and two buffers in SYSTEM (the kernel's
  * TTM_PL_SYSTEM), in LRU order a, b; teardown() checks that nothing is
@@ -20,6 +19,7 @@
 
 #include "ttmsim/exec.h"
 #include "ttmsim/fence.h"
+#include "ttmsim/lru.h"
 #include "util/compiler.h"
 
 static const bool wound_wait_true = true, wound_wait_false = false;
@@ -76,7 +76,7 @@ static void assert_lru(struct kfix *k, struct ttm_bo *const *want, long n)
 {
 	struct ttm_bo *lru[4];
 
-	assert_int_equal(ttm_device_lru(k->dev, TTM_DOMAIN_SYSTEM, lru, 4),
+	assert_int_equal(lru_order(k->dev, TTM_DOMAIN_SYSTEM, lru, 4),
 			 n);
 	for (long i = 0; i < n; i++)
 		assert_ptr_equal(lru[i], want[i]);
@@ -261,6 +261,13 @@ static void test_reserve_interrupted(void **state)
 	assert_int_equal(actor_run(&b, act_fini, NULL), 0);
 	actor_stop(&b);
 	assert_checks_passed();
+}
+
+/* The SYSTEM LRU is exactly @x, @y, @z (the head first). */
+static void assert_lru3(struct kfix *k, struct ttm_bo *x, struct ttm_bo *y,
+			struct ttm_bo *z)
+{
+	assert_lru(k, (struct ttm_bo *[]){ x, y, z }, 3);
 }
 
 /* ---- unreserve ------------------------------------------------------- */
@@ -470,6 +477,55 @@ static void test_multiple_pin_one_unpin(void **state)
 	assert_lru(k, (struct ttm_bo *[]){ k->b, k->a }, 2);
 }
 
+/*
+ * kernel: ttm_bo_unreserve_bulk. Two buffers reserved with one ticket
+ * join a bulk move and are unreserved: they end up together, in the
+ * order of their unreserves, as the group the bulk moves. Here a third
+ * buffer outside the bulk shows the group is kept together and moved to
+ * the LRU's tail as a whole.
+ */
+static void test_unreserve_bulk(void **state)
+{
+	struct kfix *k = *state;
+	struct ttm_lru_bulk_move bulk;
+	struct ww_acquire_ctx ticket;
+	struct ttm_bo *c;
+
+	assert_int_equal(ttm_bo_create(k->dev, 8 * KiB, &system_only, 0, &c),
+			 0);
+	ttm_lru_bulk_move_init(&bulk);
+	ww_acquire_init(&ticket, ttm_device_ww_class(k->dev));
+	assert_int_equal(ttm_bo_reserve(k->a, false, false, &ticket), 0);
+	assert_int_equal(ttm_bo_reserve(k->b, false, false, &ticket), 0);
+	ww_acquire_done(&ticket);
+	assert_int_equal(ttm_bo_set_bulk_move(k->a, &bulk), 0);
+	assert_int_equal(ttm_bo_set_bulk_move(k->b, &bulk), 0);
+	assert_lru3(k, c, k->a, k->b);
+	ttm_bo_unreserve(k->b);
+	ttm_bo_unreserve(k->a);
+	ww_acquire_fini(&ticket);
+	/* Each unreserve moved its buffer to the group's tail only. */
+	assert_lru3(k, c, k->b, k->a);
+	assert_dev_ok(k->dev);
+
+	assert_int_equal(ttm_bo_reserve(c, false, false, NULL), 0);
+	ttm_bo_unreserve(c);
+	assert_lru3(k, k->b, k->a, c);
+	ttm_lru_bulk_move_tail(&bulk);
+	assert_lru3(k, c, k->b, k->a);
+	assert_dev_ok(k->dev);
+
+	assert_int_equal(ttm_lru_bulk_move_fini(&bulk), -EBUSY);
+	assert_int_equal(ttm_bo_reserve(k->a, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_set_bulk_move(k->a, NULL), 0);
+	ttm_bo_unreserve(k->a);
+	assert_int_equal(ttm_bo_reserve(k->b, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_set_bulk_move(k->b, NULL), 0);
+	ttm_bo_unreserve(k->b);
+	assert_int_equal(ttm_lru_bulk_move_fini(&bulk), 0);
+	ttm_bo_put(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +539,7 @@ int main(void)
 		KUNIT_CASES(test_reserve_interrupted),
 		KUNIT_CASES(test_unreserve_basic),
 		KUNIT_CASES(test_unreserve_pinned),
+		KUNIT_CASES(test_unreserve_bulk),
 		KUNIT_CASES(test_put_basic),
 		KUNIT_CASES(test_put_signalled_fence),
 		KUNIT_CASES(test_put_shared_resv),

@@ -57,6 +57,7 @@
 #include "ttmsim/exec.h"
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
+#include "ttmsim/lru.h"
 #include "ttmsim/resv.h"
 #include "util/compiler.h"
 
@@ -529,8 +530,10 @@ static void test_validate_busy_placement(void **state)
 	assert_int_equal(validate(bo, &vram_gtt), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	assert_int_equal(stats(k).bytes_moved, BO_SIZE);
-	assert_int_equal(ttm_device_lru(k->dev, TTM_DOMAIN_GTT, lru, 2), 1);
+	assert_int_equal(ttm_device_lru_snapshot(k->dev, TTM_DOMAIN_GTT, lru, 2),
+			 1);
 	assert_ptr_equal(lru[0], bo);
+	ttm_bo_put(lru[0]);
 	assert_int_equal(stats(k).enospc, 0);
 	ttm_bo_put(bo);
 	unpin(full);

@@ -42,6 +42,7 @@
 #include "gpu_sim/fence.h"
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
+#include "ttmsim/lru.h"
 #include "ttmsim/resv.h"
 
 static DEFINE_WD_CLASS(resv_test_class);
@@ -916,7 +917,8 @@ static void refused_pin(struct held_fix *f)
 {
 	assert_int_equal(ttm_bo_pin_count(f->bo), 0);
 	/* Still on the LRU: not pinned behind the count's back. */
-	assert_int_equal(ttm_device_lru(f->dev, TTM_DOMAIN_VRAM, NULL, 0), 1);
+	assert_int_equal(ttm_device_lru_snapshot(f->dev, TTM_DOMAIN_VRAM,
+						 NULL, 0), 1);
 }
 
 static void prepare_unpin(struct held_fix *f)

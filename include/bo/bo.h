@@ -39,7 +39,12 @@ struct bo_domain {
 	 * room and switching, and ttm_device_check() may run in between.
 	 */
 	uint64_t incoming;
-	struct list_node lru;  /* unpinned residents, head evicted first */
+	uint64_t pinned;       /* bytes of the pinned residents, exact */
+	/*
+	 * Unpinned residents, head evicted first, and the walks' hitches
+	 * (bo/bo_lru.c): skip those with bo_lru_is_hitch().
+	 */
+	struct list_node lru;
 	/*
 	 * VRAM and GTT: the pages of the domain and who has which, in
 	 * units of struct ttm_device::page_size (bo/bo_res.c). @arena is
@@ -75,6 +80,8 @@ struct ttm_device {
 	pthread_cond_t changed;   /* room may have been freed somewhere */
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
 	struct list_node pinned;  /* pinned residents, any domain */
+	struct list_node walks;   /* the LRU walks' cursors (bo/bo_lru.c) */
+	uint64_t lru_gen;         /* stamps each LRU addition (bo_lru.c) */
 	/*
 	 * The class of every reservation of the device: the shared
 	 * reservation_ww_class, or @own_class (wound-wait devices).
@@ -273,8 +280,40 @@ int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res);
  */
 int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx);
 
+/*
+ * The LRU lists (bo/bo_lru.c). Besides buffers, an LRU holds the hitches
+ * of the walks running over it (ttm_lru_walk_for_evict()): every loop over
+ * an LRU skips the nodes for which bo_lru_is_hitch() is true. A buffer's
+ * node is followed by its node_kind, 0; a hitch's by a kind of its own.
+ */
+static inline bool bo_lru_is_hitch(const struct list_node *n)
+{
+	return container_of(n, const struct ttm_bo, node)->node_kind != 0;
+}
+
+/*
+ * Put accounted @bo on its list: the pinned list if pinned (its bytes
+ * counted in its domain's pinned bytes), else its domain's LRU tail, or
+ * the tail of its bulk move's group there. Caller holds dev->lock.
+ */
+void bo_lru_add_locked(struct ttm_bo *bo);
+/* Take @bo off the list bo_lru_add_locked() put it on; dev->lock held. */
+void bo_lru_del_locked(struct ttm_bo *bo);
 /* Put @bo on its domain's LRU tail unless pinned; caller holds dev->lock. */
 void bo_lru_bump_locked(struct ttm_bo *bo);
+/*
+ * @bo's last reference went: out of its bulk move (takes dev->lock), so
+ * that the bulk's owner may finalise it while @bo waits for its fences.
+ */
+void bo_lru_release(struct ttm_bo *bo);
+
+/*
+ * Evict reserved, unpinned @victim out of @domain (bo/bo_evict.c): the
+ * driver's evict_flags, a target with room (else SYSTEM), swap_notify for
+ * SYSTEM, the move. 0 or the move's error.
+ */
+int bo_evict_victim(struct ttm_bo *victim, int domain,
+		    const struct ttm_operation_ctx *ctx);
 
 /*
  * Where in a domain a buffer may go: the window [@fpfn, @lpfn) of its

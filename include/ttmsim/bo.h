@@ -41,6 +41,7 @@ extern "C" {
 struct ttm_device;
 struct ttm_bo;
 struct ttm_exec;
+struct ttm_lru_bulk_move;
 
 /**
  * enum ttm_domain - a memory domain.
@@ -188,6 +189,9 @@ struct ttm_bo {
 	unsigned int type;              /* enum ttm_bo_type */
 	struct ttm_placement placement;
 	struct ttm_list_node node;      /* on an LRU or the pinned list */
+	unsigned int node_kind;         /* 0; a walk's hitch's is not */
+	uint64_t lru_gen;               /* when it last joined its LRU */
+	struct ttm_lru_bulk_move *bulk; /* under the reservation */
 	/* Delayed destroy: callbacks still to run, and their nodes. */
 	unsigned int destroy_pending;   /* atomic */
 	struct ttm_bo_destroy_cb *destroy_cbs;
@@ -369,11 +373,13 @@ struct ttm_device_options {
  * @capacity: UINT64_MAX for SYSTEM.
  * @used: bytes allocated in the domain, move sources in flight included.
  * @buffers: resident buffers, pinned or not.
+ * @pinned: bytes of the pinned buffers resident in the domain, in @used.
  */
 struct ttm_domain_stats {
 	uint64_t capacity;
 	uint64_t used;
 	uint64_t buffers;
+	uint64_t pinned;
 };
 
 /**
@@ -552,7 +558,10 @@ void ttm_device_get_stats(struct ttm_device *dev,
  * Checks, for every domain, that the bytes used do not exceed the
  * capacity and equal the sum of the sizes of its resident buffers and of
  * the sources of moves in flight, that every buffer on a
- * domain's lists says it lives there, and that the lists are well linked.
+ * domain's lists says it lives there, that the lists are well linked,
+ * that the pinned bytes of each domain are those of its pinned buffers,
+ * and that each bulk move's group (ttmsim/lru.h) is contiguous on its LRU
+ * between the ends it records.
  * Walks every buffer: for tests and the CLI, not for hot paths.
  *
  * Context: Does not sleep. Takes and releases the device lock; callable
@@ -560,26 +569,6 @@ void ttm_device_get_stats(struct ttm_device *dev,
  * Return: 0, or -EUCLEAN if the invariant does not hold.
  */
 int ttm_device_check(struct ttm_device *dev, char *buf, size_t len);
-
-/**
- * ttm_device_lru() - the LRU list of @domain, head (evicted first) to tail.
- * @dev: the device.
- * @domain: the domain.
- * @ret_bos: filled with up to @max buffers (may be NULL if @max is 0).
- * @max: the size of @ret_bos.
- *
- * Pinned buffers are on no LRU list. Buffers waiting for their delayed
- * destroy stay on it until freed. No references are taken: compare the
- * pointers, or use them only while holding references of your own.
- * A debugging aid, O(length of the list).
- *
- * Context: Does not sleep. Takes and releases the device lock; the list
- * may change once it returns.
- * Return: the number of buffers on the list (possibly more than @max), or
- * -EINVAL for a bad @domain.
- */
-long ttm_device_lru(struct ttm_device *dev, enum ttm_domain domain,
-		    struct ttm_bo **ret_bos, size_t max);
 
 /**
  * ttm_bo_offset() - where @bo's bytes start in its domain, as TTM's
@@ -841,7 +830,8 @@ int ttm_bo_reserve_slowpath(struct ttm_bo *bo, bool interruptible,
  * ttm_bo_unreserve() - unlock @bo's reservation.
  * @bo: the buffer.
  *
- * Moves @bo to the tail of its domain's LRU list (unless pinned).
+ * Moves @bo to the tail of its domain's LRU list, or of its bulk move's
+ * group there (ttmsim/lru.h), unless pinned.
  *
  * Context: Does not sleep. @bo reserved by the calling thread. Takes and
  * releases the device lock; releases @bo's reservation.

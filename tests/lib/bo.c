@@ -14,3 +14,14 @@ bool check_dev_ok(struct ttm_device *dev, const char *when)
 	return CHECK_MSG(ttm_device_check(dev, msg, sizeof(msg)) == 0,
 			 "ttm_device_check %s: %s", when, msg);
 }
+
+long lru_order(struct ttm_device *dev, enum ttm_domain domain,
+	       struct ttm_bo **ret_bos, size_t max)
+{
+	long i, count = ttm_device_lru_snapshot(dev, domain, ret_bos, max);
+
+	/* The caller holds references of its own: these are never last. */
+	for (i = 0; i < count && (size_t)i < max; i++)
+		ttm_bo_put(ret_bos[i]);
+	return count;
+}

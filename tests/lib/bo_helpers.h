@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include "ttmsim/bo.h"
+#include "ttmsim/lru.h"
 
 #define KiB 1024u
 
@@ -24,5 +25,14 @@ extern const struct ttm_placement system_only;
 
 /* The same as a soft check, from any thread; @when goes in the message. */
 bool check_dev_ok(struct ttm_device *dev, const char *when);
+
+/*
+ * The LRU of @domain, head first, as pointers to compare: a snapshot
+ * (ttm_device_lru_snapshot()) whose references are dropped at once, the
+ * caller holding its own. Buffers waiting for delayed destroy are left
+ * out. Return: the list's length, or -EINVAL.
+ */
+long lru_order(struct ttm_device *dev, enum ttm_domain domain,
+	       struct ttm_bo **ret_bos, size_t max);
 
 #endif /* TTMSIM_TEST_BO_HELPERS_H */
