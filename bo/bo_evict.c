@@ -101,18 +101,7 @@ int bo_evict_victim(struct ttm_bo *victim, int domain,
 	return ret;
 }
 
-/*
- * Candidates the driver's eviction_valuable hook refused during one
- * bo_evict_one(): skipped by the walks that follow. Each holds a
- * reference, so that its address cannot be reused by a new buffer.
- */
-struct vetoed {
-	struct ttm_bo **bos;
-	unsigned int n, cap;
-	uint64_t bytes;
-};
-
-static bool vetoed_has(const struct vetoed *v, const struct ttm_bo *bo)
+static bool vetoed_has(const struct bo_vetoed *v, const struct ttm_bo *bo)
 {
 	unsigned int i;
 
@@ -123,7 +112,7 @@ static bool vetoed_has(const struct vetoed *v, const struct ttm_bo *bo)
 }
 
 /* Keep @bo and its reference; -ENOMEM (the reference put) if no room. */
-static int vetoed_add(struct vetoed *v, struct ttm_bo *bo)
+static int vetoed_add(struct bo_vetoed *v, struct ttm_bo *bo)
 {
 	if (v->n == v->cap) {
 		unsigned int cap = v->cap ? 2 * v->cap : 4;
@@ -141,13 +130,14 @@ static int vetoed_add(struct vetoed *v, struct ttm_bo *bo)
 	return 0;
 }
 
-static void vetoed_fini(struct vetoed *v)
+void bo_vetoed_fini(struct bo_vetoed *v)
 {
 	unsigned int i;
 
 	for (i = 0; i < v->n; i++)
 		ttm_bo_put(v->bos[i]);
 	free(v->bos);
+	*v = (struct bo_vetoed){ 0 };
 }
 
 /*
@@ -157,7 +147,7 @@ static void vetoed_fini(struct vetoed *v)
 static bool victim_possible(const struct ttm_bo *bo, struct ttm_bo *cand,
 			    const struct ttm_operation_ctx *ctx,
 			    struct ww_acquire_ctx *ticket,
-			    const struct vetoed *vetoed)
+			    const struct bo_vetoed *vetoed)
 {
 	struct ww_acquire_ctx *owner;
 
@@ -192,7 +182,7 @@ static bool victim_possible(const struct ttm_bo *bo, struct ttm_bo *cand,
 static bool mark_victims_locked(struct ttm_bo *bo, const struct bo_want *want,
 				const struct ttm_operation_ctx *ctx,
 				struct ww_acquire_ctx *ticket,
-				const struct vetoed *vetoed,
+				const struct bo_vetoed *vetoed,
 				struct ttm_bo **ret_scanned)
 {
 	struct ttm_device *dev = bo->dev;
@@ -247,7 +237,7 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo,
 				  const struct bo_want *want,
 				  const struct ttm_operation_ctx *ctx,
 				  struct ww_acquire_ctx *ticket,
-				  const struct vetoed *vetoed, bool *locked,
+				  const struct bo_vetoed *vetoed, bool *locked,
 				  bool *contended)
 {
 	struct ttm_device *dev = bo->dev;
@@ -316,7 +306,7 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo,
  */
 static int evict_one_pass(struct ttm_bo *bo, const struct bo_want *want,
 			  const struct ttm_operation_ctx *ctx,
-			  struct ww_acquire_ctx *ticket, struct vetoed *vetoed)
+			  struct ww_acquire_ctx *ticket, struct bo_vetoed *vetoed)
 {
 	const struct ttm_device_funcs *funcs = bo->dev->funcs;
 	int domain = want->domain;
@@ -367,19 +357,18 @@ static int evict_one_pass(struct ttm_bo *bo, const struct bo_want *want,
 }
 
 int bo_evict_one(struct ttm_bo *bo, const struct bo_want *want,
-		 const struct ttm_operation_ctx *ctx, uint64_t *ret_vetoed)
+		 const struct ttm_operation_ctx *ctx, struct bo_vetoed *vetoed)
 {
 	struct ww_acquire_ctx *ticket =
 		ctx->exec ? ttm_exec_ticket(ctx->exec) : NULL;
-	struct vetoed vetoed = { 0 };
 	int ret;
 
+	/* The driver is asked again each time: its answer may change. */
+	bo_vetoed_fini(vetoed);
 	/* Each veto takes one candidate out of the walk: it ends. */
 	do
-		ret = evict_one_pass(bo, want, ctx, ticket, &vetoed);
+		ret = evict_one_pass(bo, want, ctx, ticket, vetoed);
 	while (ret == 1);
-	*ret_vetoed = vetoed.bytes;
-	vetoed_fini(&vetoed);
 	return ret;
 }
 
@@ -431,6 +420,7 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 struct removable_args {
 	const struct ttm_operation_ctx *ctx;
 	struct ww_acquire_ctx *ticket;
+	const struct bo_vetoed *vetoed;
 };
 
 /* range_mgr_could_fit()'s question: can the range of @node ever go? */
@@ -446,6 +436,8 @@ static bool node_removable(const struct range_node *node, void *data)
 	 */
 	if (!res->bo || res->bo->res != res)
 		return true;
+	if (a->vetoed->n && vetoed_has(a->vetoed, res->bo))
+		return false;
 	return !fixed_for(res->bo, a->ctx, a->ticket);
 }
 
@@ -457,13 +449,16 @@ static bool node_removable(const struct range_node *node, void *data)
 static bool want_never_fits_locked(struct ttm_bo *bo,
 				   const struct bo_want *want,
 				   const struct ttm_operation_ctx *ctx,
-				   uint64_t vetoed)
+				   const struct bo_vetoed *vetoed)
 {
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[want->domain];
-	struct removable_args args = { ctx, ttm_exec_ticket(ctx->exec) };
+	struct removable_args args = {
+		ctx, ttm_exec_ticket(ctx->exec), vetoed,
+	};
 
-	if (fixed_bytes_locked(dev, want->domain, ctx) + vetoed + bo->size >
+	if (fixed_bytes_locked(dev, want->domain, ctx) + vetoed->bytes +
+	    bo->size >
 	    dom->capacity)
 		return true;
 	if (want->domain == TTM_DOMAIN_SYSTEM)
@@ -486,7 +481,8 @@ static bool want_has_room_locked(struct ttm_bo *bo, const struct bo_want *want)
 }
 
 int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
-		 const struct ttm_operation_ctx *ctx, uint64_t vetoed)
+		 const struct ttm_operation_ctx *ctx,
+		 const struct bo_vetoed *vetoed)
 {
 	struct ttm_device *dev = bo->dev;
 	struct timespec ts;

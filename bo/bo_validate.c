@@ -56,8 +56,8 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 			   const struct ttm_operation_ctx *ctx,
 			   struct ttm_resource **ret_res)
 {
-	uint64_t vetoed = 0;
-	int ret;
+	struct bo_vetoed vetoed = { 0 };
+	int ret = 0;
 
 	/* Larger than the whole domain: evicting everything would not do. */
 	if (bo->dev->domain[want->domain].capacity < bo->size)
@@ -69,16 +69,19 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 		 * room was checked, freeing its room: look again before
 		 * evicting something that need not go.
 		 */
-		if (ret == -ENOSPC && (*ret_res = want_take(bo, want)))
-			return 0;
+		if (ret == -ENOSPC && (*ret_res = want_take(bo, want))) {
+			ret = 0;
+			break;
+		}
 		if (ret == -ENOSPC)
 			ret = bo_evict_one(bo, want, ctx, &vetoed);
 		if (ret == -ENOSPC)
-			ret = bo_room_wait(bo, want, ctx, vetoed);
+			ret = bo_room_wait(bo, want, ctx, &vetoed);
 		if (ret)
-			return ret;
+			break;
 	}
-	return 0;
+	bo_vetoed_fini(&vetoed);
+	return ret;
 }
 
 /*

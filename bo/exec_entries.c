@@ -145,9 +145,9 @@ static bool domain_listed_before(const struct ttm_placement *pl,
 }
 
 /*
- * One entry into its placement, the others moved out of its way.
- * ranges: moving them out of the domain frees room anywhere in it;
- * a hole in the place's range is what will be wanted.
+ * One entry into its placement, the others moved out of its way: moving
+ * them out of the domain frees their ranges, wherever the entry's place
+ * wants its hole.
  */
 static int validate_entry(const struct ttm_exec_entry *entries,
 			  unsigned int n, unsigned int i,

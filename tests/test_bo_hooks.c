@@ -648,6 +648,68 @@ static void test_eviction_veto(void **state)
 	driver_fini(&drv);
 }
 
+/*
+ * Free pages beside a vetoed buffer: VRAM pages 0 and 2 free, 1 vetoed,
+ * 3 pinned. Counted in bytes, a buffer of two pages fits beside the
+ * vetoed one; in holes it fits only if the vetoed one moved. A ticketed
+ * job gets -ENOSPC at once, not a room wait that asks the driver again
+ * for ever (interruptible under a watchdog: -EINTR if it waited).
+ */
+static void test_eviction_veto_holes(void **state)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_bo *big, *fillers[4];
+	struct ttm_device_stats st;
+	struct ttm_exec exec;
+	struct watchdog wd;
+	struct driver drv;
+	int ret = 0;
+
+	(void)state;
+	driver_init(&drv, false);
+	fill_vram(&drv, fillers);
+	assert_int_equal(ttm_bo_reserve(fillers[3], false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(fillers[3]), 0);
+	ttm_bo_unreserve(fillers[3]);
+	ttm_bo_put(fillers[0]);
+	ttm_bo_put(fillers[2]);
+	ttm_device_flush_destroys(drv.dev);
+	drv.refuse[drv.n_refuse++] = fillers[1];
+	assert_int_equal(ttm_bo_create(drv.dev, 2 * BO_SIZE, &system_only, 0,
+				       &big), 0);
+
+	watchdog_start(&wd);
+	ttm_exec_init(&exec, drv.dev, TTM_EXEC_INTERRUPTIBLE);
+	ctx.exec = &exec;
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, big);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+		ret = ttm_bo_validate(big, &vram_only, &ctx);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	assert_false(watchdog_stop(&wd));
+	assert_int_equal(ret, -ENOSPC);
+	ttm_device_get_stats(drv.dev, &st);
+	assert_int_equal(st.room_waits, 0);
+	assert_int_equal(ttm_bo_domain(fillers[1]), TTM_DOMAIN_VRAM);
+	expect_fill(fillers[1], 11);
+
+	/* The driver lets it go: the same job fits. */
+	drv.n_refuse = 0;
+	assert_int_equal(validate(&drv, big, &vram_only), 0);
+	assert_int_equal(ttm_bo_domain(fillers[1]), TTM_DOMAIN_GTT);
+	ttm_bo_put(big);
+	assert_int_equal(ttm_bo_reserve(fillers[3], false, false, NULL), 0);
+	assert_int_equal(ttm_bo_unpin(fillers[3]), 0);
+	ttm_bo_unreserve(fillers[3]);
+	ttm_bo_put(fillers[1]);
+	ttm_bo_put(fillers[3]);
+	driver_fini(&drv);
+}
+
 /* evict_flags chooses the victim's domain; SYSTEM gets swap_notify. */
 static void test_evict_flags(void **state)
 {
@@ -831,6 +893,7 @@ int main(void)
 		TEST(test_fence_and_notify_before_reuse),
 		TEST(test_move_slot),
 		TEST(test_eviction_veto),
+		TEST(test_eviction_veto_holes),
 		TEST(test_evict_flags),
 		TEST(test_threads),
 	};

@@ -213,8 +213,8 @@ uint64_t bo_place_bytes(const struct ttm_device *dev,
 
 /*
  * Whether @place could ever hold @size bytes, were it empty: the domain's
- * capacity and the place's range both large enough. ranges: the
- * allocator will round @size up to whole pages.
+ * capacity and the place's range both large enough. Both are whole
+ * pages, so comparing bytes is comparing @size rounded up to pages.
  */
 static inline bool bo_place_can_hold(const struct ttm_device *dev,
 				     const struct ttm_place *place,
@@ -226,8 +226,8 @@ static inline bool bo_place_can_hold(const struct ttm_device *dev,
 
 /*
  * Whether @bo, resident somewhere, already satisfies @place: in its
- * domain, for now (bo/bo_validate.c). ranges: the one check to extend
- * with @bo's offset inside @place's range and its flags (contiguous).
+ * domain, its range inside the place's window (bo/bo_validate.c). TOPDOWN
+ * is where to look first, not a property a resident range must have.
  */
 bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place);
 
@@ -404,20 +404,38 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 		  const struct ttm_operation_ctx *ctx);
 
 /*
+ * Candidates the driver's eviction_valuable hook refused during the last
+ * bo_evict_one() of a validation (bo/bo_evict.c): skipped by its walks,
+ * and as good as pinned to the room wait that follows. Each holds a
+ * reference, so that its address cannot be reused by a new buffer. Zero
+ * it before the first bo_evict_one(); bo_vetoed_fini() after the last
+ * bo_room_wait().
+ */
+struct bo_vetoed {
+	struct ttm_bo **bos;
+	unsigned int n, cap;
+	uint64_t bytes;
+};
+
+void bo_vetoed_fini(struct bo_vetoed *v);
+
+/*
  * Make room for @bo where @want says by evicting one buffer other than
- * @bo, one of those whose going opens a hole it fits in (bo/bo_evict.c). *@ret_vetoed: the bytes of the candidates the
- * driver's eviction_valuable hook refused. Return: 0 if one was evicted
- * (try again), -ENOSPC if none can be, -EDEADLK (marked contended in
+ * @bo, one of those whose going opens a hole it fits in (bo/bo_evict.c).
+ * @vetoed: emptied, then filled with the candidates the driver's
+ * eviction_valuable hook refused. Return: 0 if one was evicted (try
+ * again), -ENOSPC if none can be, -EDEADLK (marked contended in
  * @ctx->exec), -EINTR, -ENOMEM, or the move hook's error.
  */
 int bo_evict_one(struct ttm_bo *bo, const struct bo_want *want,
-		 const struct ttm_operation_ctx *ctx, uint64_t *ret_vetoed);
+		 const struct ttm_operation_ctx *ctx,
+		 struct bo_vetoed *vetoed);
 
 /*
  * bo_evict_one() found nothing to evict where @want says for @bo. -ENOSPC
  * if nothing ever could be: @bo fits in no hole left by the pinned buffers,
- * those of @ctx->exec's job and the @vetoed bytes the driver refused to
- * evict (bo_evict_one()), or there is no ticket (then buffers held by
+ * those of @ctx->exec's job and those the driver refused to evict in
+ * @vetoed (bo_evict_one()), or there is no ticket (then buffers held by
  * anyone are as good as pinned, the caller itself may hold them).
  * Otherwise what is left is held only for a moment: by another thread's
  * eviction, by a reservation without a ticket (a move may run under it),
@@ -426,7 +444,8 @@ int bo_evict_one(struct ttm_bo *bo, const struct bo_want *want,
  * -EBUSY for @ctx->no_wait_gpu, -EINTR if interruptible.
  */
 int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
-		 const struct ttm_operation_ctx *ctx, uint64_t vetoed);
+		 const struct ttm_operation_ctx *ctx,
+		 const struct bo_vetoed *vetoed);
 
 /* Wake bo_room_wait(): room came free; caller holds dev->lock. */
 static inline void bo_room_changed_locked(struct ttm_device *dev)

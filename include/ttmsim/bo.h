@@ -272,9 +272,11 @@ struct ttm_operation_ctx;
  *	ttmsim held.
  * @eviction_valuable: whether eviction may take @bo, a candidate on the
  *	LRU of @domain, to make room for @for_bo; false vetoes it and the
- *	walk goes on to the next buffer. If every candidate is vetoed the
- *	validation fails with -ENOSPC unless vetoed buffers alone stand in
- *	the way, in which case it waits a little and asks again.
+ *	walk goes on to the next buffer. When no candidate is left, the
+ *	vetoed ones count as pinned: -ENOSPC if @for_bo could fit only
+ *	were they moved (no hole, or not enough bytes, beside them);
+ *	if only buffers held for a moment stand in the way, the
+ *	validation waits a little and asks the driver again.
  *	Context: Does not sleep. @bo reserved for the eviction as in
  *	@evict_flags; @for_bo reserved by the calling thread, or (creation)
  *	not yet visible to anyone; no other lock of ttmsim held.
