@@ -208,6 +208,59 @@ static void test_range_placement(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * CONTIGUOUS, as a scanout asks: every range is one span, so the flag
+ * changes nothing but must be taken. A buffer of three pages with pages
+ * 1, 3 and 4 free out of 6 lands in one run of pages, found by evicting
+ * page 2's buffer (the span 1..4), and satisfies the place afterwards:
+ * validating again moves nothing. Its words all read back, as do the
+ * neighbours'.
+ */
+static void test_contiguous(void **state)
+{
+	struct ttm_placement contig = one_place(TTM_DOMAIN_VRAM, 0, 0,
+						TTM_PLACE_CONTIGUOUS);
+	struct ttm_device *dev = device(6, 2);
+	struct ttm_device_stats st;
+	struct ttm_bo *bos[6], *x;
+	uint64_t moved;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		bos[i] = new_bo(dev, 1, &vram_gtt);
+		fill(bos[i], 0x1000 * (i + 1));
+	}
+	for (i = 1; i < 5; i++)
+		if (i != 2) {
+			ttm_bo_put(bos[i]);
+			bos[i] = NULL;
+		}
+	/* Used (unreserved) last: page 2's buffer is the LRU's head. */
+	assert_int_equal(validate(bos[0], &vram_only), 0);
+	assert_int_equal(validate(bos[5], &vram_only), 0);
+	x = new_bo(dev, 3, &contig);
+	assert_int_equal(ttm_bo_domain(x), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(x), 1);
+	assert_int_equal(ttm_bo_domain(bos[2]), TTM_DOMAIN_GTT);
+	assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(bos[5]), TTM_DOMAIN_VRAM);
+	fill(x, 0xc0000);
+	ttm_device_get_stats(dev, &st);
+	moved = st.bytes_moved;
+	assert_int_equal(validate(x, &contig), 0);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.bytes_moved, moved);
+	expect_fill(x, 0xc0000);
+	for (i = 0; i < 6; i++)
+		if (bos[i])
+			expect_fill(bos[i], 0x1000 * (i + 1));
+	for (i = 0; i < 6; i++)
+		ttm_bo_put(bos[i]);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 /* TOPDOWN takes the highest hole; the default the lowest. */
 static void test_topdown(void **state)
 {
@@ -383,6 +436,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fragmentation),
 		cmocka_unit_test(test_range_placement),
+		cmocka_unit_test(test_contiguous),
 		cmocka_unit_test(test_topdown),
 		cmocka_unit_test(test_visible_vram),
 		cmocka_unit_test(test_never_fits_by_holes),
