@@ -15,7 +15,7 @@ static uint64_t domain_pages(const struct ttm_device *dev, int domain)
 {
 	uint64_t cap = dev->domain[domain].capacity;
 
-	return cap / dev->page_size + (cap % dev->page_size != 0);
+	return (cap >> dev->page_shift) + ((cap & (dev->page_size - 1)) != 0);
 }
 
 void bo_place_range(const struct ttm_device *dev,
@@ -27,8 +27,8 @@ void bo_place_range(const struct ttm_device *dev,
 	if (place->lpfn && place->lpfn < end)
 		end = place->lpfn;
 	if ((place->flags & TTM_PLACE_CPU_VISIBLE) &&
-	    dev->visible_vram / dev->page_size < end)
-		end = dev->visible_vram / dev->page_size;
+	    dev->visible_vram >> dev->page_shift < end)
+		end = dev->visible_vram >> dev->page_shift;
 	*ret_first = place->fpfn;
 	*ret_end = end;
 }
@@ -56,6 +56,10 @@ bool bo_place_valid(const struct ttm_device *dev,
 	if ((unsigned int)place->domain >= TTM_DOMAIN_COUNT ||
 	    (place->flags & ~TTM_PLACE_FLAGS_ALL))
 		return false;
+	/* The whole of a domain, the usual place: every validation asks. */
+	if (!place->fpfn && !place->lpfn)
+		return !(place->flags & TTM_PLACE_CPU_VISIBLE) ||
+		       place->domain == TTM_DOMAIN_VRAM;
 	if (place->lpfn && place->fpfn >= place->lpfn)
 		return false;
 	if ((place->flags & TTM_PLACE_CPU_VISIBLE) &&

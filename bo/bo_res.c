@@ -95,7 +95,7 @@ struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
 	if (!res)
 		return NULL;
 	if (domain_limited(want->domain)) {
-		if (range_mgr_insert(&dom->mm, &res->node, bytes / dev->page_size,
+		if (range_mgr_insert(&dom->mm, &res->node, bytes >> dev->page_shift,
 				     1, want->fpfn, want->lpfn, want->flags)) {
 			free(res);
 			return NULL;

@@ -12,8 +12,13 @@
 
 bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place)
 {
-	struct bo_want want = bo_want_of(bo->dev, place);
+	struct bo_want want;
 
+	/* The whole of a domain, the usual place: no range to work out. */
+	if (!place->fpfn && !place->lpfn &&
+	    !(place->flags & TTM_PLACE_CPU_VISIBLE))
+		return bo->res->domain == (int)place->domain;
+	want = bo_want_of(bo->dev, place);
 	/* Every range is contiguous: TTM_PLACE_CONTIGUOUS always holds. */
 	return bo_res_fits(bo, &want);
 }

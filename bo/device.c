@@ -113,6 +113,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev->domain[TTM_DOMAIN_VRAM].capacity = vram;
 	dev->domain[TTM_DOMAIN_GTT].capacity = gtt;
 	dev->page_size = page;
+	dev->page_shift = (unsigned int)__builtin_ctzll(page);
 	dev->visible_vram = visible;
 	dev->domain[TTM_DOMAIN_SYSTEM].capacity = UINT64_MAX;
 	ret = bo_res_init_device(dev);

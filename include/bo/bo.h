@@ -91,8 +91,13 @@ struct ttm_device {
 	char own_class_name[40];
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
-	/* Allocation granularity and CPU-visible VRAM, in bytes: fixed. */
+	/*
+	 * Allocation granularity and CPU-visible VRAM, in bytes: fixed. The
+	 * page size is a power of two: the hot paths shift by @page_shift
+	 * rather than divide (a 64-bit division costs tens of cycles).
+	 */
 	uint64_t page_size;
+	unsigned int page_shift;
 	uint64_t visible_vram;
 	/* The driver's hooks: never NULL, NULL members for the defaults. */
 	const struct ttm_device_funcs *funcs;
@@ -353,7 +358,7 @@ void bo_res_fini_device(struct ttm_device *dev);
 /* Pages of @size bytes on @dev. */
 static inline uint64_t bo_pages(const struct ttm_device *dev, uint64_t size)
 {
-	return (size + dev->page_size - 1) / dev->page_size;
+	return (size + dev->page_size - 1) >> dev->page_shift;
 }
 
 /*
