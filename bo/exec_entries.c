@@ -133,6 +133,66 @@ static int make_room_among_own(const struct ttm_exec_entry *entries,
 	return ret;
 }
 
+/* An entry to place again, by size: the largest first. */
+struct replace {
+	uint64_t size;
+	unsigned int pos;
+};
+
+static int cmp_replace(const void *a, const void *b)
+{
+	const struct replace *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * The last resort when the job's own buffers that cannot go elsewhere
+ * leave no hole for entry @i in @domain (enough pages, in the wrong
+ * places): take them all out to SYSTEM, then place them and @i again,
+ * the largest first, so that first fit packs them; whatever else is in
+ * the domain is evictable. i915's execbuf does the same with its address
+ * space (evict everything, then bind again). The result of the last
+ * validation, or of a move that failed.
+ */
+static int repack_own(const struct ttm_exec_entry *entries, unsigned int n,
+		      unsigned int i, enum ttm_domain domain,
+		      struct ttm_operation_ctx *ctx, const char *file,
+		      int line)
+{
+	static const struct ttm_placement system = TTM_PLACEMENT_SYSTEM_INIT;
+	struct ttm_device *dev = ttm_bo_device(entries[i].bo);
+	struct replace *order = malloc(n * sizeof(*order));
+	unsigned int j, m = 0;
+	int ret = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (j = 0; j < n && ret == 0; j++) {
+		struct ttm_bo *bo = entries[j].bo;
+
+		if (j != i && (ttm_bo_domain(bo) != domain ||
+			       ttm_bo_device(bo) != dev ||
+			       ttm_bo_pin_count(bo) || ttm_bo_exporter(bo) != bo))
+			continue;
+		if (j != i)
+			ret = ttm_bo_validate_at(bo, &system, ctx, file, line);
+		order[m++] = (struct replace){ ttm_bo_size(bo), j };
+	}
+	if (ret == 0)
+		qsort(order, m, sizeof(*order), cmp_replace);
+	for (j = 0; j < m && ret == 0; j++) {
+		const struct ttm_exec_entry *e = &entries[order[j].pos];
+
+		ret = ttm_bo_validate_at(e->bo, entry_placement(e), ctx, file,
+					 line);
+	}
+	free(order);
+	return ret;
+}
+
 static bool domain_listed_before(const struct ttm_placement *pl,
 				 unsigned int k)
 {
@@ -165,6 +225,12 @@ static int validate_entry(const struct ttm_exec_entry *entries,
 			continue;
 		ret = make_room_among_own(entries, n, i, pl->places[k].domain,
 					  ctx, file, line);
+	}
+	for (k = 0; k < pl->count && ret == -ENOSPC; k++) {
+		if (domain_listed_before(pl, k))
+			continue;
+		ret = repack_own(entries, n, i, pl->places[k].domain, ctx,
+				 file, line);
 	}
 	return ret;
 }

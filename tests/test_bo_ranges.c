@@ -404,6 +404,70 @@ static void test_never_fits_by_holes(void **state)
 }
 
 /*
+ * A job's own VRAM-only buffers on pages 1 and 3 of 5, the rest free:
+ * five free pages in all, but no hole of three for its third buffer
+ * between them, and they can go nowhere else. ttm_bo_validate() says
+ * -ENOSPC (the job's buffers stay); the entries helper packs the job
+ * again, the largest first, and it fits, contents intact.
+ */
+static void test_job_repacked(void **state)
+{
+	struct ttm_device *dev = device(5, 1);
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec_entry e[3];
+	struct ttm_bo *bos[5], *c;
+	struct ttm_exec exec;
+	unsigned int i, failed = 99;
+	int ret = 0;
+
+	(void)state;
+	for (i = 0; i < 5; i++)
+		bos[i] = new_bo(dev, 1, &vram_only);
+	for (i = 0; i < 5; i += 2)
+		ttm_bo_put(bos[i]);
+	c = new_bo(dev, 3, &system_only);
+	fill(bos[1], 0x1000);
+	fill(bos[3], 0x3000);
+	fill(c, 0xc000);
+	e[0] = (struct ttm_exec_entry){ .bo = bos[1], .index = 0 };
+	e[1] = (struct ttm_exec_entry){ .bo = bos[3], .index = 1 };
+	e[2] = (struct ttm_exec_entry){ .bo = c, .placement = &vram_only,
+					.index = 2 };
+
+	ctx.exec = &exec;
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < 3; i++) {
+			ret = ttm_exec_lock_bo(&exec, e[i].bo);
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				break;
+		}
+		if (ret)
+			break;
+		/* Alone, the validation finds no hole beside the job's. */
+		assert_int_equal(ttm_bo_validate(c, &vram_only, &ctx),
+				 -ENOSPC);
+		ret = ttm_exec_entries_validate(e, 3, &ctx, &failed);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	assert_int_equal(ret, 0);
+	assert_int_equal(failed, 99);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ttm_bo_domain(e[i].bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(c), 0);
+	assert_dev_ok(dev);
+	expect_fill(bos[1], 0x1000);
+	expect_fill(bos[3], 0x3000);
+	expect_fill(c, 0xc000);
+	ttm_bo_put(bos[1]);
+	ttm_bo_put(bos[3]);
+	ttm_bo_put(c);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/*
  * The arena is real memory: buffers at neighbouring offsets written to
  * the last byte keep each other's contents, across creation, eviction
  * and coming back.
@@ -440,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_topdown),
 		cmocka_unit_test(test_visible_vram),
 		cmocka_unit_test(test_never_fits_by_holes),
+		cmocka_unit_test(test_job_repacked),
 		cmocka_unit_test(test_neighbours_intact),
 	};
 

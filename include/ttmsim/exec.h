@@ -554,9 +554,14 @@ unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
  * VRAM-or-GTT buffers of the same job that took the VRAM). Then the job's
  * other unpinned buffers in that domain whose placement allows another
  * domain move there, one at a time in list order, each move followed by a
- * new try, until the entry fits. An entry validated earlier may so end in
- * a less preferred domain of its placement, never outside it; -ENOSPC
- * means that the job can never fit.
+ * new try, until the entry fits. With ranges, the job's buffers may also
+ * hold enough pages but in the wrong places (no hole of the entry's size
+ * between them): then, as a last resort, the job's unpinned buffers in
+ * that domain go out to SYSTEM and come back with the entry, the largest
+ * first, packed by first fit (as i915's execbuf evicts its address space
+ * and binds again). An entry validated earlier may so end in a less
+ * preferred domain of its placement, never outside it; -ENOSPC means
+ * that the job can never fit.
  *
  * Context: May sleep; interruptibly with @ctx->interruptible. Every buffer
  * of @entries reserved by the calling thread (through @ctx->exec if
