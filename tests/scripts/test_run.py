@@ -280,6 +280,22 @@ def compare_counters(what, summary, counts, by_errno, extra_keys=None):
 # --------------------------------------------------------------------------
 # Random workload files.
 
+PAGE = 4096  # the device's default page: the allocation granularity
+
+
+def pages(size):
+    return -(-size // PAGE)
+
+
+def never_fragmented(free, job_pages):
+    """Whether buffers of @job_pages pages each always find a hole in
+    @free contiguous free pages, wherever the others of the job sit: k
+    buffers of which k - 1 are resident cut the free run into at most k
+    holes, and the pages left free, spread over k holes, leave one of at
+    least p pages if there are more than k * (p - 1)."""
+    k, total = len(job_pages), sum(job_pages)
+    return all(free - (total - p) > k * (p - 1) for p in job_pages)
+
 def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
     """A random workload file's text, and what the model needs.
 
@@ -345,8 +361,17 @@ def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
         never_fit.add("huge")
 
     # Jobs: never more bytes bound to one domain in a job than half what
-    # the pinned buffers leave there (so no -ENOSPC but for "huge").
+    # the pinned buffers leave there, and never a set of buffers that
+    # could fragment it (so no -ENOSPC but for "huge"): a domain is a
+    # range of 4 KiB pages, a buffer a run of whole pages placed first fit;
+    # the pinned ones came first, at its bottom, and a job's own buffers
+    # cannot be evicted for each other, so resident anywhere they may cut
+    # the free pages into holes too small for the one being validated.
     budget = {d: (cap[d] - pinned[d]) // 2 for d in cap}
+    free_pages = {d: cap[d] // PAGE - sum(pages(b.size) for b in bos
+                                          if b.pinned and
+                                          placements[b.name] == d)
+                  for d in cap}
     usable = [b for b in bos if b.name not in never_fit]
     jobs = []
     hang_left = hangs
@@ -368,12 +393,22 @@ def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
                     else "add=%d" % value)
         names = []
         used = {"vram": 0, "gtt": 0}
+        own = {"vram": [], "gtt": []}
         for b in rng.sample(usable, rng.randint(1, 6)):
             d = only(b.place)
             if d:
                 if used[d] + b.size > budget[d]:
                     continue
+            # Default buffers may be in VRAM (GTT has room for them).
+            m = d or "vram"
+            if not b.pinned and \
+                    not never_fragmented(free_pages[m],
+                                         own[m] + [pages(b.size)]):
+                continue
+            if d:
                 used[d] += b.size
+            if not b.pinned:
+                own[m].append(pages(b.size))
             names.append(b.name)
         if not names:
             names = ["pin0"]
