@@ -951,11 +951,11 @@ def trace_one(what, trace, run_args):
 
 # --------------------------------------------------------------------------
 
-def interrupt(json_out, rng, sig=signal.SIGINT):
+def interrupt(json_out, rng, sig=signal.SIGINT, extra=()):
     """Start a long generated run, SIGINT it once running."""
     args = [TTMSIM, "run", "--threads", "4", "--jobs", "100000",
             "--bos", "256", "--job-us", "50:100", "--seed",
-            str(rng.randrange(1, 1 << 30)), "--progress"]
+            str(rng.randrange(1, 1 << 30)), "--progress"] + list(extra)
     if json_out:
         args.append("--json")
     # TTMSIM_TEST_BLOCK_SIGNALS=1: start ttmsim with SIGINT and SIGTERM
@@ -983,7 +983,8 @@ def interrupt(json_out, rng, sig=signal.SIGINT):
     time.sleep(0.5)
     alive = p.poll() is None
     what = "%s mid-run (%s)" % (signal.Signals(sig).name,
-                                "--json" if json_out else "text")
+                                " ".join(["--json" if json_out else "text"] +
+                                         list(extra)))
     check(started and alive, "%s: the run started and is running" % what,
           "running", "started %s, alive %s" % (started, alive))
     t0 = time.monotonic()
@@ -1020,6 +1021,9 @@ def interrupt(json_out, rng, sig=signal.SIGINT):
                       "jobs",
                       "submitted", "rejected", "completed", "failed",
                       "in_flight", "not_submitted", "rejected_by_errno")})
+            if "--shrink-ms" in extra:
+                check_shrinker(what, s, int(
+                    extra[list(extra).index("--shrink-ms") + 1]))
     else:
         check("interrupted: yes" in out and re.search(r"^submitted: \d+",
                                                      out, re.M),
@@ -1134,6 +1138,19 @@ def test_shrink(rng):
     value, counts, by_errno = expect_run(bos, jobs, False, set())
     compare_counters("replay with the shrinker", s2, counts, by_errno)
 
+    # The shrinker stops at once when the jobs are done: a period of a
+    # minute does not keep a short run alive (and no pass ran).
+    r = ttmsim(["run", "--threads", "2", "--jobs", "20", "--bos", "8",
+                "--shrink-ms", "60000", "--json", "--no-progress"])
+    s = load_json(r.out, "--shrink-ms 60000") if r.rc == 0 else None
+    check(r.rc == 0 and r.secs < 10 and s and s.get("shrink_ms") == 60000
+          and s.get("shrink_passes") == 0,
+          "--shrink-ms 60000 on a short run: exit 0 at once (%.2f s), no "
+          "pass" % r.secs, "exit 0, < 10 s, shrink_ms 60000, 0 passes",
+          "exit %s, %s" % (r.rc, s and {k: v for k, v in s.items()
+                                        if k.startswith("shrink")}),
+          r.tail())
+
     # Bad values: exit 2 naming the flag, nothing run.
     for v in ("-1", "60001", "abc", "", "1.5", "18446744073709551616"):
         r = ttmsim(["run", "--shrink-ms", v, "--threads", "1", "--jobs",
@@ -1149,6 +1166,8 @@ def test_sigint(rng):
     interrupt(True, rng)
     interrupt(False, rng)
     interrupt(True, rng, signal.SIGTERM)
+    # With a shrinker swapping out of 2 MiB of VRAM: it stops at once too.
+    interrupt(True, rng, signal.SIGINT, ("--shrink-ms", "1", "--vram", "2M"))
 
 
 def example_commands(path, text):
