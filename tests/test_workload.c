@@ -458,6 +458,7 @@ static void assert_same(const struct workload *a, const struct workload *b)
 	assert_int_equal(a->n_jobs, b->n_jobs);
 	assert_int_equal(a->n_threads, b->n_threads);
 	assert_int_equal(a->n_engines, b->n_engines);
+	assert_int_equal(a->shrink_ms, b->shrink_ms);
 	for (i = 0; i < a->n_bos; i++) {
 		const struct wl_bo *x = &a->bos[i], *y = &b->bos[i];
 
@@ -666,6 +667,88 @@ static void test_generate(void **state)
 	workload_free(&a);
 }
 
+/*
+ * The `shrink MS` directive: anywhere in the file, once, 1 to
+ * WL_MAX_SHRINK_MS; each malformed form names its line, nothing kept;
+ * save writes it and load gives it back; the generator carries its
+ * option without changing the random workload.
+ */
+static void test_shrink(void **state)
+{
+	struct wl_gen_options o = default_options();
+	struct workload a, b, c;
+
+	(void)state;
+	expect_ok("bo a 4\nshrink 5\njob 0 0 0 nop a\n", &a);
+	assert_int_equal(a.shrink_ms, 5);
+	assert_int_equal(a.n_bos, 1);
+	assert_int_equal(a.n_jobs, 1);
+	workload_free(&a);
+	/* after the jobs, tabs, a comment, leading zeros, the limits */
+	expect_ok("bo a 4\njob 0 0 0 nop a\n\tshrink\t007 # ms\n", &a);
+	assert_int_equal(a.shrink_ms, 7);
+	workload_free(&a);
+	expect_ok("shrink 1\n", &a);
+	assert_int_equal(a.shrink_ms, 1);
+	workload_free(&a);
+	expect_ok("shrink 60000\n", &a);
+	assert_int_equal(a.shrink_ms, WL_MAX_SHRINK_MS);
+	workload_free(&a);
+	/* none: 0 */
+	expect_ok(BO2, &a);
+	assert_int_equal(a.shrink_ms, 0);
+	workload_free(&a);
+
+	expect_error("shrink 5\nbo a 4\nshrink 5\n", 3,
+		     "a second shrink line (the first is line 1)");
+	expect_error(BO2 "shrink\n", 3, "shrink: missing MS");
+	expect_error(BO2 "shrink # 5\n", 3, "shrink: missing MS");
+	expect_error(BO2 "shrink 0\n", 3, "'0' is out of range (1 to 60000");
+	expect_error(BO2 "shrink 000\n", 3, "out of range (1 to 60000");
+	expect_error(BO2 "shrink 60001\n", 3,
+		     "'60001' is out of range (1 to 60000");
+	expect_error(BO2 "shrink 99999999999999999999999\n", 3,
+		     "out of range");
+	expect_error(BO2 "shrink -5\n", 3, "'-5' is not a number");
+	expect_error(BO2 "shrink +5\n", 3, "'+5' is not a number");
+	expect_error(BO2 "shrink 5ms\n", 3, "'5ms' is not a number");
+	expect_error(BO2 "shrink 0x10\n", 3, "'0x10' is not a number");
+	expect_error(BO2 "shrink 5 6\n", 3, "extra word '6'");
+	expect_error(BO2 "SHRINK 5\n", 3, "unknown directive 'SHRINK'");
+	/* a late error after a good shrink line: nothing kept */
+	expect_error("shrink 5\nbo a 4\nfrob\n", 3, "unknown directive");
+
+	/* save and load */
+	expect_ok("bo a 4\nshrink 250\njob 0 0 0 nop a\n", &a);
+	save_load(&a, &b);
+	assert_same(&a, &b);
+	assert_int_equal(b.shrink_ms, 250);
+	workload_free(&b);
+	a.shrink_ms = 0;  /* none: no shrink line */
+	save_load(&a, &b);
+	assert_int_equal(b.shrink_ms, 0);
+	workload_free(&b);
+	workload_free(&a);
+
+	/* the generator: the option, the same jobs as without it */
+	o.jobs = 50;
+	assert_int_equal(workload_generate(&o, &a), 0);
+	assert_int_equal(a.shrink_ms, 0);
+	o.shrink_ms = 20;
+	assert_int_equal(workload_generate(&o, &b), 0);
+	assert_int_equal(b.shrink_ms, 20);
+	assert_true(same_jobs(&a, &b));
+	save_load(&b, &c);
+	assert_same(&b, &c);
+	assert_int_equal(c.shrink_ms, 20);
+	workload_free(&c);
+	workload_free(&b);
+	workload_free(&a);
+	o.shrink_ms = WL_MAX_SHRINK_MS + 1;
+	assert_int_equal(workload_generate(&o, &a), -EINVAL);
+	assert_true(is_empty(&a));
+}
+
 /* A workload with every kind of line saves and loads back the same. */
 static void test_round_trip_file(void **state)
 {
@@ -791,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_job_bos_limit),
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_generate),
+		cmocka_unit_test(test_shrink),
 		cmocka_unit_test(test_round_trip_file),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_big),

@@ -22,6 +22,11 @@ Usage: test_run.py TTMSIM [SEED]   (or TTMSIM_TEST_SEED=N in the environment)
   thread: a diagnosis aid for a signal that kills it.)
 - examples/*.txt, if any, run as the `ttmsim run` lines of their header
   comments show, with exit 0 and the contents and counters computed here.
+- --shrink-ms: random workloads (both classes, a small VRAM or GTT,
+  several threads) with a shrinker swapping buffers out every 1 ms: the
+  same contents and counters, the shrinker's counters > 0; a `shrink`
+  line in a file, overridden by --shrink-ms; --save-workload keeps it;
+  bad values exit 2 naming the flag.
 
 Python 3 standard library only. Prints every check; exits 1 if any failed.
 """
@@ -181,6 +186,8 @@ def parse_workload(text):
             place = [w for w in rest if w != "pinned"]
             bos.append(Bo(name, size, place[0] if place else "default",
                           pinned))
+        elif line[0] == "shrink":
+            pass  # the run's shrinker: contents and counters unchanged
         elif line[0] == "job":
             op = line[4]
             value = 0
@@ -280,6 +287,22 @@ def compare_counters(what, summary, counts, by_errno, extra_keys=None):
 # --------------------------------------------------------------------------
 # Random workload files.
 
+PAGE = 4096  # the device's default page: the allocation granularity
+
+
+def pages(size):
+    return -(-size // PAGE)
+
+
+def never_fragmented(free, job_pages):
+    """Whether buffers of @job_pages pages each always find a hole in
+    @free contiguous free pages, wherever the others of the job sit: k
+    buffers of which k - 1 are resident cut the free run into at most k
+    holes, and the pages left free, spread over k holes, leave one of at
+    least p pages if there are more than k * (p - 1)."""
+    k, total = len(job_pages), sum(job_pages)
+    return all(free - (total - p) > k * (p - 1) for p in job_pages)
+
 def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
     """A random workload file's text, and what the model needs.
 
@@ -345,8 +368,17 @@ def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
         never_fit.add("huge")
 
     # Jobs: never more bytes bound to one domain in a job than half what
-    # the pinned buffers leave there (so no -ENOSPC but for "huge").
+    # the pinned buffers leave there, and never a set of buffers that
+    # could fragment it (so no -ENOSPC but for "huge"): a domain is a
+    # range of 4 KiB pages, a buffer a run of whole pages placed first fit;
+    # the pinned ones came first, at its bottom, and a job's own buffers
+    # cannot be evicted for each other, so resident anywhere they may cut
+    # the free pages into holes too small for the one being validated.
     budget = {d: (cap[d] - pinned[d]) // 2 for d in cap}
+    free_pages = {d: cap[d] // PAGE - sum(pages(b.size) for b in bos
+                                          if b.pinned and
+                                          placements[b.name] == d)
+                  for d in cap}
     usable = [b for b in bos if b.name not in never_fit]
     jobs = []
     hang_left = hangs
@@ -368,12 +400,22 @@ def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
                     else "add=%d" % value)
         names = []
         used = {"vram": 0, "gtt": 0}
+        own = {"vram": [], "gtt": []}
         for b in rng.sample(usable, rng.randint(1, 6)):
             d = only(b.place)
             if d:
                 if used[d] + b.size > budget[d]:
                     continue
+            # Default buffers may be in VRAM (GTT has room for them).
+            m = d or "vram"
+            if not b.pinned and \
+                    not never_fragmented(free_pages[m],
+                                         own[m] + [pages(b.size)]):
+                continue
+            if d:
                 used[d] += b.size
+            if not b.pinned:
+                own[m].append(pages(b.size))
             names.append(b.name)
         if not names:
             names = ["pin0"]
@@ -389,7 +431,7 @@ def gen_workload(rng, threads, small, hangs, n_jobs, n_plain):
 
 
 def random_case(name, rng, cls, dups, threads, small, hangs, n_jobs,
-                n_plain):
+                n_plain, extra=()):
     text, bos, jobs, never_fit, placements, cap = gen_workload(
         rng, threads, small, hangs, n_jobs, n_plain)
     path = write(name + ".txt", text)
@@ -400,12 +442,14 @@ def random_case(name, rng, cls, dups, threads, small, hangs, n_jobs,
         args += ["--" + small, "64K"]
     if dups:
         args.append("--allow-duplicates")
+    args += list(extra)
     r = ttmsim(args)
     what = "%s (%s, dups %s, %d threads, %s, %d buffers, %d jobs, " \
-           "%d hangs)" % (name, cls, "on" if dups else "off", threads,
-                          "64K of " + small.upper() if small else
-                          "default sizes", len(bos), len(jobs),
-                          sum(j.op == "hang" for j in jobs))
+           "%d hangs%s)" % (name, cls, "on" if dups else "off", threads,
+                            "64K of " + small.upper() if small else
+                            "default sizes", len(bos), len(jobs),
+                            sum(j.op == "hang" for j in jobs),
+                            ", " + " ".join(extra) if extra else "")
     if not check_eq(r.rc, 0, "%s: exit status (%.1f s)" % (what, r.secs),
                     r.tail()):
         print("     workload kept in %s; command: %s" % (path, r.cmd()))
@@ -627,6 +671,12 @@ MALFORMED = [
     ("engine out of range (64)", "job 0 64 10 add=1 a\n", 4),
     ("duration out of range (> 60 s)", "job 0 0 60000001 add=1 a\n", 4),
     ("bad buffer name", "bo c/d 4096\n", 4),
+    ("shrink 0", "shrink 0\n", 4),
+    ("shrink out of range", "shrink 60001\n", 4),
+    ("shrink not a number", "shrink 5ms\n", 4),
+    ("shrink without MS", "shrink\n", 4),
+    ("a second shrink line", "shrink 5\njob 0 0 10 add=1 a\nshrink 5\n",
+     6),
     ("a late error: nothing runs", "job 0 0 10 add=1 a\n" * 5 + "frob\n",
      9),
 ]
@@ -901,11 +951,11 @@ def trace_one(what, trace, run_args):
 
 # --------------------------------------------------------------------------
 
-def interrupt(json_out, rng, sig=signal.SIGINT):
+def interrupt(json_out, rng, sig=signal.SIGINT, extra=()):
     """Start a long generated run, SIGINT it once running."""
     args = [TTMSIM, "run", "--threads", "4", "--jobs", "100000",
             "--bos", "256", "--job-us", "50:100", "--seed",
-            str(rng.randrange(1, 1 << 30)), "--progress"]
+            str(rng.randrange(1, 1 << 30)), "--progress"] + list(extra)
     if json_out:
         args.append("--json")
     # TTMSIM_TEST_BLOCK_SIGNALS=1: start ttmsim with SIGINT and SIGTERM
@@ -933,7 +983,8 @@ def interrupt(json_out, rng, sig=signal.SIGINT):
     time.sleep(0.5)
     alive = p.poll() is None
     what = "%s mid-run (%s)" % (signal.Signals(sig).name,
-                                "--json" if json_out else "text")
+                                " ".join(["--json" if json_out else "text"] +
+                                         list(extra)))
     check(started and alive, "%s: the run started and is running" % what,
           "running", "started %s, alive %s" % (started, alive))
     t0 = time.monotonic()
@@ -970,6 +1021,9 @@ def interrupt(json_out, rng, sig=signal.SIGINT):
                       "jobs",
                       "submitted", "rejected", "completed", "failed",
                       "in_flight", "not_submitted", "rejected_by_errno")})
+            if "--shrink-ms" in extra:
+                check_shrinker(what, s, int(
+                    extra[list(extra).index("--shrink-ms") + 1]))
     else:
         check("interrupted: yes" in out and re.search(r"^submitted: \d+",
                                                      out, re.M),
@@ -977,11 +1031,143 @@ def interrupt(json_out, rng, sig=signal.SIGINT):
               "summary", out[-500:])
 
 
+def check_shrinker(what, s, period):
+    """The shrinker's counters in summary @s: it ran, it swapped."""
+    if not s:
+        return
+    sh = {k: s.get(k) for k in ("shrink_ms", "shrink_passes",
+                                "shrink_buffers", "shrink_bytes",
+                                "shrink_busy", "shrink_errors")}
+    check(sh["shrink_ms"] == period and
+          all(isinstance(sh[k], int) and sh[k] > 0 for k in (
+              "shrink_passes", "shrink_buffers", "shrink_bytes")) and
+          sh["shrink_errors"] == 0 and
+          sh["shrink_bytes"] >= 4 * sh["shrink_buffers"],
+          "%s: the shrinker ran every %d ms and swapped buffers out (%s "
+          "passes, %s buffers, %s bytes)" % (
+              what, period, sh["shrink_passes"], sh["shrink_buffers"],
+              sh["shrink_bytes"]),
+          "shrink_ms %d, passes/buffers/bytes > 0, no errors" % period, sh)
+
+
+def test_shrink(rng):
+    print("== --shrink-ms: a shrinker swapping buffers out mid-run")
+    # Small domains, so that buffers are resident to swap out; the jobs
+    # last long enough (~0.1 s or more) for many 1 ms passes.
+    cases = [
+        # name, class, dups, threads, small, hangs, jobs, plain buffers
+        ("s1", "wait-die", False, 4, "vram", 1, 600, 20),
+        ("s2", "wound-wait", True, 8, "gtt", 1, 600, 20),
+        ("s3", "wound-wait", False, 4, "vram", 0, 600, 20),
+        ("s4", "wait-die", True, 8, None, 0, 600, 20),
+    ]
+    for c in cases:
+        s = random_case(c[0], random.Random(rng.getrandbits(64)), *c[1:],
+                        extra=("--shrink-ms", "1"))
+        check_shrinker("%s (%s, %d threads, %s)" % (
+            c[0], c[1], c[3], "64K of " + c[4].upper() if c[4] else
+            "default sizes"), s, 1)
+
+    # A `shrink` line in the file; --shrink-ms overrides it, 0 turns it off.
+    text, bos, jobs, never_fit, placements, cap = gen_workload(
+        random.Random(rng.getrandbits(64)), 4, "vram", 0, 400, 16)
+    path = write("shrink-line.txt", "shrink 1\n" + text)
+    value, counts, by_errno = expect_run(bos, jobs, False, never_fit)
+    for over, period in ((None, 1), ("2", 2), ("0", None)):
+        dump = tmp("shrink-line.dump.json")
+        args = ["run", "--workload", path, "--vram", "64K", "--json",
+                "--dump", dump, "--no-progress"]
+        if over is not None:
+            args += ["--shrink-ms", over]
+        r = ttmsim(args)
+        what = "workload with 'shrink 1'%s" % (
+            ", --shrink-ms " + over if over is not None else "")
+        check_eq(r.rc, 0, "%s: exit status" % what, r.tail())
+        s = load_json(r.out, what)
+        compare_counters(what, s, counts, by_errno, {
+            "checker_reports": 0, "exit_status": 0})
+        try:
+            compare_dump(what, load_json(open(dump).read(), what + " dump"),
+                         bos, value, never_fit, placements)
+        except OSError as e:
+            fail("%s: dump written" % what, dump, repr(e))
+        if period:
+            check_shrinker(what, s, period)
+        elif s:
+            check_eq(sorted(k for k in s if k.startswith("shrink")), [],
+                     "%s: no shrinker, no shrink keys" % what)
+    r = ttmsim(["run", "--workload", path, "--check"])
+    check(r.rc == 0 and "shrink every 1 ms: ok" in r.out,
+          "--check names the file's shrinker", "shrink every 1 ms: ok",
+          r.out.strip())
+    bad = write("shrink-twice.txt", "shrink 1\n" + text + "shrink 2\n")
+    n = len(("shrink 1\n" + text).splitlines()) + 1
+    r = ttmsim(["run", "--workload", bad, "--shrink-ms", "3", "--check"])
+    check(r.rc == 2 and "%s:%d:" % (bad, n) in r.err,
+          "a second shrink line: exit 2 naming it, even with --shrink-ms",
+          "exit 2, %s:%d:" % (bad, n), "exit %s, %r" % (r.rc, r.err))
+
+    # A generated run with --shrink-ms: saved, replayed with the shrinker.
+    saved = tmp("shrink-saved.txt")
+    gen = ["--threads", "4", "--jobs", "150", "--bos", "48", "--bo-size",
+           "4096:16384", "--seed", "5", "--job-us", "0:30", "--vram",
+           "96K", "--gtt", "128K", "--shrink-ms", "1"]
+    r1 = ttmsim(["run"] + gen + ["--save-workload", saved, "--json",
+                                 "--no-progress"])
+    check_eq(r1.rc, 0, "generated run with --shrink-ms 1: exit status",
+             r1.tail())
+    check_shrinker("generated run", load_json(r1.out, "generated run"), 1)
+    try:
+        text = open(saved).read()
+    except OSError as e:
+        fail("--save-workload with --shrink-ms wrote the file", saved,
+             repr(e))
+        return
+    check(re.search(r"^shrink 1$", text, re.M),
+          "the saved workload has its 'shrink 1' line", "shrink 1",
+          text[:300])
+    m = re.search(r"--engines (\d+)", text)
+    r2 = ttmsim(["run", "--workload", saved, "--engines",
+                 m.group(1) if m else "2", "--vram", "96K", "--gtt", "128K",
+                 "--json", "--no-progress"])
+    check_eq(r2.rc, 0, "replay with the saved shrink line: exit status",
+             r2.tail())
+    s2 = load_json(r2.out, "replay")
+    check_shrinker("replay of the saved workload", s2, 1)
+    bos, jobs = parse_workload(text)
+    value, counts, by_errno = expect_run(bos, jobs, False, set())
+    compare_counters("replay with the shrinker", s2, counts, by_errno)
+
+    # The shrinker stops at once when the jobs are done: a period of a
+    # minute does not keep a short run alive (and no pass ran).
+    r = ttmsim(["run", "--threads", "2", "--jobs", "20", "--bos", "8",
+                "--shrink-ms", "60000", "--json", "--no-progress"])
+    s = load_json(r.out, "--shrink-ms 60000") if r.rc == 0 else None
+    check(r.rc == 0 and r.secs < 10 and s and s.get("shrink_ms") == 60000
+          and s.get("shrink_passes") == 0,
+          "--shrink-ms 60000 on a short run: exit 0 at once (%.2f s), no "
+          "pass" % r.secs, "exit 0, < 10 s, shrink_ms 60000, 0 passes",
+          "exit %s, %s" % (r.rc, s and {k: v for k, v in s.items()
+                                        if k.startswith("shrink")}),
+          r.tail())
+
+    # Bad values: exit 2 naming the flag, nothing run.
+    for v in ("-1", "60001", "abc", "", "1.5", "18446744073709551616"):
+        r = ttmsim(["run", "--shrink-ms", v, "--threads", "1", "--jobs",
+                    "1", "--json", "--no-progress"])
+        check(r.rc == 2 and "--shrink-ms" in r.err and r.out == "",
+              "--shrink-ms %r: exit 2 naming the flag" % v,
+              "exit 2, --shrink-ms in stderr", "exit %s, %r" % (
+                  r.rc, r.err.strip()[:200]))
+
+
 def test_sigint(rng):
     print("== SIGINT and SIGTERM mid-run")
     interrupt(True, rng)
     interrupt(False, rng)
     interrupt(True, rng, signal.SIGTERM)
+    # With a shrinker swapping out of 2 MiB of VRAM: it stops at once too.
+    interrupt(True, rng, signal.SIGINT, ("--shrink-ms", "1", "--vram", "2M"))
 
 
 def example_commands(path, text):
@@ -1085,6 +1271,7 @@ def main():
     test_stdin_check_and_options()
     test_good_syntax()
     test_trace(rng)
+    test_shrink(rng)
     test_sigint(rng)
     test_examples()
     print("test_run: seed %d: %d passed, %d failed (%.1f s)" % (

@@ -55,6 +55,10 @@ static void run_usage(const char *path)
 	       "  --vram BYTES        VRAM size, suffix K, M, G (256M)\n"
 	       "  --gtt BYTES         GTT size (1G)\n"
 	       "  --allow-duplicates  a buffer listed twice is used once\n"
+	       "  --shrink-ms N       a shrinker swaps unpinned buffers out\n"
+	       "                      to SYSTEM every N ms (1 to 60000;\n"
+	       "                      0: none); overrides the workload's\n"
+	       "                      shrink line, kept by --save-workload\n"
 	       "  --hang-timeout-ms MS  GPU watchdog for hang jobs (100)\n"
 	       "  --watchdog SECONDS  no progress for that long: exit 3 (60)\n"
 	       "Output:\n"
@@ -90,6 +94,7 @@ enum {
 	OPT_VRAM,
 	OPT_GTT,
 	OPT_DUPS,
+	OPT_SHRINK,
 	OPT_HANG,
 	OPT_WATCHDOG,
 	OPT_JSON,
@@ -119,6 +124,7 @@ static const struct option run_options[] = {
 	{ "vram", required_argument, NULL, OPT_VRAM },
 	{ "gtt", required_argument, NULL, OPT_GTT },
 	{ "allow-duplicates", no_argument, NULL, OPT_DUPS },
+	{ "shrink-ms", required_argument, NULL, OPT_SHRINK },
 	{ "hang-timeout-ms", required_argument, NULL, OPT_HANG },
 	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -275,6 +281,13 @@ static int parse_option(void *data, int c, const char *arg)
 	case OPT_DUPS:
 		cfg->allow_duplicates = true;
 		return 0;
+	case OPT_SHRINK:
+		/* A run flag, also with --workload: 0 turns its line off. */
+		ret = cli_parse_uint("--shrink-ms", arg, 0, WL_MAX_SHRINK_MS,
+				     &v);
+		cfg->shrink_ms = (unsigned int)v;
+		cfg->shrink_ms_given = ret == 0;
+		return ret;
 	case OPT_HANG:
 		ret = cli_parse_uint("--hang-timeout-ms", arg, 1, 3600000, &v);
 		cfg->hang_timeout_ms = (unsigned int)v;
@@ -322,6 +335,9 @@ static int prepare_workload(struct run *run)
 		ret = workload_load(cfg->workload_path, &run->wl);
 		if (ret)
 			return ret;
+		/* The command line wins over the file's shrink line. */
+		if (cfg->shrink_ms_given)
+			run->wl.shrink_ms = cfg->shrink_ms;
 	} else if ((ret = workload_generate(&cfg->gen, &run->wl))) {
 		cli_error("cannot generate the workload: %s", strerror(-ret));
 		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
@@ -429,15 +445,20 @@ int cmd_run(int argc, char **argv, const char *path)
 	}
 	if (!cfg.workload_path && cfg.engines)
 		cfg.gen.engines = cfg.engines;
+	if (!cfg.workload_path && cfg.shrink_ms_given)
+		cfg.gen.shrink_ms = cfg.shrink_ms;
 	cfg.gen.bo_size_min &= ~UINT64_C(3);
 	cfg.gen.bo_size_max &= ~UINT64_C(3);
 
 	ret = prepare_workload(&run);
 	if (ret == 0 && cfg.check_only) {
-		printf("%s: %u buffers, %zu jobs, %u threads, %u engines: "
-		       "ok\n", run.wl.source ? run.wl.source : "generated",
+		printf("%s: %u buffers, %zu jobs, %u threads, %u engines",
+		       run.wl.source ? run.wl.source : "generated",
 		       run.wl.n_bos, run.wl.n_jobs, run.wl.n_threads,
 		       run.engines);
+		if (run.wl.shrink_ms)
+			printf(", shrink every %u ms", run.wl.shrink_ms);
+		puts(": ok");
 	} else if (ret == 0) {
 		ret = execute(&run);
 	}

@@ -5,7 +5,7 @@
  * lets go of them; run_submit.c runs the submitting threads; run_verify.c
  * checks the invariants at the end; run_watch.c the watchdog, the
  * progress bar and the signals; run_report.c the summary and the dump;
- * run_trace.c the trace.
+ * run_trace.c the trace; run_shrink.c the shrinker (--shrink-ms).
  */
 #ifndef TTMSIM_TOOLS_RUN_H
 #define TTMSIM_TOOLS_RUN_H
@@ -33,6 +33,13 @@ struct run_config {
 	const char *dump_path, *trace_path, *save_path;
 	double watchdog_s;
 	unsigned int hang_timeout_ms;
+	/*
+	 * --shrink-ms, if @shrink_ms_given: overrides the workload file's
+	 * `shrink` line, 0 turning it off; for a generated workload it goes
+	 * through cfg->gen.shrink_ms (then --save-workload keeps it).
+	 */
+	bool shrink_ms_given;
+	unsigned int shrink_ms;
 };
 
 /*
@@ -64,6 +71,16 @@ struct run_thread {
 	struct ttm_fence *ring[RUN_MAX_IN_FLIGHT];
 	unsigned int ring_head, ring_count;
 	struct run_trace_track *track; /* its phase events, with --trace */
+};
+
+/* What the shrinker did (run_shrink.c), for the summary. */
+struct run_shrink_stats {
+	unsigned int period_ms;      /* 0: no shrinker ran */
+	uint64_t passes;             /* ttm_device_swapout() calls */
+	uint64_t buffers;            /* buffers they swapped out */
+	uint64_t bytes;              /* the bytes they returned */
+	uint64_t busy;               /* passes ended by a transient error */
+	uint64_t errors;             /* passes ended by another error */
 };
 
 /* What happened to one job of the workload. */
@@ -101,6 +118,8 @@ struct run {
 	unsigned int checker_reports; /* atomic */
 	struct run_trace *trace;     /* NULL without --trace */
 	struct run_watch *watch;     /* run_watch.c's threads */
+	struct run_shrink *shrink;   /* run_shrink.c's thread, while it runs */
+	struct run_shrink_stats shrink_stats; /* once it stopped */
 };
 
 /*
@@ -147,6 +166,19 @@ void run_watch_stop(struct run *run);
 /* run_report.c: the summary (text or JSON) on stdout, and the dump. */
 void run_report_summary(struct run *run, int exit_status);
 int run_report_dump(struct run *run, const char *path);
+
+/*
+ * run_shrink.c: the shrinker thread, if run->wl.shrink_ms: every that
+ * many ms, ttm_device_swapout() of an eighth of the unpinned bytes
+ * resident in VRAM and GTT. run_shrink_start(): 0 (also without a
+ * shrinker), or CLI_EXIT_FAILURE after a message. run_shrink_stop():
+ * stop it at once, join it, keep its counters in run->shrink_stats;
+ * harmless if it is not running. The device must be made with
+ * run_shrink_funcs (its swap_notify counts the shrinker's buffers).
+ */
+extern const struct ttm_device_funcs run_shrink_funcs;
+int run_shrink_start(struct run *run);
+void run_shrink_stop(struct run *run);
 
 /* run_trace.c: Chrome trace events, with --trace. */
 int run_trace_init(struct run *run);

@@ -168,6 +168,16 @@ static struct json_object *report_json(struct run *run,
 		r->gpu.out_of_order_retirements);
 	add_u64(o, "bytes_moved", r->dev.bytes_moved);
 	add_u64(o, "gpu_resets", r->gpu.resets);
+	if (run->shrink_stats.period_ms) {
+		const struct run_shrink_stats *sh = &run->shrink_stats;
+
+		add_u64(o, "shrink_ms", sh->period_ms);
+		add_u64(o, "shrink_passes", sh->passes);
+		add_u64(o, "shrink_buffers", sh->buffers);
+		add_u64(o, "shrink_bytes", sh->bytes);
+		add_u64(o, "shrink_busy", sh->busy);
+		add_u64(o, "shrink_errors", sh->errors);
+	}
 	add_u64(o, "checker_reports",
 		__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
 	json_object_object_add(o, "wall_s", json_fixed(r->wall_s, 6));
@@ -223,6 +233,17 @@ static void report_text(struct run *run, const struct report *r,
 	printf("out_of_order_retirements: %" PRIu64 "\n",
 	       r->gpu.out_of_order_retirements);
 	printf("bytes_moved: %" PRIu64 "\n", r->dev.bytes_moved);
+	if (run->shrink_stats.period_ms) {
+		const struct run_shrink_stats *sh = &run->shrink_stats;
+
+		printf("shrink_ms: %u\n", sh->period_ms);
+		printf("shrink_passes: %" PRIu64 "\n", sh->passes);
+		printf("shrink_buffers: %" PRIu64 "\n", sh->buffers);
+		printf("shrink_bytes: %" PRIu64 "\n", sh->bytes);
+		if (sh->busy)
+			printf("shrink_busy: %" PRIu64 "\n", sh->busy);
+		printf("shrink_errors: %" PRIu64 "\n", sh->errors);
+	}
 	printf("checker_reports: %u\n",
 	       __atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
 	printf("wall_s: %.3f\n", r->wall_s);

@@ -77,6 +77,10 @@ static int create_gpu_and_device(struct run *run)
 	}
 	run->gpu_offset_ns = cli_now_ns() - ttm_gpu_now_us(run->gpu) * 1000;
 	dopts.gpu = run->gpu;
+	if (run->wl.shrink_ms) {
+		dopts.funcs = &run_shrink_funcs;
+		dopts.funcs_data = run;
+	}
 	ret = ttm_device_create(&dopts, &run->dev);
 	if (ret == 0)
 		ret = ttm_client_open(run->dev, &run->owner);
@@ -207,6 +211,7 @@ void run_teardown(struct run *run)
 {
 	unsigned int t;
 
+	run_shrink_stop(run);  /* normally stopped by run_submit_all() */
 	if (run->threads) {
 		for (t = 0; t < run->wl.n_threads; t++) {
 			ttm_client_close(run->threads[t].client);

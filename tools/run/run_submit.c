@@ -157,7 +157,8 @@ int run_submit_all(struct run *run)
 
 	/* Published last: the watcher starts looking at the run then. */
 	__atomic_store_n(&run->start_ns, cli_now_ns(), __ATOMIC_RELEASE);
-	for (t = 0; t < run->wl.n_threads; t++) {
+	ret = run_shrink_start(run);
+	for (t = 0; ret == 0 && t < run->wl.n_threads; t++) {
 		ret = pthread_create(&run->threads[t].thread, NULL,
 				     submitter_main, &run->threads[t]);
 		if (ret) {
@@ -174,6 +175,8 @@ int run_submit_all(struct run *run)
 		ttm_interrupt_token_put(run->threads[t].token);
 		run->threads[t].token = NULL;
 	}
+	/* Nothing left to shrink for: before the final checks. */
+	run_shrink_stop(run);
 	/* Jobs in flight finish; hung ones fail by the GPU's watchdog. */
 	ttm_execbuf_wait_idle(run->dev);
 	run->end_ns = cli_now_ns();

@@ -201,6 +201,7 @@ struct parser {
 	unsigned int *arena;
 	size_t arena_len, arena_cap;
 	struct name_table names;
+	unsigned int shrink_line;  /* of the `shrink` line; 0: none yet */
 	/* the words of the current line */
 	const char *p, *stop;
 };
@@ -785,6 +786,43 @@ static int parse_job(struct parser *ps)
 	return 0;
 }
 
+/*
+ * shrink MS: once per file, 1 to WL_MAX_SHRINK_MS. A period of 0 is an
+ * error rather than "no shrinker": leaving the line out says that, and a
+ * file that names a shrinker should get one.
+ */
+static int parse_shrink(struct parser *ps)
+{
+	const char *s;
+	size_t len;
+	uint64_t v;
+	int ret;
+
+	if (ps->shrink_line) {
+		return perr(ps, "a second shrink line (the first is line %u)",
+			    ps->shrink_line);
+	}
+	if (!next_word(ps, &s, &len)) {
+		return perr(ps, "shrink: missing MS (shrink MS)");
+	}
+	ret = parse_dec(s, len, WL_MAX_SHRINK_MS, &v);
+	if (ret == -EINVAL) {
+		return perr(ps, "shrink period '%.*s' is not a number of "
+			    "milliseconds (an unsigned decimal)", W(s, len));
+	}
+	if (ret || v == 0) {
+		return perr(ps, "shrink period '%.*s' is out of range (1 to "
+			    "%u ms)", W(s, len), WL_MAX_SHRINK_MS);
+	}
+	if (next_word(ps, &s, &len)) {
+		return perr(ps, "extra word '%.*s' at the end of the shrink "
+			    "line", W(s, len));
+	}
+	ps->wl.shrink_ms = (unsigned int)v;
+	ps->shrink_line = ps->line;
+	return 0;
+}
+
 static int parse_line(struct parser *ps, const char *line, size_t len)
 {
 	const char *s;
@@ -804,7 +842,11 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 	if (word_is(s, wlen, "job")) {
 		return parse_job(ps);
 	}
-	return perr(ps, "unknown directive '%.*s' (bo or job)", W(s, wlen));
+	if (word_is(s, wlen, "shrink")) {
+		return parse_shrink(ps);
+	}
+	return perr(ps, "unknown directive '%.*s' (bo, job or shrink)",
+		    W(s, wlen));
 }
 
 void workload_free(struct workload *wl)
@@ -957,7 +999,9 @@ static int cmp_uint_rev(const void *a, const void *b)
 
 int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 {
-	struct workload g = { .has_seed = true, .seed = o->seed };
+	struct workload g = {
+		.has_seed = true, .seed = o->seed, .shrink_ms = o->shrink_ms,
+	};
 	uint64_t state = o->seed;
 	uint64_t size_min = o->bo_size_min & ~UINT64_C(3);
 	uint64_t size_max = o->bo_size_max & ~UINT64_C(3);
@@ -973,6 +1017,7 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 	    o->per_job_min > o->per_job_max || o->per_job_max > o->bos ||
 	    o->per_job_max > WL_MAX_JOB_BOS || o->job_us_min > o->job_us_max ||
 	    o->job_us_max > WL_MAX_JOB_US ||
+	    o->shrink_ms > WL_MAX_SHRINK_MS ||
 	    o->jobs > SIZE_MAX / WL_MAX_JOB_BOS / o->threads /
 		      sizeof(*g.jobs)) {
 		return -EINVAL;
@@ -1158,6 +1203,9 @@ int workload_save(const struct workload *wl, const char *path)
 	fputs("# bo NAME SIZE|WIDTHxHEIGHT:FOURCC [vram|gtt|system] "
 	      "[pinned]\n"
 	      "# job THREAD ENGINE DURATION_US OP NAME...\n", f);
+	if (wl->shrink_ms) {
+		fprintf(f, "shrink %u\n", wl->shrink_ms);
+	}
 	for (i = 0; i < wl->n_bos; i++) {
 		save_bo(f, &wl->bos[i]);
 	}

@@ -7,6 +7,7 @@
  *	bo NAME SIZE [vram|gtt|system] [pinned]
  *	bo NAME WIDTHxHEIGHT:FOURCC [vram|gtt|system] [pinned]
  *	job THREAD ENGINE DURATION_US OP NAME [NAME...]
+ *	shrink MS
  *
  * A workload is plain data: nothing here creates a buffer or submits a
  * job. The library is asked only what a fourcc's pixels take
@@ -26,7 +27,11 @@
  *  - a buffer must be defined (bo line) before any job that lists it;
  *  - THREAD < WL_MAX_THREADS, ENGINE < WL_MAX_ENGINES, DURATION_US at
  *    most WL_MAX_JOB_US (60 s), at most WL_MAX_JOB_BOS names in a job;
- *  - a job that lists a buffer twice parses (the run decides).
+ *  - a job that lists a buffer twice parses (the run decides);
+ *  - `shrink MS` (anywhere, at most once) runs a shrinker every MS
+ *    milliseconds, 1 to WL_MAX_SHRINK_MS: a run flag kept with the jobs
+ *    so that a saved run replays with it (`ttmsim run --shrink-ms`
+ *    overrides it).
  */
 #ifndef TTMSIM_TOOLS_WORKLOAD_H
 #define TTMSIM_TOOLS_WORKLOAD_H
@@ -42,6 +47,7 @@
 #define WL_MAX_BO_SIZE (UINT64_C(1) << 30)
 #define WL_MAX_JOB_BOS 4096u   /* TTM_EXECBUF_MAX_BOS */
 #define WL_MAX_JOB_US (UINT64_C(60) * 1000 * 1000) /* a job's DURATION_US */
+#define WL_MAX_SHRINK_MS 60000u /* `shrink MS`, --shrink-ms: a minute */
 /* Bytes of a line, without its newline: room for WL_MAX_JOB_BOS long names. */
 #define WL_MAX_LINE (1u << 20)
 
@@ -94,6 +100,7 @@ struct workload {
 	unsigned int *bo_arena;
 	bool has_seed;           /* generated: @seed made it */
 	uint64_t seed;
+	unsigned int shrink_ms;  /* `shrink MS`: the shrinker period; 0: none */
 };
 
 /**
@@ -129,6 +136,7 @@ struct wl_gen_options {
 	unsigned int engines;          /* >= 1 */
 	uint64_t job_us_min, job_us_max;
 	uint64_t seed;
+	unsigned int shrink_ms;        /* <= WL_MAX_SHRINK_MS; 0: none */
 };
 
 /**
@@ -140,7 +148,8 @@ struct wl_gen_options {
  * add values are never 0; thread t's jobs are jobs t, t + threads, ...
  * n_threads and n_engines are @o's, even if an engine gets no job (a
  * saved copy then loads back with fewer: replay with --engines, which the
- * saved file's header comment names).
+ * saved file's header comment names). shrink_ms is @o's; the random
+ * sequence does not depend on it.
  * Return: 0 and *@wl, -EINVAL if @o breaks a rule above or a WL_MAX_*
  * limit (*@wl all zero), or -ENOMEM.
  */
@@ -150,7 +159,8 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl);
  * workload_save - write @wl in the file format to @path ("-": stdout), so
  * that workload_load() gives it back exactly (but for @line, @source,
  * @has_seed and @seed, and n_threads/n_engines when some thread or engine
- * has no job). A header comment names the seed if @has_seed.
+ * has no job), a `shrink` line first if @shrink_ms. A header comment
+ * names the seed if @has_seed.
  * Return: 0, or CLI_EXIT_USAGE after a message naming @path.
  */
 int workload_save(const struct workload *wl, const char *path);
