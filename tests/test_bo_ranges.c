@@ -339,6 +339,34 @@ static void test_visible_vram(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * VRAM of two pages has no CPU-visible page by default (a quarter,
+ * rounded down): a CPU_VISIBLE place is an empty window, which nothing
+ * matches and nothing can be taken in, not the whole of VRAM.
+ */
+static void test_visible_vram_empty(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_placement vram = one_place(TTM_DOMAIN_VRAM, 0, 0, 0);
+	struct ttm_device *dev = device(2, 0);
+	struct ttm_bo *a, *b;
+
+	(void)state;
+	assert_int_equal(ttm_device_visible_vram(dev), 0);
+	a = new_bo(dev, 1, &vram);
+	b = new_bo(dev, 1, &gtt_only);
+	/* Resident in VRAM, but not where the CPU sees it. */
+	assert_int_equal(validate(a, &vis), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(a), TTM_DOMAIN_VRAM);
+	/* Room in VRAM, none of it visible. */
+	assert_int_equal(validate(b, &vis), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_GTT);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 static void pin(struct ttm_bo *bo)
 {
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
@@ -503,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_contiguous),
 		cmocka_unit_test(test_topdown),
 		cmocka_unit_test(test_visible_vram),
+		cmocka_unit_test(test_visible_vram_empty),
 		cmocka_unit_test(test_never_fits_by_holes),
 		cmocka_unit_test(test_job_repacked),
 		cmocka_unit_test(test_neighbours_intact),
