@@ -418,6 +418,7 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 }
 
 struct removable_args {
+	const struct ttm_bo *bo;
 	const struct ttm_operation_ctx *ctx;
 	struct ww_acquire_ctx *ticket;
 	const struct bo_vetoed *vetoed;
@@ -436,6 +437,13 @@ static bool node_removable(const struct range_node *node, void *data)
 	 */
 	if (!res->bo || res->bo->res != res)
 		return true;
+	/*
+	 * The buffer being placed is never its own victim (pick_victim()),
+	 * whatever the rules say of its reservation (allow_res_evict): its
+	 * range is in the way for good, or the caller would wait for ever.
+	 */
+	if (res->bo == a->bo)
+		return false;
 	if (a->vetoed->n && vetoed_has(a->vetoed, res->bo))
 		return false;
 	return !fixed_for(res->bo, a->ctx, a->ticket);
@@ -454,7 +462,7 @@ static bool want_never_fits_locked(struct ttm_bo *bo,
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[want->domain];
 	struct removable_args args = {
-		ctx, ttm_exec_ticket(ctx->exec), vetoed,
+		bo, ctx, ttm_exec_ticket(ctx->exec), vetoed,
 	};
 
 	if (fixed_bytes_locked(dev, want->domain, ctx) + vetoed->bytes +

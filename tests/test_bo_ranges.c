@@ -7,13 +7,16 @@
  * gets -ENOSPC at once.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
+#include "ttmsim/interrupt.h"
 
 #define PAGE 4096u
 
@@ -367,6 +370,75 @@ static void test_visible_vram_empty(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+struct late_interrupt {
+	struct ttm_interrupt_token *token;
+	unsigned int ms;
+};
+
+/* Interrupt the token's thread after a while: the end of a long wait. */
+static void *interrupt_later(void *arg)
+{
+	struct late_interrupt *li = arg;
+	struct timespec ts = {
+		.tv_sec = li->ms / 1000,
+		.tv_nsec = (long)(li->ms % 1000) * 1000000,
+	};
+
+	nanosleep(&ts, NULL);
+	ttm_interrupt(li->token);
+	return NULL;
+}
+
+/*
+ * A buffer of the caller's own reservation (allow_res_evict), resident
+ * across the edge of the visible VRAM it now needs: only its own range
+ * is in the way, and a buffer is never its own victim. No wait can
+ * change that: -ENOSPC at once, not room waits until interrupted.
+ */
+static void test_own_range_in_the_way(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_device *dev = device(4, 2);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct late_interrupt li = { .ms = 300 };
+	struct ttm_bo *x, *a;
+	struct ttm_exec exec;
+	pthread_t thread;
+	int ret = 0;
+
+	(void)state;
+	x = new_bo(dev, 1, &vram_only);
+	a = new_bo(dev, 2, &vram_only);
+	assert_int_equal(page_of(a), 1);
+	ttm_bo_put(x);
+
+	ctx.exec = &exec;
+	ctx.allow_res_evict = true;
+	ctx.resv = ttm_bo_resv(a);
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, a);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(ttm_interrupt_self(&li.token), 0);
+	assert_int_equal(pthread_create(&thread, NULL, interrupt_later, &li),
+			 0);
+	ret = ttm_bo_validate(a, &vis, &ctx);
+	ttm_exec_fini(&exec);
+	pthread_join(thread, NULL);
+	ttm_interrupt_clear();
+	ttm_interrupt_token_put(li.token);
+	assert_int_equal(ret, -ENOSPC);
+	assert_int_equal(page_of(a), 1);
+	assert_dev_ok(dev);
+	ttm_bo_put(a);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 static void pin(struct ttm_bo *bo)
 {
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
@@ -532,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_topdown),
 		cmocka_unit_test(test_visible_vram),
 		cmocka_unit_test(test_visible_vram_empty),
+		cmocka_unit_test(test_own_range_in_the_way),
 		cmocka_unit_test(test_never_fits_by_holes),
 		cmocka_unit_test(test_job_repacked),
 		cmocka_unit_test(test_neighbours_intact),
