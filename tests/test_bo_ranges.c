@@ -439,6 +439,127 @@ static void test_own_range_in_the_way(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/* The driver of test_vetoed_then_pinned(): vetoes @victim once, pinning it. */
+struct veto_pin {
+	struct ttm_bo *victim;
+	unsigned int vetoes;
+};
+
+static bool veto_and_pin(struct ttm_bo *bo, enum ttm_domain domain,
+			 struct ttm_bo *for_bo, void *data)
+{
+	struct veto_pin *vp = data;
+
+	(void)domain;
+	(void)for_bo;
+	if (bo != vp->victim || vp->vetoes)
+		return true;
+	vp->vetoes++;
+	/* As another thread pinning it the moment the veto let it go. */
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	return false;
+}
+
+struct hold_for {
+	struct ttm_bo *bo;
+	unsigned int ms;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held;
+};
+
+/* Reserve @bo without a ticket, signal, keep it a while, let it go. */
+static void *hold_then_release(void *arg)
+{
+	struct hold_for *h = arg;
+	struct timespec ts = {
+		.tv_sec = h->ms / 1000,
+		.tv_nsec = (long)(h->ms % 1000) * 1000000,
+	};
+
+	assert_int_equal(ttm_bo_reserve(h->bo, false, false, NULL), 0);
+	pthread_mutex_lock(&h->lock);
+	h->held = true;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	nanosleep(&ts, NULL);
+	ttm_bo_unreserve(h->bo);
+	return NULL;
+}
+
+/*
+ * A vetoed candidate that is pinned before the room wait judges is in
+ * the way once, not twice: with it pinned on pages 0-1 and the other
+ * buffer only held for a moment on pages 2-3, a job of two pages fits
+ * once that one is let go; it must wait, not get -ENOSPC.
+ */
+static void test_vetoed_then_pinned(void **state)
+{
+	struct veto_pin vp = { 0 };
+	const struct ttm_device_funcs funcs = {
+		.eviction_valuable = veto_and_pin,
+	};
+	struct ttm_device_options opts = {
+		.vram_size = 4 * PAGE,
+		.gtt_size = 64 * PAGE,
+		.funcs = &funcs,
+		.funcs_data = &vp,
+	};
+	struct hold_for h = { .ms = 100 };
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_device *dev;
+	struct ttm_bo *v, *w, *x;
+	struct ttm_exec exec;
+	pthread_t thread;
+	int ret = 0;
+
+	(void)state;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	v = new_bo(dev, 2, &vram_only);
+	w = new_bo(dev, 2, &vram_only);
+	x = new_bo(dev, 2, &system_only);
+	assert_int_equal(page_of(w), 2);
+	vp.victim = v;
+
+	h.bo = w;
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.cond, NULL);
+	assert_int_equal(pthread_create(&thread, NULL, hold_then_release, &h),
+			 0);
+	pthread_mutex_lock(&h.lock);
+	while (!h.held)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+
+	ctx.exec = &exec;
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, x);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+	ret = ttm_bo_validate(x, &vram_only, &ctx);
+	ttm_exec_fini(&exec);
+	pthread_join(thread, NULL);
+	pthread_cond_destroy(&h.cond);
+	pthread_mutex_destroy(&h.lock);
+	assert_int_equal(vp.vetoes, 1);
+	assert_int_equal(ret, 0);
+	assert_int_equal(page_of(x), 2);
+	assert_int_equal(ttm_bo_domain(w), TTM_DOMAIN_GTT);
+	assert_dev_ok(dev);
+
+	assert_int_equal(ttm_bo_reserve(v, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_unpin(v), 0);
+	ttm_bo_unreserve(v);
+	ttm_bo_put(v);
+	ttm_bo_put(w);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 static void pin(struct ttm_bo *bo)
 {
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
@@ -605,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_visible_vram),
 		cmocka_unit_test(test_visible_vram_empty),
 		cmocka_unit_test(test_own_range_in_the_way),
+		cmocka_unit_test(test_vetoed_then_pinned),
 		cmocka_unit_test(test_never_fits_by_holes),
 		cmocka_unit_test(test_job_repacked),
 		cmocka_unit_test(test_neighbours_intact),
