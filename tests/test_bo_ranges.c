@@ -689,6 +689,63 @@ static void test_job_repacked(void **state)
 }
 
 /*
+ * A job of two buffers of two pages in VRAM of four, two of them
+ * visible: A anywhere, B visible only. A, validated first, takes the
+ * visible pages (first fit), so B finds no hole beside the job's own.
+ * The job fits (A high, B low): the repack must find it, not -ENOSPC.
+ */
+static void test_repack_windows(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_device *dev = device(4, 2);
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec_entry e[2];
+	struct ttm_bo *a, *b;
+	struct ttm_exec exec;
+	unsigned int i, failed = 99;
+	int ret = 0;
+
+	(void)state;
+	a = new_bo(dev, 2, &system_only);
+	b = new_bo(dev, 2, &system_only);
+	fill(a, 0xa000);
+	fill(b, 0xb000);
+	e[0] = (struct ttm_exec_entry){ .bo = a, .placement = &vram_only,
+					.index = 0 };
+	e[1] = (struct ttm_exec_entry){ .bo = b, .placement = &vis,
+					.index = 1 };
+
+	ctx.exec = &exec;
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < 2; i++) {
+			ret = ttm_exec_lock_bo(&exec, e[i].bo);
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				break;
+		}
+		if (ret)
+			break;
+		ret = ttm_exec_entries_validate(e, 2, &ctx, &failed);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	assert_int_equal(ret, 0);
+	assert_int_equal(failed, 99);
+	assert_int_equal(ttm_bo_domain(a), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(b), 0);
+	assert_int_equal(page_of(a), 2);
+	assert_dev_ok(dev);
+	expect_fill(a, 0xa000);
+	expect_fill(b, 0xb000);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/*
  * The arena is real memory: buffers at neighbouring offsets written to
  * the last byte keep each other's contents, across creation, eviction
  * and coming back.
@@ -729,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_vetoed_then_pinned),
 		cmocka_unit_test(test_never_fits_by_holes),
 		cmocka_unit_test(test_job_repacked),
+		cmocka_unit_test(test_repack_windows),
 		cmocka_unit_test(test_neighbours_intact),
 	};
 
