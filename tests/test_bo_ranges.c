@@ -370,6 +370,36 @@ static void test_visible_vram_empty(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+static void pin(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	ttm_bo_unreserve(bo);
+}
+
+static void unpin(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_unpin(bo), 0);
+	ttm_bo_unreserve(bo);
+}
+
+/* Init @exec on @dev and lock @bo with its ticket. */
+static void lock_one(struct ttm_exec *exec, struct ttm_device *dev,
+		     struct ttm_bo *bo)
+{
+	int ret = 0;
+
+	ttm_exec_init(exec, dev, 0);
+	ttm_exec_until_all_locked(exec) {
+		ret = ttm_exec_lock_bo(exec, bo);
+		ttm_exec_retry_on_contention(exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+}
+
 struct late_interrupt {
 	struct ttm_interrupt_token *token;
 	unsigned int ms;
@@ -532,14 +562,7 @@ static void test_vetoed_then_pinned(void **state)
 	pthread_mutex_unlock(&h.lock);
 
 	ctx.exec = &exec;
-	ttm_exec_init(&exec, dev, 0);
-	ttm_exec_until_all_locked(&exec) {
-		ret = ttm_exec_lock_bo(&exec, x);
-		ttm_exec_retry_on_contention(&exec);
-		if (ret)
-			break;
-	}
-	assert_int_equal(ret, 0);
+	lock_one(&exec, dev, x);
 	ret = ttm_bo_validate(x, &vram_only, &ctx);
 	ttm_exec_fini(&exec);
 	pthread_join(thread, NULL);
@@ -551,27 +574,11 @@ static void test_vetoed_then_pinned(void **state)
 	assert_int_equal(ttm_bo_domain(w), TTM_DOMAIN_GTT);
 	assert_dev_ok(dev);
 
-	assert_int_equal(ttm_bo_reserve(v, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_unpin(v), 0);
-	ttm_bo_unreserve(v);
+	unpin(v);
 	ttm_bo_put(v);
 	ttm_bo_put(w);
 	ttm_bo_put(x);
 	assert_int_equal(ttm_device_destroy(dev), 0);
-}
-
-static void pin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_pin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
-static void unpin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_unpin(bo), 0);
-	ttm_bo_unreserve(bo);
 }
 
 /*
@@ -587,7 +594,6 @@ static void test_never_fits_by_holes(void **state)
 	struct ttm_bo *bos[4], *x;
 	struct ttm_exec exec;
 	unsigned int i;
-	int ret = 0;
 
 	(void)state;
 	for (i = 0; i < 4; i++)
@@ -599,14 +605,7 @@ static void test_never_fits_by_holes(void **state)
 	x = new_bo(dev, 2, &system_only);
 
 	ctx.exec = &exec;
-	ttm_exec_init(&exec, dev, 0);
-	ttm_exec_until_all_locked(&exec) {
-		ret = ttm_exec_lock_bo(&exec, x);
-		ttm_exec_retry_on_contention(&exec);
-		if (ret)
-			break;
-	}
-	assert_int_equal(ret, 0);
+	lock_one(&exec, dev, x);
 	assert_int_equal(ttm_bo_validate(x, &vram_only, &ctx), -ENOSPC);
 	ttm_exec_fini(&exec);
 	ttm_device_get_stats(dev, &st);
@@ -625,6 +624,40 @@ static void test_never_fits_by_holes(void **state)
 }
 
 /*
+ * Lock the job @e[0..@n) under a ticket and validate it with the entries
+ * helper; first, if @alone, check that it alone gets -ENOSPC.
+ */
+static int validate_job(struct ttm_device *dev, struct ttm_exec_entry *e,
+			unsigned int n, struct ttm_bo *alone,
+			unsigned int *ret_failed)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	ctx.exec = &exec;
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n; i++) {
+			ret = ttm_exec_lock_bo(&exec, e[i].bo);
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				break;
+		}
+		if (ret)
+			break;
+		if (alone)
+			assert_int_equal(ttm_bo_validate(alone, &vram_only,
+							 &ctx), -ENOSPC);
+		ret = ttm_exec_entries_validate(e, n, &ctx, ret_failed);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	return ret;
+}
+
+/*
  * A job's own VRAM-only buffers on pages 1 and 3 of 5, the rest free:
  * five free pages in all, but no hole of three for its third buffer
  * between them, and they can go nowhere else. ttm_bo_validate() says
@@ -634,10 +667,8 @@ static void test_never_fits_by_holes(void **state)
 static void test_job_repacked(void **state)
 {
 	struct ttm_device *dev = device(5, 1);
-	struct ttm_operation_ctx ctx = { 0 };
 	struct ttm_exec_entry e[3];
 	struct ttm_bo *bos[5], *c;
-	struct ttm_exec exec;
 	unsigned int i, failed = 99;
 	int ret = 0;
 
@@ -655,24 +686,8 @@ static void test_job_repacked(void **state)
 	e[2] = (struct ttm_exec_entry){ .bo = c, .placement = &vram_only,
 					.index = 2 };
 
-	ctx.exec = &exec;
-	ttm_exec_init(&exec, dev, 0);
-	ttm_exec_until_all_locked(&exec) {
-		for (i = 0; i < 3; i++) {
-			ret = ttm_exec_lock_bo(&exec, e[i].bo);
-			ttm_exec_retry_on_contention(&exec);
-			if (ret)
-				break;
-		}
-		if (ret)
-			break;
-		/* Alone, the validation finds no hole beside the job's. */
-		assert_int_equal(ttm_bo_validate(c, &vram_only, &ctx),
-				 -ENOSPC);
-		ret = ttm_exec_entries_validate(e, 3, &ctx, &failed);
-		ttm_exec_retry_on_contention(&exec);
-	}
-	ttm_exec_fini(&exec);
+	/* Alone, the validation finds no hole beside the job's. */
+	ret = validate_job(dev, e, 3, c, &failed);
 	assert_int_equal(ret, 0);
 	assert_int_equal(failed, 99);
 	for (i = 0; i < 3; i++)
@@ -699,12 +714,10 @@ static void test_repack_windows(void **state)
 	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
 					     TTM_PLACE_CPU_VISIBLE);
 	struct ttm_device *dev = device(4, 2);
-	struct ttm_operation_ctx ctx = { 0 };
 	struct ttm_exec_entry e[2];
 	struct ttm_bo *a, *b;
-	struct ttm_exec exec;
-	unsigned int i, failed = 99;
-	int ret = 0;
+	unsigned int failed = 99;
+	int ret;
 
 	(void)state;
 	a = new_bo(dev, 2, &system_only);
@@ -716,21 +729,7 @@ static void test_repack_windows(void **state)
 	e[1] = (struct ttm_exec_entry){ .bo = b, .placement = &vis,
 					.index = 1 };
 
-	ctx.exec = &exec;
-	ttm_exec_init(&exec, dev, 0);
-	ttm_exec_until_all_locked(&exec) {
-		for (i = 0; i < 2; i++) {
-			ret = ttm_exec_lock_bo(&exec, e[i].bo);
-			ttm_exec_retry_on_contention(&exec);
-			if (ret)
-				break;
-		}
-		if (ret)
-			break;
-		ret = ttm_exec_entries_validate(e, 2, &ctx, &failed);
-		ttm_exec_retry_on_contention(&exec);
-	}
-	ttm_exec_fini(&exec);
+	ret = validate_job(dev, e, 2, NULL, &failed);
 	assert_int_equal(ret, 0);
 	assert_int_equal(failed, 99);
 	assert_int_equal(ttm_bo_domain(a), TTM_DOMAIN_VRAM);
