@@ -336,8 +336,10 @@ struct ttm_device_funcs {
 /**
  * struct ttm_device_options - how to build a device; all zeros (or a NULL
  * pointer) means the defaults.
- * @vram_size: VRAM capacity in bytes; 0: TTM_DEFAULT_VRAM_SIZE.
- * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE.
+ * @vram_size: VRAM capacity in bytes; 0: TTM_DEFAULT_VRAM_SIZE. Rounded
+ *	down to whole pages of @page_size (less than one: -EINVAL).
+ * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE. Rounded as
+ *	@vram_size.
  * @wound_wait: give the device a reservation class of its own, of the
  *	Wound-Wait kind, named "reservation_ww_class.wound_wait.<n>" in
  *	checker reports; its tickets lock only its buffers. false (the
@@ -373,7 +375,8 @@ struct ttm_device_options {
 /**
  * struct ttm_domain_stats - one domain, in bytes.
  * @capacity: UINT64_MAX for SYSTEM.
- * @used: bytes allocated in the domain, move sources in flight included.
+ * @used: bytes allocated in the domain, move sources in flight included;
+ *	whole pages in VRAM and GTT (a buffer of 5 bytes takes a page).
  * @buffers: resident buffers, pinned or not.
  * @pinned: bytes of the pinned buffers resident in the domain, in @used.
  */
