@@ -126,7 +126,6 @@ static int vetoed_add(struct bo_vetoed *v, struct ttm_bo *bo)
 		v->cap = cap;
 	}
 	v->bos[v->n++] = bo;
-	v->bytes += bo->size;
 	return 0;
 }
 
@@ -417,7 +416,31 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 	return bytes;
 }
 
+/*
+ * The bytes of @vetoed in @domain that no eviction by @ctx can free but
+ * for the veto: each counted where it is now, as it may have moved away
+ * or been pinned (then fixed_bytes_locked() counts it) since the driver
+ * refused it. dev->lock held.
+ */
+static uint64_t vetoed_bytes_locked(const struct bo_vetoed *vetoed,
+				    int domain,
+				    const struct ttm_operation_ctx *ctx)
+{
+	struct ww_acquire_ctx *ticket = ttm_exec_ticket(ctx->exec);
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < vetoed->n; i++) {
+		const struct ttm_bo *v = vetoed->bos[i];
+
+		if (v->domain == domain && !fixed_for(v, ctx, ticket))
+			bytes += v->res->bytes;
+	}
+	return bytes;
+}
+
 struct removable_args {
+	const struct ttm_bo *bo;
 	const struct ttm_operation_ctx *ctx;
 	struct ww_acquire_ctx *ticket;
 	const struct bo_vetoed *vetoed;
@@ -436,6 +459,13 @@ static bool node_removable(const struct range_node *node, void *data)
 	 */
 	if (!res->bo || res->bo->res != res)
 		return true;
+	/*
+	 * The buffer being placed is never its own victim (pick_victim()),
+	 * whatever the rules say of its reservation (allow_res_evict): its
+	 * range is in the way for good, or the caller would wait for ever.
+	 */
+	if (res->bo == a->bo)
+		return false;
 	if (a->vetoed->n && vetoed_has(a->vetoed, res->bo))
 		return false;
 	return !fixed_for(res->bo, a->ctx, a->ticket);
@@ -454,11 +484,11 @@ static bool want_never_fits_locked(struct ttm_bo *bo,
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[want->domain];
 	struct removable_args args = {
-		ctx, ttm_exec_ticket(ctx->exec), vetoed,
+		bo, ctx, ttm_exec_ticket(ctx->exec), vetoed,
 	};
 
-	if (fixed_bytes_locked(dev, want->domain, ctx) + vetoed->bytes +
-	    bo->size >
+	if (fixed_bytes_locked(dev, want->domain, ctx) +
+	    vetoed_bytes_locked(vetoed, want->domain, ctx) + bo->size >
 	    dom->capacity)
 		return true;
 	if (want->domain == TTM_DOMAIN_SYSTEM)

@@ -156,9 +156,13 @@ struct bo_want bo_want_of(const struct ttm_device *dev,
 	if (!domain_limited(place->domain))
 		return want;
 	bo_place_range(dev, place, &want.fpfn, &want.lpfn);
-	/* Empty: no take nor scan can succeed in it (range_mgr_insert()). */
+	/*
+	 * Empty: no take nor scan can succeed in it (range_mgr_insert()),
+	 * and no range lies in it. Never lpfn 0, which means the whole
+	 * domain: an empty window at page 0 (no visible VRAM) would be.
+	 */
 	if (want.lpfn <= want.fpfn)
-		want.lpfn = want.fpfn;
+		want.fpfn = want.lpfn = UINT64_MAX;
 	if (place->flags & TTM_PLACE_TOPDOWN)
 		want.flags |= RANGE_TOPDOWN;
 	return want;

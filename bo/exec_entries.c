@@ -133,9 +133,12 @@ static int make_room_among_own(const struct ttm_exec_entry *entries,
 	return ret;
 }
 
-/* An entry to place again, by size: the largest first. */
+/*
+ * An entry to place again: the most confined first (the narrowest window
+ * of the domain it may take), then the largest.
+ */
 struct replace {
-	uint64_t size;
+	uint64_t window, size;
 	unsigned int pos;
 };
 
@@ -143,17 +146,52 @@ static int cmp_replace(const void *a, const void *b)
 {
 	const struct replace *x = a, *y = b;
 
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /*
+ * The pages of @domain (@pages of them, @visible CPU-visible) entry @e
+ * may take: the widest window among its places there; UINT64_MAX if it
+ * has none (it goes elsewhere, taking nothing here).
+ */
+static uint64_t entry_window(const struct ttm_exec_entry *e,
+			     enum ttm_domain domain, uint64_t pages,
+			     uint64_t visible)
+{
+	const struct ttm_placement *pl = entry_placement(e);
+	uint64_t best = 0;
+	bool any = false;
+	unsigned int k;
+
+	for (k = 0; k < pl->count; k++) {
+		const struct ttm_place *place = &pl->places[k];
+		uint64_t end = pages;
+
+		if (place->domain != domain)
+			continue;
+		any = true;
+		if (place->lpfn && place->lpfn < end)
+			end = place->lpfn;
+		if ((place->flags & TTM_PLACE_CPU_VISIBLE) && visible < end)
+			end = visible;
+		if (end > place->fpfn && end - place->fpfn > best)
+			best = end - place->fpfn;
+	}
+	return any ? best : UINT64_MAX;
+}
+
+/*
  * The last resort when the job's own buffers that cannot go elsewhere
  * leave no hole for entry @i in @domain (enough pages, in the wrong
  * places): take them all out to SYSTEM, then place them and @i again,
- * the largest first, so that first fit packs them; whatever else is in
- * the domain is evictable. i915's execbuf does the same with its address
+ * those confined to the narrowest window of the domain first (visible
+ * VRAM before anywhere in VRAM, which could take it), then the largest,
+ * so that first fit packs them; whatever else is in the domain is
+ * evictable. i915's execbuf does the same with its address
  * space (evict everything, then bind again). The result of the last
  * validation, or of a move that failed.
  */
@@ -165,11 +203,16 @@ static int repack_own(const struct ttm_exec_entry *entries, unsigned int n,
 	static const struct ttm_placement system = TTM_PLACEMENT_SYSTEM_INIT;
 	struct ttm_device *dev = ttm_bo_device(entries[i].bo);
 	struct replace *order = malloc(n * sizeof(*order));
+	uint64_t page = ttm_device_page_size(dev), pages, visible;
+	struct ttm_device_stats st;
 	unsigned int j, m = 0;
 	int ret = 0;
 
 	if (!order)
 		return -ENOMEM;
+	ttm_device_get_stats(dev, &st);
+	pages = st.domain[domain].capacity / page;
+	visible = ttm_device_visible_vram(dev) / page;
 	for (j = 0; j < n && ret == 0; j++) {
 		struct ttm_bo *bo = entries[j].bo;
 
@@ -179,7 +222,10 @@ static int repack_own(const struct ttm_exec_entry *entries, unsigned int n,
 			continue;
 		if (j != i)
 			ret = ttm_bo_validate_at(bo, &system, ctx, file, line);
-		order[m++] = (struct replace){ ttm_bo_size(bo), j };
+		order[m++] = (struct replace){
+			entry_window(&entries[j], domain, pages, visible),
+			ttm_bo_size(bo), j,
+		};
 	}
 	if (ret == 0)
 		qsort(order, m, sizeof(*order), cmp_replace);

@@ -7,13 +7,16 @@
  * gets -ENOSPC at once.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
+#include "ttmsim/interrupt.h"
 
 #define PAGE 4096u
 
@@ -339,6 +342,34 @@ static void test_visible_vram(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * VRAM of two pages has no CPU-visible page by default (a quarter,
+ * rounded down): a CPU_VISIBLE place is an empty window, which nothing
+ * matches and nothing can be taken in, not the whole of VRAM.
+ */
+static void test_visible_vram_empty(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_placement vram = one_place(TTM_DOMAIN_VRAM, 0, 0, 0);
+	struct ttm_device *dev = device(2, 0);
+	struct ttm_bo *a, *b;
+
+	(void)state;
+	assert_int_equal(ttm_device_visible_vram(dev), 0);
+	a = new_bo(dev, 1, &vram);
+	b = new_bo(dev, 1, &gtt_only);
+	/* Resident in VRAM, but not where the CPU sees it. */
+	assert_int_equal(validate(a, &vis), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(a), TTM_DOMAIN_VRAM);
+	/* Room in VRAM, none of it visible. */
+	assert_int_equal(validate(b, &vis), -ENOSPC);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_GTT);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 static void pin(struct ttm_bo *bo)
 {
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
@@ -351,6 +382,203 @@ static void unpin(struct ttm_bo *bo)
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
 	assert_int_equal(ttm_bo_unpin(bo), 0);
 	ttm_bo_unreserve(bo);
+}
+
+/* Init @exec on @dev and lock @bo with its ticket. */
+static void lock_one(struct ttm_exec *exec, struct ttm_device *dev,
+		     struct ttm_bo *bo)
+{
+	int ret = 0;
+
+	ttm_exec_init(exec, dev, 0);
+	ttm_exec_until_all_locked(exec) {
+		ret = ttm_exec_lock_bo(exec, bo);
+		ttm_exec_retry_on_contention(exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+}
+
+struct late_interrupt {
+	struct ttm_interrupt_token *token;
+	unsigned int ms;
+};
+
+/* Interrupt the token's thread after a while: the end of a long wait. */
+static void *interrupt_later(void *arg)
+{
+	struct late_interrupt *li = arg;
+	struct timespec ts = {
+		.tv_sec = li->ms / 1000,
+		.tv_nsec = (long)(li->ms % 1000) * 1000000,
+	};
+
+	nanosleep(&ts, NULL);
+	ttm_interrupt(li->token);
+	return NULL;
+}
+
+/*
+ * A buffer of the caller's own reservation (allow_res_evict), resident
+ * across the edge of the visible VRAM it now needs: only its own range
+ * is in the way, and a buffer is never its own victim. No wait can
+ * change that: -ENOSPC at once, not room waits until interrupted.
+ */
+static void test_own_range_in_the_way(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_device *dev = device(4, 2);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct late_interrupt li = { .ms = 300 };
+	struct ttm_bo *x, *a;
+	struct ttm_exec exec;
+	pthread_t thread;
+	int ret = 0;
+
+	(void)state;
+	x = new_bo(dev, 1, &vram_only);
+	a = new_bo(dev, 2, &vram_only);
+	assert_int_equal(page_of(a), 1);
+	ttm_bo_put(x);
+
+	ctx.exec = &exec;
+	ctx.allow_res_evict = true;
+	ctx.resv = ttm_bo_resv(a);
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		ret = ttm_exec_lock_bo(&exec, a);
+		ttm_exec_retry_on_contention(&exec);
+		if (ret)
+			break;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(ttm_interrupt_self(&li.token), 0);
+	assert_int_equal(pthread_create(&thread, NULL, interrupt_later, &li),
+			 0);
+	ret = ttm_bo_validate(a, &vis, &ctx);
+	ttm_exec_fini(&exec);
+	pthread_join(thread, NULL);
+	ttm_interrupt_clear();
+	ttm_interrupt_token_put(li.token);
+	assert_int_equal(ret, -ENOSPC);
+	assert_int_equal(page_of(a), 1);
+	assert_dev_ok(dev);
+	ttm_bo_put(a);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/* The driver of test_vetoed_then_pinned(): vetoes @victim once, pinning it. */
+struct veto_pin {
+	struct ttm_bo *victim;
+	unsigned int vetoes;
+};
+
+static bool veto_and_pin(struct ttm_bo *bo, enum ttm_domain domain,
+			 struct ttm_bo *for_bo, void *data)
+{
+	struct veto_pin *vp = data;
+
+	(void)domain;
+	(void)for_bo;
+	if (bo != vp->victim || vp->vetoes)
+		return true;
+	vp->vetoes++;
+	/* As another thread pinning it the moment the veto let it go. */
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	return false;
+}
+
+struct hold_for {
+	struct ttm_bo *bo;
+	unsigned int ms;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held;
+};
+
+/* Reserve @bo without a ticket, signal, keep it a while, let it go. */
+static void *hold_then_release(void *arg)
+{
+	struct hold_for *h = arg;
+	struct timespec ts = {
+		.tv_sec = h->ms / 1000,
+		.tv_nsec = (long)(h->ms % 1000) * 1000000,
+	};
+
+	assert_int_equal(ttm_bo_reserve(h->bo, false, false, NULL), 0);
+	pthread_mutex_lock(&h->lock);
+	h->held = true;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	nanosleep(&ts, NULL);
+	ttm_bo_unreserve(h->bo);
+	return NULL;
+}
+
+/*
+ * A vetoed candidate that is pinned before the room wait judges is in
+ * the way once, not twice: with it pinned on pages 0-1 and the other
+ * buffer only held for a moment on pages 2-3, a job of two pages fits
+ * once that one is let go; it must wait, not get -ENOSPC.
+ */
+static void test_vetoed_then_pinned(void **state)
+{
+	struct veto_pin vp = { 0 };
+	const struct ttm_device_funcs funcs = {
+		.eviction_valuable = veto_and_pin,
+	};
+	struct ttm_device_options opts = {
+		.vram_size = 4 * PAGE,
+		.gtt_size = 64 * PAGE,
+		.funcs = &funcs,
+		.funcs_data = &vp,
+	};
+	struct hold_for h = { .ms = 100 };
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_device *dev;
+	struct ttm_bo *v, *w, *x;
+	struct ttm_exec exec;
+	pthread_t thread;
+	int ret = 0;
+
+	(void)state;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	v = new_bo(dev, 2, &vram_only);
+	w = new_bo(dev, 2, &vram_only);
+	x = new_bo(dev, 2, &system_only);
+	assert_int_equal(page_of(w), 2);
+	vp.victim = v;
+
+	h.bo = w;
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.cond, NULL);
+	assert_int_equal(pthread_create(&thread, NULL, hold_then_release, &h),
+			 0);
+	pthread_mutex_lock(&h.lock);
+	while (!h.held)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+
+	ctx.exec = &exec;
+	lock_one(&exec, dev, x);
+	ret = ttm_bo_validate(x, &vram_only, &ctx);
+	ttm_exec_fini(&exec);
+	pthread_join(thread, NULL);
+	pthread_cond_destroy(&h.cond);
+	pthread_mutex_destroy(&h.lock);
+	assert_int_equal(vp.vetoes, 1);
+	assert_int_equal(ret, 0);
+	assert_int_equal(page_of(x), 2);
+	assert_int_equal(ttm_bo_domain(w), TTM_DOMAIN_GTT);
+	assert_dev_ok(dev);
+
+	unpin(v);
+	ttm_bo_put(v);
+	ttm_bo_put(w);
+	ttm_bo_put(x);
+	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
 /*
@@ -366,7 +594,6 @@ static void test_never_fits_by_holes(void **state)
 	struct ttm_bo *bos[4], *x;
 	struct ttm_exec exec;
 	unsigned int i;
-	int ret = 0;
 
 	(void)state;
 	for (i = 0; i < 4; i++)
@@ -378,14 +605,7 @@ static void test_never_fits_by_holes(void **state)
 	x = new_bo(dev, 2, &system_only);
 
 	ctx.exec = &exec;
-	ttm_exec_init(&exec, dev, 0);
-	ttm_exec_until_all_locked(&exec) {
-		ret = ttm_exec_lock_bo(&exec, x);
-		ttm_exec_retry_on_contention(&exec);
-		if (ret)
-			break;
-	}
-	assert_int_equal(ret, 0);
+	lock_one(&exec, dev, x);
 	assert_int_equal(ttm_bo_validate(x, &vram_only, &ctx), -ENOSPC);
 	ttm_exec_fini(&exec);
 	ttm_device_get_stats(dev, &st);
@@ -404,6 +624,40 @@ static void test_never_fits_by_holes(void **state)
 }
 
 /*
+ * Lock the job @e[0..@n) under a ticket and validate it with the entries
+ * helper; first, if @alone, check that it alone gets -ENOSPC.
+ */
+static int validate_job(struct ttm_device *dev, struct ttm_exec_entry *e,
+			unsigned int n, struct ttm_bo *alone,
+			unsigned int *ret_failed)
+{
+	struct ttm_operation_ctx ctx = { 0 };
+	struct ttm_exec exec;
+	unsigned int i;
+	int ret = 0;
+
+	ctx.exec = &exec;
+	ttm_exec_init(&exec, dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n; i++) {
+			ret = ttm_exec_lock_bo(&exec, e[i].bo);
+			ttm_exec_retry_on_contention(&exec);
+			if (ret)
+				break;
+		}
+		if (ret)
+			break;
+		if (alone)
+			assert_int_equal(ttm_bo_validate(alone, &vram_only,
+							 &ctx), -ENOSPC);
+		ret = ttm_exec_entries_validate(e, n, &ctx, ret_failed);
+		ttm_exec_retry_on_contention(&exec);
+	}
+	ttm_exec_fini(&exec);
+	return ret;
+}
+
+/*
  * A job's own VRAM-only buffers on pages 1 and 3 of 5, the rest free:
  * five free pages in all, but no hole of three for its third buffer
  * between them, and they can go nowhere else. ttm_bo_validate() says
@@ -413,10 +667,8 @@ static void test_never_fits_by_holes(void **state)
 static void test_job_repacked(void **state)
 {
 	struct ttm_device *dev = device(5, 1);
-	struct ttm_operation_ctx ctx = { 0 };
 	struct ttm_exec_entry e[3];
 	struct ttm_bo *bos[5], *c;
-	struct ttm_exec exec;
 	unsigned int i, failed = 99;
 	int ret = 0;
 
@@ -434,24 +686,8 @@ static void test_job_repacked(void **state)
 	e[2] = (struct ttm_exec_entry){ .bo = c, .placement = &vram_only,
 					.index = 2 };
 
-	ctx.exec = &exec;
-	ttm_exec_init(&exec, dev, 0);
-	ttm_exec_until_all_locked(&exec) {
-		for (i = 0; i < 3; i++) {
-			ret = ttm_exec_lock_bo(&exec, e[i].bo);
-			ttm_exec_retry_on_contention(&exec);
-			if (ret)
-				break;
-		}
-		if (ret)
-			break;
-		/* Alone, the validation finds no hole beside the job's. */
-		assert_int_equal(ttm_bo_validate(c, &vram_only, &ctx),
-				 -ENOSPC);
-		ret = ttm_exec_entries_validate(e, 3, &ctx, &failed);
-		ttm_exec_retry_on_contention(&exec);
-	}
-	ttm_exec_fini(&exec);
+	/* Alone, the validation finds no hole beside the job's. */
+	ret = validate_job(dev, e, 3, c, &failed);
 	assert_int_equal(ret, 0);
 	assert_int_equal(failed, 99);
 	for (i = 0; i < 3; i++)
@@ -464,6 +700,47 @@ static void test_job_repacked(void **state)
 	ttm_bo_put(bos[1]);
 	ttm_bo_put(bos[3]);
 	ttm_bo_put(c);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/*
+ * A job of two buffers of two pages in VRAM of four, two of them
+ * visible: A anywhere, B visible only. A, validated first, takes the
+ * visible pages (first fit), so B finds no hole beside the job's own.
+ * The job fits (A high, B low): the repack must find it, not -ENOSPC.
+ */
+static void test_repack_windows(void **state)
+{
+	struct ttm_placement vis = one_place(TTM_DOMAIN_VRAM, 0, 0,
+					     TTM_PLACE_CPU_VISIBLE);
+	struct ttm_device *dev = device(4, 2);
+	struct ttm_exec_entry e[2];
+	struct ttm_bo *a, *b;
+	unsigned int failed = 99;
+	int ret;
+
+	(void)state;
+	a = new_bo(dev, 2, &system_only);
+	b = new_bo(dev, 2, &system_only);
+	fill(a, 0xa000);
+	fill(b, 0xb000);
+	e[0] = (struct ttm_exec_entry){ .bo = a, .placement = &vram_only,
+					.index = 0 };
+	e[1] = (struct ttm_exec_entry){ .bo = b, .placement = &vis,
+					.index = 1 };
+
+	ret = validate_job(dev, e, 2, NULL, &failed);
+	assert_int_equal(ret, 0);
+	assert_int_equal(failed, 99);
+	assert_int_equal(ttm_bo_domain(a), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(b), 0);
+	assert_int_equal(page_of(a), 2);
+	assert_dev_ok(dev);
+	expect_fill(a, 0xa000);
+	expect_fill(b, 0xb000);
+	ttm_bo_put(a);
+	ttm_bo_put(b);
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
@@ -503,8 +780,12 @@ int main(void)
 		cmocka_unit_test(test_contiguous),
 		cmocka_unit_test(test_topdown),
 		cmocka_unit_test(test_visible_vram),
+		cmocka_unit_test(test_visible_vram_empty),
+		cmocka_unit_test(test_own_range_in_the_way),
+		cmocka_unit_test(test_vetoed_then_pinned),
 		cmocka_unit_test(test_never_fits_by_holes),
 		cmocka_unit_test(test_job_repacked),
+		cmocka_unit_test(test_repack_windows),
 		cmocka_unit_test(test_neighbours_intact),
 	};
 

@@ -419,7 +419,6 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 struct bo_vetoed {
 	struct ttm_bo **bos;
 	unsigned int n, cap;
-	uint64_t bytes;
 };
 
 void bo_vetoed_fini(struct bo_vetoed *v);

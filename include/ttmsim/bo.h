@@ -87,10 +87,10 @@ enum ttm_domain {
  *	the CPU-visible part of VRAM (struct ttm_device_options::
  *	visible_vram), i.e. @lpfn clipped to the visible pages.
  *
- * Until ttmsim allocates address ranges, a buffer has no offset: any
- * buffer resident in @domain matches the place, and a range only bounds
- * the sizes that can ever fit (a buffer larger than the range gets
- * -ENOSPC).
+ * A buffer resident in @domain matches the place when its whole range of
+ * pages lies inside the place's window ([@fpfn, @lpfn), clipped to the
+ * visible VRAM with TTM_PLACE_CPU_VISIBLE); a buffer larger than the
+ * window gets -ENOSPC at once.
  */
 struct ttm_place {
 	enum ttm_domain domain;
@@ -336,8 +336,10 @@ struct ttm_device_funcs {
 /**
  * struct ttm_device_options - how to build a device; all zeros (or a NULL
  * pointer) means the defaults.
- * @vram_size: VRAM capacity in bytes; 0: TTM_DEFAULT_VRAM_SIZE.
- * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE.
+ * @vram_size: VRAM capacity in bytes; 0: TTM_DEFAULT_VRAM_SIZE. Rounded
+ *	down to whole pages of @page_size (less than one: -EINVAL).
+ * @gtt_size: GTT capacity in bytes; 0: TTM_DEFAULT_GTT_SIZE. Rounded as
+ *	@vram_size.
  * @wound_wait: give the device a reservation class of its own, of the
  *	Wound-Wait kind, named "reservation_ww_class.wound_wait.<n>" in
  *	checker reports; its tickets lock only its buffers. false (the
@@ -373,7 +375,8 @@ struct ttm_device_options {
 /**
  * struct ttm_domain_stats - one domain, in bytes.
  * @capacity: UINT64_MAX for SYSTEM.
- * @used: bytes allocated in the domain, move sources in flight included.
+ * @used: bytes allocated in the domain, move sources in flight included;
+ *	whole pages in VRAM and GTT (a buffer of 5 bytes takes a page).
  * @buffers: resident buffers, pinned or not.
  * @pinned: bytes of the pinned buffers resident in the domain, in @used.
  */
@@ -961,19 +964,20 @@ struct ttm_operation_ctx {
  *	placement is not changed: a victim of eviction goes back to its own).
  * @ctx: see struct ttm_operation_ctx.
  *
- * Nothing to do if @bo already matches a place of @placement (for now:
- * lives in its domain; struct ttm_place). Otherwise each place is tried
- * in order without evicting, then in order making room (a place whose
- * range is smaller than @bo is passed over): while sources of moves are
- * in flight in the domain, by waiting for
- * their copies (an eviction frees its room only then), else by evicting
- * buffers from its LRU head. Eviction skips pinned buffers, the buffers of
- * @ctx->exec (in use), and buffers locked by a thread without a ticket;
- * it try-locks the others and, if none could be, reserves one buffer held
- * by another ticket with @ctx->exec's ticket. A VRAM victim goes to GTT,
- * or SYSTEM if GTT is full; a GTT victim goes to SYSTEM. The device's
- * hooks (struct ttm_device_funcs) may veto victims, send them elsewhere,
- * and perform or veto the moves.
+ * Nothing to do if @bo already matches a place of @placement (lives in
+ * its domain, its range inside the place's window; struct ttm_place).
+ * Otherwise each place is tried in order without evicting, then in order
+ * making room (a place whose range is smaller than @bo is passed over):
+ * while sources of moves are in flight in the domain, by waiting for
+ * their copies (an eviction frees its room only then), else by evicting,
+ * in LRU order, buffers whose going opens a hole @bo fits in inside the
+ * place's window (free bytes elsewhere do not help). Eviction skips
+ * pinned buffers, the buffers of @ctx->exec (in use), and buffers locked
+ * by a thread without a ticket; it try-locks the others and, if none
+ * could be, reserves one buffer held by another ticket with @ctx->exec's
+ * ticket. A VRAM victim goes to GTT, or SYSTEM if GTT is full; a GTT
+ * victim goes to SYSTEM. The device's hooks (struct ttm_device_funcs)
+ * may veto victims, send them elsewhere, and perform or veto the moves.
  *
  * A move allocates @bo's new memory, submits a copy job on the device's
  * GPU depending on every fence of @bo, adds the job's fence to @bo's
@@ -991,13 +995,14 @@ struct ttm_operation_ctx {
  * Return: 0; -EINVAL if @bo is pinned outside @placement (pinned buffers
  * never move; validating to where they are is fine; as in TTM), or for a
  * bad @placement; -EBUSY for @ctx->no_wait_gpu;
- * -ENOSPC if no place of @placement can make room because everything
- * left there is pinned or in use by @ctx->exec's job, or, without
- * @ctx->exec, busy (counted). With @ctx->exec, room held for a moment
- * (another thread's eviction, a reservation without a ticket, a buffer
- * waiting for delayed destroy) is waited for, since such a job fits
- * (counted in room_waits); -EDEADLK if reserving a
- * victim demands a back-off: the victim is marked contended in
+ * -ENOSPC if no place of @placement can make room because the buffers
+ * left there, pinned or in use by @ctx->exec's job (@bo's own range
+ * included, should it already lie in the domain), leave no hole for @bo
+ * in the place's window, or, without @ctx->exec, busy (counted). With
+ * @ctx->exec, room held for a moment (another thread's eviction, a
+ * reservation without a ticket, a buffer waiting for delayed destroy) is
+ * waited for, since such a job fits (counted in room_waits); -EDEADLK if
+ * reserving a victim demands a back-off: the victim is marked contended in
  * @ctx->exec, whose ttm_exec_retry_on_contention() then restarts the
  * pass; -EINTR; -ENOMEM; -EINVAL for a hop the move hook asked for that
  * cannot be (the destination, the source, or a second hop); or the move

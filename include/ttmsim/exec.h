@@ -557,11 +557,12 @@ unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
  * new try, until the entry fits. With ranges, the job's buffers may also
  * hold enough pages but in the wrong places (no hole of the entry's size
  * between them): then, as a last resort, the job's unpinned buffers in
- * that domain go out to SYSTEM and come back with the entry, the largest
- * first, packed by first fit (as i915's execbuf evicts its address space
- * and binds again). An entry validated earlier may so end in a less
- * preferred domain of its placement, never outside it; -ENOSPC means
- * that the job can never fit.
+ * that domain go out to SYSTEM and come back with the entry, those
+ * confined to the narrowest window of the domain first (visible VRAM
+ * before anywhere in VRAM), then the largest, packed by first fit (as
+ * i915's execbuf evicts its address space and binds again). An entry
+ * validated earlier may so end in a less preferred domain of its
+ * placement, never outside it; -ENOSPC means that the job can never fit.
  *
  * Context: May sleep; interruptibly with @ctx->interruptible. Every buffer
  * of @entries reserved by the calling thread (through @ctx->exec if

@@ -249,8 +249,9 @@ int ttm_bo_set_bulk_move(struct ttm_bo *bo, struct ttm_lru_bulk_move *bulk);
  * of the domain's LRU, keeping its order.
  * @bulk: the bulk move.
  *
- * O(1) a domain (one splice), plus the walks running over the group,
- * whose cursors stay where the group was (a walk does not see the group's
+ * One splice a domain, plus a pass over the group's buffers (each is
+ * stamped as just used) and over the walks running in the domain, whose
+ * cursors stay where the group was (a walk does not see the group's
  * buffers it had not reached: they were just used).
  *
  * Context: Does not sleep. Takes and releases the device lock; the
