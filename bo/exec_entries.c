@@ -215,12 +215,17 @@ static int repack_own(const struct ttm_exec_entry *entries, unsigned int n,
 	visible = ttm_device_visible_vram(dev) / page;
 	for (j = 0; j < n && ret == 0; j++) {
 		struct ttm_bo *bo = entries[j].bo;
+		bool movable = ttm_bo_domain(bo) == domain &&
+			       ttm_bo_device(bo) == dev &&
+			       !ttm_bo_pin_count(bo) && ttm_bo_exporter(bo) == bo;
 
-		if (j != i && (ttm_bo_domain(bo) != domain ||
-			       ttm_bo_device(bo) != dev ||
-			       ttm_bo_pin_count(bo) || ttm_bo_exporter(bo) != bo))
+		if (j != i && !movable)
 			continue;
-		if (j != i)
+		/*
+		 * @i too, if it lies in the domain outside its window: its
+		 * own range may be what stands in the way of its hole.
+		 */
+		if (movable)
 			ret = ttm_bo_validate_at(bo, &system, ctx, file, line);
 		order[m++] = (struct replace){
 			entry_window(&entries[j], domain, pages, visible),

@@ -745,6 +745,41 @@ static void test_repack_windows(void **state)
 }
 
 /*
+ * A buffer whose own range is in the way of its window: pinned page 0,
+ * page 1 free, the buffer on pages 2-3, its window [0, 3). The only hole
+ * it could take overlaps where it is now: the helper takes it out and
+ * back, to pages 1-2.
+ */
+static void test_repack_self(void **state)
+{
+	struct ttm_placement low3 = one_place(TTM_DOMAIN_VRAM, 0, 3, 0);
+	struct ttm_device *dev = device(4, 1);
+	struct ttm_bo *p, *x, *b;
+	struct ttm_exec_entry e;
+	unsigned int failed = 99;
+
+	(void)state;
+	p = new_bo(dev, 1, &vram_only);
+	x = new_bo(dev, 1, &vram_only);
+	b = new_bo(dev, 2, &vram_only);
+	assert_int_equal(page_of(b), 2);
+	pin(p);
+	ttm_bo_put(x);
+	fill(b, 0xb000);
+	e = (struct ttm_exec_entry){ .bo = b, .placement = &low3 };
+	assert_int_equal(validate_job(dev, &e, 1, NULL, &failed), 0);
+	assert_int_equal(failed, 99);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_VRAM);
+	assert_int_equal(page_of(b), 1);
+	assert_dev_ok(dev);
+	expect_fill(b, 0xb000);
+	unpin(p);
+	ttm_bo_put(p);
+	ttm_bo_put(b);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+/*
  * The arena is real memory: buffers at neighbouring offsets written to
  * the last byte keep each other's contents, across creation, eviction
  * and coming back.
@@ -786,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_never_fits_by_holes),
 		cmocka_unit_test(test_job_repacked),
 		cmocka_unit_test(test_repack_windows),
+		cmocka_unit_test(test_repack_self),
 		cmocka_unit_test(test_neighbours_intact),
 	};
 

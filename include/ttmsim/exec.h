@@ -556,13 +556,17 @@ unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
  * domain move there, one at a time in list order, each move followed by a
  * new try, until the entry fits. With ranges, the job's buffers may also
  * hold enough pages but in the wrong places (no hole of the entry's size
- * between them): then, as a last resort, the job's unpinned buffers in
- * that domain go out to SYSTEM and come back with the entry, those
+ * between them, or the entry's own range in the way): then, as a last
+ * resort, the job's unpinned buffers in that domain, the entry included,
+ * go out to SYSTEM and come back, those
  * confined to the narrowest window of the domain first (visible VRAM
  * before anywhere in VRAM), then the largest, packed by first fit (as
  * i915's execbuf evicts its address space and binds again). An entry
  * validated earlier may so end in a less preferred domain of its
- * placement, never outside it; -ENOSPC means that the job can never fit.
+ * placement, never outside it. -ENOSPC means that this packing found no
+ * room: by bytes the job cannot fit, or its windows and sizes defeat
+ * first fit around the pinned buffers (a heuristic, as i915's: an
+ * exact packing is a bin-packing problem).
  *
  * Context: May sleep; interruptibly with @ctx->interruptible. Every buffer
  * of @entries reserved by the calling thread (through @ctx->exec if
@@ -571,8 +575,8 @@ unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
  * holds.
  * Return: 0; or the first error, with *@ret_failed set: of
  * ttm_bo_validate() for an entry (-EDEADLK: call
- * ttm_exec_retry_on_contention() next; -ENOSPC: with @ctx->exec, the job
- * can never fit; -EINVAL: that entry's placement is bad), or of a move out
+ * ttm_exec_retry_on_contention() next; -ENOSPC: with @ctx->exec, no room
+ * for the job beside the pinned buffers, above; -EINVAL: that entry's placement is bad), or of a move out
  * of its way that failed otherwise than for room.
  */
 int ttm_exec_entries_validate(const struct ttm_exec_entry *entries,

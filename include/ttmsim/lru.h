@@ -131,7 +131,10 @@ long ttm_device_lru_snapshot(struct ttm_device *dev, enum ttm_domain domain,
  * pinned, or busy with @ctx->no_wait_gpu and no GPU to copy; -EINVAL for
  * an import (its pages are its exporter's) or if the reservation is not
  * held (the checker's handler refused the call); -ENOMEM; -EINTR; or the
- * move hook's error. @bo stays where it was on failure.
+ * move hook's error. On failure @bo stays where it was, unless the
+ * driver's move hook bounced it through another domain (-EMULTIHOP) and
+ * the second move failed: then it stays in that domain, as after a
+ * failed eviction.
  */
 int ttm_bo_swapout(struct ttm_bo *bo, struct ttm_operation_ctx *ctx);
 
