@@ -552,13 +552,6 @@ static void expect_word(struct ttm_bo *bo, uint32_t want)
 	assert_int_equal(got, want);
 }
 
-static void pin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_pin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
 /*
  * With no room left, creation evicts like validation, without a ticket:
  * the first allowed domain's LRU head goes (to SYSTEM, GTT being full),
@@ -604,13 +597,13 @@ static void test_create_evicts(void **state)
 	assert_int_equal(s.enospc, 0);
 
 	/* Everything left in VRAM and GTT pinned: nothing can go. */
-	pin(bos[1]);
-	pin(bos[3]);
-	pin(bo);
-	pin(bo3);
+	pin_bo(bos[1]);
+	pin_bo(bos[3]);
+	pin_bo(bo);
+	pin_bo(bo3);
 	for (i = 5; i < 8; i++)
-		pin(bos[i]);
-	pin(bo2);
+		pin_bo(bos[i]);
+	pin_bo(bo2);
 	assert_int_equal(ttm_bo_create(dev, 4, &vram_gtt, 0, &none), -ENOSPC);
 	assert_null(none);
 	assert_dev_ok(dev);

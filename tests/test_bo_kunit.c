@@ -410,31 +410,16 @@ static void test_put_shared_resv(void **state)
 
 /* ---- pin ------------------------------------------------------------- */
 
-/* Reserve, pin or unpin, unreserve, as the kernel's cases do. */
-static void pin_once(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_pin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
-static void unpin_once(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_unpin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
 /* kernel: ttm_bo_pin_basic. Three pins, each under its reservation. */
 static void test_pin_basic(void **state)
 {
 	struct kfix *k = *state;
 
 	for (int i = 0; i < 3; i++)
-		pin_once(k->a);
+		pin_bo(k->a);
 	assert_int_equal(ttm_bo_pin_count(k->a), 3);
 	for (int i = 0; i < 3; i++)
-		unpin_once(k->a);
+		unpin_bo(k->a);
 	assert_int_equal(ttm_bo_pin_count(k->a), 0);
 }
 
@@ -446,10 +431,10 @@ static void test_pin_unpin_lru(void **state)
 {
 	struct kfix *k = *state;
 
-	pin_once(k->a);
+	pin_bo(k->a);
 	assert_int_equal(ttm_bo_pin_count(k->a), 1);
 	assert_lru(k, (struct ttm_bo *[]){ k->b }, 1);
-	unpin_once(k->a);
+	unpin_bo(k->a);
 	assert_int_equal(ttm_bo_pin_count(k->a), 0);
 	assert_lru(k, (struct ttm_bo *[]){ k->b, k->a }, 2);
 }
@@ -469,11 +454,11 @@ static void test_multiple_pin_one_unpin(void **state)
 	assert_int_equal(ttm_bo_pin_count(k->a), 2);
 	assert_lru(k, (struct ttm_bo *[]){ k->b }, 1);
 
-	unpin_once(k->a);
+	unpin_bo(k->a);
 	assert_int_equal(ttm_bo_pin_count(k->a), 1);
 	assert_lru(k, (struct ttm_bo *[]){ k->b }, 1);
 
-	unpin_once(k->a);
+	unpin_bo(k->a);
 	assert_lru(k, (struct ttm_bo *[]){ k->b, k->a }, 2);
 }
 

@@ -825,6 +825,44 @@ static void test_bulk_move_xdev(void **state)
 	assert_int_equal(ttm_device_destroy(d2), 0);
 }
 
+/* GTT's LRU: x, then a bulk group g[0..2], then y, each of 4 KiB. */
+struct bulk_fix {
+	struct ttm_device *dev;
+	struct ttm_bo *x, *g[3], *y;
+	struct ttm_lru_bulk_move bulk;
+};
+
+static void bulk_fix_init(struct bulk_fix *f)
+{
+	unsigned int i;
+
+	f->dev = lru_device(NULL, NULL);
+	f->x = new_bo(f->dev, 4 * KiB, &gtt_only);
+	for (i = 0; i < 3; i++)
+		f->g[i] = new_bo(f->dev, 4 * KiB, &gtt_only);
+	ttm_lru_bulk_move_init(&f->bulk);
+	for (i = 0; i < 3; i++)
+		set_bulk(f->g[i], &f->bulk);
+	f->y = new_bo(f->dev, 4 * KiB, &gtt_only);
+	EXPECT_LRU(f->dev, TTM_DOMAIN_GTT, f->x, f->g[0], f->g[1], f->g[2],
+		   f->y);
+}
+
+static void bulk_fix_fini(struct bulk_fix *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		set_bulk(f->g[i], NULL);
+	assert_int_equal(ttm_lru_bulk_move_fini(&f->bulk), 0);
+	assert_dev_ok(f->dev);
+	ttm_bo_put(f->x);
+	ttm_bo_put(f->y);
+	for (i = 0; i < 3; i++)
+		ttm_bo_put(f->g[i]);
+	assert_int_equal(ttm_device_destroy(f->dev), 0);
+}
+
 /*
  * A pinned member leaves the LRU and its group, and joins the group's tail
  * when unpinned; a walk paused inside a group stays where the group was
@@ -833,22 +871,15 @@ static void test_bulk_move_xdev(void **state)
  */
 static void test_bulk_pin_and_walk(void **state)
 {
-	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *x = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *g1 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *g2 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *g3 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *y;
-	struct ttm_lru_bulk_move bulk;
+	struct bulk_fix f;
+	struct ttm_bo *x, *g1, *g2, *g3, *y;
+	struct ttm_device *dev;
 	struct rec_walk r;
 
 	(void)state;
-	ttm_lru_bulk_move_init(&bulk);
-	set_bulk(g1, &bulk);
-	set_bulk(g2, &bulk);
-	set_bulk(g3, &bulk);
-	y = new_bo(dev, 4 * KiB, &gtt_only);
-	EXPECT_LRU(dev, TTM_DOMAIN_GTT, x, g1, g2, g3, y);
+	bulk_fix_init(&f);
+	dev = f.dev, x = f.x, y = f.y;
+	g1 = f.g[0], g2 = f.g[1], g3 = f.g[2];
 
 	assert_int_equal(ttm_bo_reserve(g2, false, false, NULL), 0);
 	assert_int_equal(ttm_bo_pin(g2), 0);
@@ -862,24 +893,13 @@ static void test_bulk_pin_and_walk(void **state)
 	rec_init(&r, dev, TTM_DOMAIN_GTT);
 	r.pause_at = g1;
 	rec_start_paused(&r);
-	ttm_lru_bulk_move_tail(&bulk);
+	ttm_lru_bulk_move_tail(&f.bulk);
 	EXPECT_LRU(dev, TTM_DOMAIN_GTT, x, y, g1, g3, g2);
 	assert_dev_ok(dev);
 	rec_finish(&r);
 	EXPECT_SEEN(&r, x, g1, y);
 	EXPECT_LRU(dev, TTM_DOMAIN_GTT, x, y, g1, g3, g2);
-
-	set_bulk(g1, NULL);
-	set_bulk(g2, NULL);
-	set_bulk(g3, NULL);
-	assert_int_equal(ttm_lru_bulk_move_fini(&bulk), 0);
-	assert_dev_ok(dev);
-	ttm_bo_put(x);
-	ttm_bo_put(y);
-	ttm_bo_put(g1);
-	ttm_bo_put(g2);
-	ttm_bo_put(g3);
-	assert_int_equal(ttm_device_destroy(dev), 0);
+	bulk_fix_fini(&f);
 }
 
 /*
@@ -889,39 +909,20 @@ static void test_bulk_pin_and_walk(void **state)
  */
 static void test_bulk_walk_no_revisit(void **state)
 {
-	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *x = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *g1 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *g2 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *g3 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *y;
-	struct ttm_lru_bulk_move bulk;
+	struct bulk_fix f;
 	struct rec_walk r;
 
 	(void)state;
-	ttm_lru_bulk_move_init(&bulk);
-	set_bulk(g1, &bulk);
-	set_bulk(g2, &bulk);
-	set_bulk(g3, &bulk);
-	y = new_bo(dev, 4 * KiB, &gtt_only);
-	rec_init(&r, dev, TTM_DOMAIN_GTT);
-	r.pause_at = g2;
+	bulk_fix_init(&f);
+	rec_init(&r, f.dev, TTM_DOMAIN_GTT);
+	r.pause_at = f.g[1];
 	rec_start_paused(&r);
-	touch(g1);
-	EXPECT_LRU(dev, TTM_DOMAIN_GTT, x, g2, g3, g1, y);
+	touch(f.g[0]);
+	EXPECT_LRU(f.dev, TTM_DOMAIN_GTT, f.x, f.g[1], f.g[2], f.g[0], f.y);
 	rec_finish(&r);
-	EXPECT_SEEN(&r, x, g1, g2, g3, y);
-	assert_dev_ok(dev);
-	set_bulk(g1, NULL);
-	set_bulk(g2, NULL);
-	set_bulk(g3, NULL);
-	assert_int_equal(ttm_lru_bulk_move_fini(&bulk), 0);
-	ttm_bo_put(x);
-	ttm_bo_put(y);
-	ttm_bo_put(g1);
-	ttm_bo_put(g2);
-	ttm_bo_put(g3);
-	assert_int_equal(ttm_device_destroy(dev), 0);
+	EXPECT_SEEN(&r, f.x, f.g[0], f.g[1], f.g[2], f.y);
+	assert_dev_ok(f.dev);
+	bulk_fix_fini(&f);
 }
 
 /* ---- pinned bytes -------------------------------------------------------- */

@@ -370,20 +370,6 @@ static void test_visible_vram_empty(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
-static void pin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_pin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
-static void unpin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_unpin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
 /* Init @exec on @dev and lock @bo with its ticket. */
 static void lock_one(struct ttm_exec *exec, struct ttm_device *dev,
 		     struct ttm_bo *bo)
@@ -574,7 +560,7 @@ static void test_vetoed_then_pinned(void **state)
 	assert_int_equal(ttm_bo_domain(w), TTM_DOMAIN_GTT);
 	assert_dev_ok(dev);
 
-	unpin(v);
+	unpin_bo(v);
 	ttm_bo_put(v);
 	ttm_bo_put(w);
 	ttm_bo_put(x);
@@ -598,8 +584,8 @@ static void test_never_fits_by_holes(void **state)
 	(void)state;
 	for (i = 0; i < 4; i++)
 		bos[i] = new_bo(dev, 1, &vram_only);
-	pin(bos[1]);
-	pin(bos[3]);
+	pin_bo(bos[1]);
+	pin_bo(bos[3]);
 	ttm_bo_put(bos[0]);
 	ttm_bo_put(bos[2]);
 	x = new_bo(dev, 2, &system_only);
@@ -612,11 +598,11 @@ static void test_never_fits_by_holes(void **state)
 	assert_int_equal(st.enospc, 1);
 	assert_int_equal(st.room_waits, 0);
 
-	unpin(bos[3]);
+	unpin_bo(bos[3]);
 	assert_int_equal(validate(x, &vram_only), 0);
 	assert_int_equal(page_of(x), 2);
 	assert_int_equal(ttm_bo_domain(bos[3]), TTM_DOMAIN_GTT);
-	unpin(bos[1]);
+	unpin_bo(bos[1]);
 	ttm_bo_put(bos[1]);
 	ttm_bo_put(bos[3]);
 	ttm_bo_put(x);
@@ -763,7 +749,7 @@ static void test_repack_self(void **state)
 	x = new_bo(dev, 1, &vram_only);
 	b = new_bo(dev, 2, &vram_only);
 	assert_int_equal(page_of(b), 2);
-	pin(p);
+	pin_bo(p);
 	ttm_bo_put(x);
 	fill(b, 0xb000);
 	e = (struct ttm_exec_entry){ .bo = b, .placement = &low3 };
@@ -773,7 +759,7 @@ static void test_repack_self(void **state)
 	assert_int_equal(page_of(b), 1);
 	assert_dev_ok(dev);
 	expect_fill(b, 0xb000);
-	unpin(p);
+	unpin_bo(p);
 	ttm_bo_put(p);
 	ttm_bo_put(b);
 	assert_int_equal(ttm_device_destroy(dev), 0);

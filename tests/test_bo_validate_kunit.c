@@ -205,20 +205,6 @@ static int validate(struct ttm_bo *bo, const struct ttm_placement *pl)
 	return validate_ctx(bo, pl, &ctx);
 }
 
-static void pin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_pin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
-static void unpin(struct ttm_bo *bo)
-{
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_unpin(bo), 0);
-	ttm_bo_unreserve(bo);
-}
-
 /* Read under the reservation: a move changes the offset. */
 static uint64_t offset_of(struct ttm_bo *bo)
 {
@@ -468,7 +454,7 @@ static void test_validate_pinned(void **state)
 	dev_init(k, 0, NULL);
 	bo = bo_new(k, BO_SIZE, &vram_only);
 	fill(bo, 3);
-	pin(bo);
+	pin_bo(bo);
 	assert_int_equal(validate(bo, &gtt_only), -EINVAL);
 	assert_int_equal(validate(bo, &system_only), -EINVAL);
 	/* Another range of its own domain is a move too. */
@@ -479,7 +465,7 @@ static void test_validate_pinned(void **state)
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
 	assert_int_equal(stats(k).moves, 0);
 	expect_fill(bo, 3);
-	unpin(bo);
+	unpin_bo(bo);
 	ttm_bo_put(bo);
 }
 
@@ -525,7 +511,7 @@ static void test_validate_busy_placement(void **state)
 
 	dev_init(k, 0, NULL);
 	full = bo_new(k, MANAGER_SIZE, &vram_only);
-	pin(full);
+	pin_bo(full);
 	bo = bo_new(k, BO_SIZE, &system_only);
 	assert_int_equal(validate(bo, &vram_gtt), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
@@ -536,7 +522,7 @@ static void test_validate_busy_placement(void **state)
 	ttm_bo_put(lru[0]);
 	assert_int_equal(stats(k).enospc, 0);
 	ttm_bo_put(bo);
-	unpin(full);
+	unpin_bo(full);
 	ttm_bo_put(full);
 }
 
@@ -671,7 +657,7 @@ static void move_fence_not_signaled(struct kfix *k, bool no_wait)
 	dev_init(k, 0, &o);
 	x = bo_new(k, MANAGER_SIZE, &vram_only);
 	z = bo_new(k, MANAGER_SIZE, &gtt_only);
-	pin(z);
+	pin_bo(z);
 	y = bo_new(k, BO_SIZE, &system_only);
 	fill(y, 8);
 	assert_int_equal(validate(x, &system_only), 0);
@@ -694,7 +680,7 @@ static void move_fence_not_signaled(struct kfix *k, bool no_wait)
 	}
 	assert_int_equal(ttm_gpu_advance(k->gpu, 1000000), 0);
 	expect_fill(y, 8);
-	unpin(z);
+	unpin_bo(z);
 	ttm_bo_put(x);
 	ttm_bo_put(y);
 	ttm_bo_put(z);
@@ -834,14 +820,14 @@ static void test_validate_all_pinned_evict(void **state)
 
 	dev_init(k, 0, NULL);
 	big = bo_new(k, MANAGER_SIZE, &vram_only);
-	pin(big);
+	pin_bo(big);
 	small = bo_new(k, BO_SIZE, &system_only);
 	assert_int_equal(validate(small, &vram_only), -ENOSPC);
 	assert_int_equal(ttm_bo_domain(small), TTM_DOMAIN_SYSTEM);
 	assert_int_equal(stats(k).enospc, 1);
 	assert_int_equal(stats(k).moves, 0);
 	ttm_bo_put(small);
-	unpin(big);
+	unpin_bo(big);
 	ttm_bo_put(big);
 }
 
@@ -857,7 +843,7 @@ static void test_validate_allowed_only_evict(void **state)
 
 	dev_init(k, 0, NULL);
 	pinned = bo_new(k, half, &vram_only);
-	pin(pinned);
+	pin_bo(pinned);
 	evictable = bo_new(k, half, &vram_only);
 	fill(evictable, 15);
 	bo = bo_new(k, BO_SIZE, &system_only);
@@ -870,7 +856,7 @@ static void test_validate_allowed_only_evict(void **state)
 	expect_fill(evictable, 15);
 	ttm_bo_put(bo);
 	ttm_bo_put(evictable);
-	unpin(pinned);
+	unpin_bo(pinned);
 	ttm_bo_put(pinned);
 }
 
@@ -929,7 +915,7 @@ static void test_validate_busy_domain_evict(void **state)
 
 	dev_init(k, 0, &o);
 	gtt_full = bo_new(k, MANAGER_SIZE, &gtt_only);
-	pin(gtt_full);
+	pin_bo(gtt_full);
 	init = bo_new(k, MANAGER_SIZE, &vram_only);
 	fill(init, 16);
 	bo = bo_new(k, BO_SIZE, &system_only);
@@ -940,7 +926,7 @@ static void test_validate_busy_domain_evict(void **state)
 	expect_fill(init, 16);
 	ttm_bo_put(bo);
 	ttm_bo_put(init);
-	unpin(gtt_full);
+	unpin_bo(gtt_full);
 	ttm_bo_put(gtt_full);
 }
 
@@ -1052,7 +1038,7 @@ static void test_validate_range(void **state)
 	for (i = 0; i < 8; i++) {
 		bos[i] = bo_new(k, PAGE, &range);
 		assert_int_equal(offset_of(bos[i]), (8 + i) * PAGE);
-		pin(bos[i]);
+		pin_bo(bos[i]);
 	}
 	extra = bo_new(k, PAGE, &system_only);
 	fill(extra, 21);
@@ -1061,7 +1047,7 @@ static void test_validate_range(void **state)
 	assert_int_equal(validate(extra, &range_then_any), 0);
 	assert_int_equal(offset_of(extra), 0);
 	/* In VRAM but outside the range: not where it may be. */
-	unpin(bos[3]);
+	unpin_bo(bos[3]);
 	ttm_bo_put(bos[3]);
 	assert_int_equal(validate(extra, &range), 0);
 	assert_int_equal(offset_of(extra), 11 * PAGE);
@@ -1076,7 +1062,7 @@ static void test_validate_range(void **state)
 	for (i = 0; i < 8; i++) {
 		if (i == 3)
 			continue;
-		unpin(bos[i]);
+		unpin_bo(bos[i]);
 		ttm_bo_put(bos[i]);
 	}
 	ttm_bo_put(extra);
@@ -1146,12 +1132,12 @@ static void test_validate_domain_twice(void **state)
 
 	dev_init(k, SMALL_VRAM, NULL);
 	p = bo_new(k, 4 * PAGE, &first);
-	pin(p);
+	pin_bo(p);
 	bo = bo_new(k, PAGE, &system_only);
 	fill(bo, 22);
 	assert_int_equal(validate(bo, &twice), 0);
 	assert_int_equal(offset_of(bo), 4 * PAGE);
-	unpin(p);
+	unpin_bo(p);
 	ttm_bo_put(p);
 	assert_int_equal(validate(bo, &twice), 0);
 	assert_int_equal(offset_of(bo), 4 * PAGE);
@@ -1214,8 +1200,8 @@ static void test_evict_range_edges(void **state)
 	c = bo_new(k, 2 * PAGE, &vram_only);
 	d = bo_new(k, 4 * PAGE, &vram_only);
 	assert_int_equal(offset_of(d), 12 * PAGE);
-	pin(a);
-	pin(d);
+	pin_bo(a);
+	pin_bo(d);
 	fill(b, 27);
 	fill(c, 28);
 	bo = bo_new(k, 4 * PAGE, &system_only);
@@ -1225,7 +1211,7 @@ static void test_evict_range_edges(void **state)
 	assert_int_equal(ttm_bo_domain(c), TTM_DOMAIN_GTT);
 	expect_fill(b, 27);
 	expect_fill(c, 28);
-	unpin(d);
+	unpin_bo(d);
 	ttm_bo_put(d);
 	e = bo_new(k, 2 * PAGE, &system_only);
 	assert_int_equal(validate(e, &PLACEMENT(PLACE(VRAM, 13, 1000, 0))),
@@ -1234,7 +1220,7 @@ static void test_evict_range_edges(void **state)
 	assert_int_equal(validate(e, &PLACEMENT(PLACE(VRAM, 15, 1000, 0))),
 			 -ENOSPC);
 	ttm_bo_put(e);
-	unpin(a);
+	unpin_bo(a);
 	ttm_bo_put(a);
 	ttm_bo_put(b);
 	ttm_bo_put(c);
@@ -1347,7 +1333,7 @@ static void test_enospc_by_holes(void **state)
 
 		p[i] = bo_new(k, PAGE, &PLACEMENT(PLACE(VRAM, pg, pg + 1, 0)));
 		assert_int_equal(offset_of(p[i]), pg * PAGE);
-		pin(p[i]);
+		pin_bo(p[i]);
 	}
 	bo = bo_new(k, 4 * PAGE, &system_only);
 	assert_int_equal(validate(bo, &vram_only), -ENOSPC);
@@ -1359,14 +1345,14 @@ static void test_enospc_by_holes(void **state)
 	assert_int_equal(ttm_bo_domain(e), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
 
-	unpin(p[0]);
+	unpin_bo(p[0]);
 	assert_int_equal(validate_exec(k, bo, &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_domain(p[0]), TTM_DOMAIN_GTT);
 	assert_true(offset_of(bo) + 4 * PAGE <= 7 * PAGE);
 	expect_fill(e, 23);
 	for (i = 1; i < 4; i++)
-		unpin(p[i]);
+		unpin_bo(p[i]);
 	for (i = 0; i < 4; i++)
 		ttm_bo_put(p[i]);
 	ttm_bo_put(e);
@@ -1391,7 +1377,7 @@ static void test_enospc_by_holes_own_job(void **state)
 		uint32_t pg = pinned_at[i];
 
 		p[i] = bo_new(k, PAGE, &PLACEMENT(PLACE(VRAM, pg, pg + 1, 0)));
-		pin(p[i]);
+		pin_bo(p[i]);
 	}
 	j = bo_new(k, 4 * PAGE, &PLACEMENT(PLACE(VRAM, 4, 8, 0)));
 	fill(j, 26);
@@ -1406,7 +1392,7 @@ static void test_enospc_by_holes_own_job(void **state)
 	assert_int_equal(ttm_bo_domain(j), TTM_DOMAIN_GTT);
 	expect_fill(j, 26);
 	for (i = 0; i < 3; i++) {
-		unpin(p[i]);
+		unpin_bo(p[i]);
 		ttm_bo_put(p[i]);
 	}
 	ttm_bo_put(j);

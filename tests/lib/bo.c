@@ -25,3 +25,17 @@ long lru_order(struct ttm_device *dev, enum ttm_domain domain,
 		ttm_bo_put(ret_bos[i]);
 	return count;
 }
+
+void pin_bo(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	ttm_bo_unreserve(bo);
+}
+
+void unpin_bo(struct ttm_bo *bo)
+{
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_unpin(bo), 0);
+	ttm_bo_unreserve(bo);
+}

@@ -35,4 +35,8 @@ bool check_dev_ok(struct ttm_device *dev, const char *when);
 long lru_order(struct ttm_device *dev, enum ttm_domain domain,
 	       struct ttm_bo **ret_bos, size_t max);
 
+/* Reserve @bo without a ticket, pin (unpin) it, unreserve: 0 asserted. */
+void pin_bo(struct ttm_bo *bo);
+void unpin_bo(struct ttm_bo *bo);
+
 #endif /* TTMSIM_TEST_BO_HELPERS_H */
