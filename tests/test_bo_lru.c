@@ -654,19 +654,6 @@ static void test_evict_all(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
-static struct ttm_fence *busy(struct ttm_bo *bo)
-{
-	struct ttm_fence *f;
-
-	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
-			 0);
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
-	ttm_resv_add_fence(ttm_bo_resv(bo), f, TTM_RESV_USAGE_WRITE);
-	ttm_bo_unreserve(bo);
-	return f;
-}
-
 /*
  * Evict-all waits for busy buffers: one whose GPU work is not done (its
  * move waits for the fence), and one waiting for its delayed destroy,
@@ -678,7 +665,7 @@ static void test_evict_all_busy(void **state)
 	struct ttm_device *dev = lru_device(NULL, NULL);
 	struct ttm_bo *z = new_bo(dev, 8 * KiB, &vram_only);
 	struct ttm_bo *b = new_bo(dev, 8 * KiB, &vram_only);
-	struct ttm_fence *fz = busy(z), *fb = busy(b);
+	struct ttm_fence *fz = busy_fence(z), *fb = busy_fence(b);
 	struct evict_all_arg e = { .dev = dev, .ret = 1 };
 	struct ttm_device_stats st;
 	pthread_t t;
@@ -699,7 +686,7 @@ static void test_evict_all_busy(void **state)
 	assert_int_equal(ttm_bo_reserve(b, false, false, NULL), 0);
 	assert_int_equal(ttm_bo_validate(b, &vram_only, &no_wait), 0);
 	ttm_bo_unreserve(b);
-	fb = busy(b);
+	fb = busy_fence(b);
 	t = start_thread(evict_all_thread, &e);
 	assert_true(wait_for_fence_waiters(fb, 1));
 	assert_int_equal(ttm_fence_signal(fb, 0), 0);

@@ -366,20 +366,6 @@ static uint64_t dev_buffers(struct ttm_device *dev, int domain)
 	return domain < 0 ? st.buffers : st.domain[domain].buffers;
 }
 
-/* A new unsignalled fence, added for writing to @bo's reservation. */
-static struct ttm_fence *busy_fence(struct ttm_bo *bo)
-{
-	struct ttm_fence *f;
-
-	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
-			 0);
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
-	ttm_resv_add_fence(ttm_bo_resv(bo), f, TTM_RESV_USAGE_WRITE);
-	ttm_bo_unreserve(bo);
-	return f;
-}
-
 /* What an import is, and what comes back as it is. */
 static void test_import_kinds(void **state)
 {

@@ -2,6 +2,9 @@
 /* Placements and the accounting check of the buffer-object suites. */
 #include "bo_helpers.h"
 
+#include "ttmsim/fence.h"
+#include "ttmsim/resv.h"
+
 const struct ttm_placement vram_gtt = TTM_PLACEMENT_VRAM_GTT_INIT;
 const struct ttm_placement vram_only = TTM_PLACEMENT_VRAM_INIT;
 const struct ttm_placement gtt_only = TTM_PLACEMENT_GTT_INIT;
@@ -38,4 +41,17 @@ void unpin_bo(struct ttm_bo *bo)
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
 	assert_int_equal(ttm_bo_unpin(bo), 0);
 	ttm_bo_unreserve(bo);
+}
+
+struct ttm_fence *busy_fence(struct ttm_bo *bo)
+{
+	struct ttm_fence *f;
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &f),
+			 0);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(bo), f, TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(bo);
+	return f;
 }

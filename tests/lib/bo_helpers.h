@@ -35,6 +35,13 @@ bool check_dev_ok(struct ttm_device *dev, const char *when);
 long lru_order(struct ttm_device *dev, enum ttm_domain domain,
 	       struct ttm_bo **ret_bos, size_t max);
 
+/*
+ * A new unsignalled fence of a context of its own, added for writing to
+ * @bo's reservation (reserved and unreserved here): @bo is busy until the
+ * caller signals it. The caller owns the returned reference.
+ */
+struct ttm_fence *busy_fence(struct ttm_bo *bo);
+
 /* Reserve @bo without a ticket, pin (unpin) it, unreserve: 0 asserted. */
 void pin_bo(struct ttm_bo *bo);
 void unpin_bo(struct ttm_bo *bo);
