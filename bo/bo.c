@@ -186,6 +186,9 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 	struct ttm_operation_ctx room = { 0 };
 	int ret;
 
+	if (ww_debug_blocks(WW_DEBUG_SIGNALLING_ALLOC, dev,
+			    "ttm_bo_init_reserved", NULL, 0))
+		return -EINVAL;
 	if (size == 0 || size % 4 || size > TTM_BO_MAX_SIZE ||
 	    (unsigned int)type > TTM_BO_TYPE_KERNEL || !destroy ||
 	    !bo_placement_valid(dev, placement))
@@ -266,6 +269,10 @@ TTM_EXPORT int ttm_bo_create(struct ttm_device *dev, uint64_t size,
 	int ret;
 
 	if (flags & ~TTM_BO_CREATE_NO_WAIT_GPU)
+		return -EINVAL;
+	/* Even with NO_WAIT_GPU: making room still waits for the device. */
+	if (ww_debug_blocks(WW_DEBUG_SIGNALLING_ALLOC, dev, "ttm_bo_create",
+			    NULL, 0))
 		return -EINVAL;
 	bo = malloc(sizeof(*bo));
 	if (!bo)

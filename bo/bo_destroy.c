@@ -22,6 +22,7 @@
 
 #include "bo/bo.h"
 #include "util/compiler.h"
+#include "ww/debug.h"
 
 TTM_EXPORT struct ttm_bo *ttm_bo_get(struct ttm_bo *bo)
 {
@@ -334,5 +335,8 @@ bool bo_worker_flush(struct ttm_device *dev)
 
 TTM_EXPORT void ttm_device_flush_destroys(struct ttm_device *dev)
 {
+	if (ww_debug_blocks(WW_DEBUG_SIGNALLING_WAIT, dev,
+			    "ttm_device_flush_destroys", NULL, 0))
+		return;
 	bo_worker_flush(dev);
 }

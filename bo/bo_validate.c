@@ -143,6 +143,10 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 	ret = resv_assert_held_at(bo->resv, "ttm_bo_validate", file, line);
 	if (ret)
 		return ret;
+	/* Even a buffer already in place: the next call may have to move. */
+	if (ww_debug_blocks(WW_DEBUG_SIGNALLING_ALLOC, bo, "ttm_bo_validate",
+			    file, line))
+		return -EINVAL;
 	if (!bo_placement_valid(bo->dev, placement))
 		return -EINVAL;
 

@@ -250,6 +250,10 @@ TTM_EXPORT int ttm_resv_wait(struct ttm_resv *resv, enum ttm_resv_usage usage,
 	struct ttm_fence *f;
 	int ret;
 
+	/* Rule 13 for every wait, even one that would not sleep this time. */
+	if (timeout_ns && ww_debug_blocks(WW_DEBUG_SIGNALLING_WAIT, resv,
+					  "ttm_resv_wait", NULL, 0))
+		return -EINVAL;
 	if (timeout_ns > 0) {
 		deadline = (int64_t)mono_ns(); /* time since boot */
 		/* Past INT64_MAX is forever anyway: just do not overflow. */

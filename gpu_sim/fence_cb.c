@@ -91,6 +91,7 @@ void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
 {
 	struct ttm_fence_cb *cbs, *waiters;
 	struct signal_frame frame = { f, signalling };
+	unsigned int cookie;
 
 	/* First: callbacks and waiters see the fence as signalled. */
 	__atomic_store_n(&f->status, status, __ATOMIC_RELEASE);
@@ -106,8 +107,10 @@ void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
 	pthread_mutex_unlock(&f->lock);
 
 	signalling = &frame;
+	cookie = ttm_fence_begin_signalling();
 	cb_list_run(f, cbs);
 	cb_list_run(f, waiters);
+	ttm_fence_end_signalling(cookie);
 	signalling = frame.outer;
 	__atomic_store_n(&f->running, 0, __ATOMIC_RELEASE);
 }

@@ -9,6 +9,7 @@
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
 #include "util/time.h"
+#include "ww/debug.h"
 #include "ww/thread.h"
 
 struct fence_waiter {
@@ -62,6 +63,9 @@ TTM_EXPORT int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 	struct ww_thread *self;
 	int ret = 0;
 
+	if (timeout_ns && ww_debug_blocks(WW_DEBUG_SIGNALLING_WAIT, fence,
+					  "ttm_fence_wait", NULL, 0))
+		return -EINVAL;
 	if (ttm_fence_is_signaled(fence))
 		return 0;
 	/* Just a test: not a wait, so it leaves a pending interrupt alone. */

@@ -195,6 +195,7 @@ void gpu_job_retire(struct gpu_job *job, int status, uint64_t end_us)
 {
 	struct gpu_engine *e = job->engine;
 	struct ttm_gpu *gpu = e->gpu;
+	unsigned int cookie;
 
 	job->info.status = status;
 	job->info.end_us = end_us;
@@ -204,9 +205,12 @@ void gpu_job_retire(struct gpu_job *job, int status, uint64_t end_us)
 		__atomic_fetch_add(&e->run, 1, __ATOMIC_RELAXED);
 	if (retired_out_of_order(job))
 		__atomic_fetch_add(&e->ooo, 1, __ATOMIC_RELAXED);
+	/* The hook holds up the fence: it is part of the signalling. */
+	cookie = ttm_fence_begin_signalling();
 	if (gpu->on_retire)
 		gpu->on_retire(&job->info, gpu->retire_data);
 	ttm_fence_signal(job->fence, status);
+	ttm_fence_end_signalling(cookie);
 	gpu_job_free(job);
 }
 

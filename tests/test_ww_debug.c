@@ -37,6 +37,8 @@
 
 #include "lib/helpers.h"
 #include "ttmsim/bo.h"
+#include "ttmsim/gpu.h"
+#include "util/compiler.h" /* container_of() */
 
 /* Wait-Die, the kernel's reservation class: most cases use it. */
 static DEFINE_WD_CLASS(debug_test_class);
@@ -60,6 +62,10 @@ struct expect {
 	int line;       /* of the offending call in this file */
 	uintptr_t lock; /* the lock the report names, 0 for none */
 	uintptr_t ctx;  /* the context it names, 0 for none */
+	/* Rule 13: the object named, and the sections open; else 0. */
+	uintptr_t object;
+	unsigned long sections;
+	char cls[64];   /* the class named, if not the case's (a device's) */
 };
 
 static void expect_at(struct expect *e, int line, const void *lock,
@@ -533,6 +539,276 @@ static void case_thread_exit(struct expect *e, int variant)
 	in_thread(leak[variant], NULL, e);
 }
 
+/*
+ * Rule 13: blocking calls inside fence-signalling sections. Each case
+ * opens its own section(s) with ttm_fence_begin_signalling() and closes
+ * them after the refused call; the library's own sections (fence
+ * callbacks on a GPU engine) are the last case.
+ */
+
+#define SIG_LOCK 0      /* plain lock, no context */
+#define SIG_LOCK_CTX 1  /* interruptible lock with a context, nested */
+
+/* signalling-lock: a ww_mutex taken blocking inside a section. */
+static void case_signalling_lock(struct expect *e, int variant)
+{
+	unsigned int outer = 0, inner;
+	struct ww_acquire_ctx *c = NULL;
+	int ret, how = LOCK;
+	struct fix f;
+
+	fix_init(&f, &debug_test_class);
+	if (variant == SIG_LOCK_CTX) {
+		ww_acquire_init(&f.ctx, &debug_test_class);
+		outer = ttm_fence_begin_signalling();
+		c = &f.ctx;
+		how = LOCK_INTR;
+	}
+	inner = ttm_fence_begin_signalling();
+	e->sections = variant == SIG_LOCK_CTX ? 2 : 1;
+	/* A trylock cannot block: allowed, and not reported. */
+	CHECK_INT(ww_mutex_trylock(&f.b, NULL), 1);
+	ww_mutex_unlock(&f.b);
+	ret = OFFEND(e, &f.a, c, LOCK_CALL(how, &f.a, c));
+	CHECK_REFUSED(ret, &f.a);
+	ttm_fence_end_signalling(inner);
+	if (variant == SIG_LOCK_CTX) {
+		ttm_fence_end_signalling(outer);
+		ww_acquire_fini(&f.ctx);
+	}
+	/* Out of the section, the same lock is fine. */
+	CHECK_INT(ww_mutex_lock(&f.a, NULL), 0);
+	ww_mutex_unlock(&f.a);
+}
+
+/* A device with one buffer, for the reservation cases. */
+struct sig_dev {
+	struct ttm_device *dev;
+	struct ttm_bo *bo;
+};
+
+static bool sig_dev_init(struct sig_dev *s, struct expect *e)
+{
+	static const struct ttm_placement sys = TTM_PLACEMENT_SYSTEM_INIT;
+
+	s->bo = NULL;
+	if (!CHECK_INT(ttm_device_create(NULL, &s->dev), 0))
+		return false;
+	if (!CHECK_INT(ttm_bo_create(s->dev, 4096, &sys, 0, &s->bo), 0)) {
+		ttm_device_destroy(s->dev);
+		return false;
+	}
+	snprintf(e->cls, sizeof(e->cls), "%s",
+		 ttm_device_ww_class(s->dev)->name);
+	return true;
+}
+
+static void sig_dev_fini(struct sig_dev *s)
+{
+	ttm_bo_put(s->bo);
+	CHECK_INT(ttm_device_destroy(s->dev), 0);
+}
+
+/*
+ * signalling-lock through ttm_bo_reserve(): the report names the
+ * reservation's lock and this line. Reserving with no_wait is allowed.
+ */
+static void case_signalling_reserve(struct expect *e, int unused)
+{
+	struct sig_dev s;
+	struct ww_mutex *l;
+	struct ttm_bo *bo;
+	unsigned int cookie;
+	int ret;
+
+	(void)unused;
+	if (!sig_dev_init(&s, e))
+		return;
+	bo = s.bo;
+	l = &ttm_bo_resv(bo)->lock;
+	cookie = ttm_fence_begin_signalling();
+	e->sections = 1;
+	CHECK_INT(ttm_bo_reserve(bo, false, true, NULL), 0);
+	ttm_bo_unreserve(bo);
+	ret = OFFEND(e, l, NULL, ttm_bo_reserve(bo, true, false, NULL));
+	CHECK_REFUSED(ret, l);
+	ttm_fence_end_signalling(cookie);
+	sig_dev_fini(&s);
+}
+
+#define SIG_WAIT_FENCE 0 /* ttm_fence_wait() on an unsignalled fence */
+#define SIG_WAIT_RESV 1  /* ttm_resv_wait() on an idle reservation */
+
+/*
+ * signalling-wait: reported whether or not the wait would sleep; the
+ * fence is never signalled, so only the refusal lets the case go on.
+ * A zero timeout only tests: allowed.
+ */
+static void case_signalling_wait(struct expect *e, int variant)
+{
+	const enum ttm_resv_usage all = TTM_RESV_USAGE_BOOKKEEP;
+	struct ttm_resv resv, *r = &resv;
+	struct ttm_fence *fence;
+	unsigned int cookie;
+	int ret;
+
+	if (!CHECK_INT(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					&fence), 0))
+		return;
+	ttm_resv_init(&resv, &debug_test_class);
+	cookie = ttm_fence_begin_signalling();
+	e->sections = 1;
+	CHECK_INT(ttm_fence_wait(fence, false, 0), -ETIME);
+	CHECK_INT(ttm_resv_wait(&resv, all, false, 0), 0);
+	if (variant == SIG_WAIT_FENCE) {
+		e->object = (uintptr_t)fence;
+		ret = OFFEND(e, NULL, NULL, ttm_fence_wait(fence, false, -1));
+	} else {
+		e->object = (uintptr_t)&resv;
+		ret = OFFEND(e, NULL, NULL, ttm_resv_wait(r, all, true, 1000));
+	}
+	CHECK_INT(ret, -EINVAL);
+	ttm_fence_end_signalling(cookie);
+	ttm_resv_fini(&resv);
+	ttm_fence_put(fence);
+}
+
+#define SIG_ALLOC_VALIDATE 0 /* ttm_bo_validate(), caller-site macro */
+#define SIG_ALLOC_CREATE 1   /* ttm_bo_create(), no macro */
+
+/* signalling-alloc: making room may evict and wait. */
+static void case_signalling_alloc(struct expect *e, int variant)
+{
+	static const struct ttm_placement gtt = TTM_PLACEMENT_GTT_INIT;
+	static const struct ttm_placement sys = TTM_PLACEMENT_SYSTEM_INIT;
+	const struct ttm_placement *p = &sys;
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_bo *bo = NULL;
+	struct ttm_device *dev;
+	struct sig_dev s;
+	unsigned int cookie;
+	int ret;
+
+	if (!sig_dev_init(&s, e))
+		return;
+	dev = s.dev;
+	e->cls[0] = '\0'; /* no lock: the report names no class */
+	CHECK_INT(ttm_bo_reserve(s.bo, false, true, NULL), 0);
+	cookie = ttm_fence_begin_signalling();
+	e->sections = 1;
+	if (variant == SIG_ALLOC_VALIDATE) {
+		e->object = (uintptr_t)s.bo;
+		ret = OFFEND(e, NULL, NULL, ttm_bo_validate(s.bo, &gtt, &ctx));
+		CHECK(ttm_bo_domain(s.bo) == TTM_DOMAIN_SYSTEM);
+	} else {
+		e->object = (uintptr_t)s.dev;
+		ret = OFFEND(e, NULL, NULL, ttm_bo_create(dev, 4, p, 0, &bo));
+		CHECK(bo == NULL);
+	}
+	CHECK_INT(ret, -EINVAL);
+	ttm_fence_end_signalling(cookie);
+	ttm_bo_unreserve(s.bo);
+	sig_dev_fini(&s);
+}
+
+/*
+ * signalling-unbalanced: the outer section closed before the inner one.
+ * Both are closed after the report: a lock afterwards is not reported.
+ */
+static void case_signalling_unbalanced(struct expect *e, int unused)
+{
+	unsigned int outer, inner;
+	struct ww_mutex m;
+
+	(void)unused;
+	outer = ttm_fence_begin_signalling();
+	inner = ttm_fence_begin_signalling();
+	CHECK_INT(outer, 1);
+	CHECK_INT(inner, 2);
+	e->sections = 2;
+	OFFEND(e, NULL, NULL, ttm_fence_end_signalling(outer));
+	ttm_fence_end_signalling(0); /* a section never counted: nothing */
+	ww_mutex_init(&m, &debug_test_class);
+	CHECK_INT(ww_mutex_lock(&m, NULL), 0);
+	ww_mutex_unlock(&m);
+	ww_mutex_destroy(&m);
+	(void)inner;
+}
+
+/*
+ * The deadlock the rule is for: this thread holds a buffer's reservation
+ * and waits for a GPU job's fence, whose callback, run by the engine's
+ * worker thread as the job retires, reserves that buffer. Without the
+ * checker both threads wait for ever. The job waits for a gate signalled
+ * once the callback is in place, so that the callback cannot miss it.
+ */
+struct sig_cb {
+	struct ttm_fence_cb cb;
+	struct ttm_bo *bo;
+	struct expect *e;
+	int ret, done; /* atomic */
+};
+
+static void sig_cb_reserve(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct sig_cb *c = container_of(cb, struct sig_cb, cb);
+	struct ww_mutex *l = &ttm_bo_resv(c->bo)->lock;
+	int ret;
+
+	(void)fence;
+	/* The engine's retire, and the fence's callbacks inside it. */
+	c->e->sections = 2;
+	ret = OFFEND(c->e, l, NULL, ttm_bo_reserve(c->bo, false, false, NULL));
+	if (ret == 0)
+		ttm_bo_unreserve(c->bo);
+	__atomic_store_n(&c->ret, ret, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+static void case_signalling_callback(struct expect *e, int unused)
+{
+	struct sig_cb c = { .e = e, .done = 0 };
+	struct ttm_fence *gate, *fence = NULL;
+	struct ttm_gpu_dep dep;
+	struct ttm_gpu_job job = { .engine = 0, .n_deps = 1, .deps = &dep };
+	struct ttm_gpu *gpu;
+	struct sig_dev s;
+
+	(void)unused;
+	if (!sig_dev_init(&s, e))
+		return;
+	c.bo = s.bo;
+	if (!CHECK_INT(ttm_gpu_create(1, NULL, &gpu), 0) ||
+	    !CHECK_INT(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					&gate), 0))
+		goto out_dev;
+	dep = (struct ttm_gpu_dep){ .fence = gate };
+	if (!CHECK_INT(ttm_gpu_submit(gpu, &job, &fence), 0)) {
+		ttm_fence_put(gate);
+		goto out_gpu;
+	}
+	CHECK_INT(ttm_fence_add_callback(fence, &c.cb, sig_cb_reserve), 0);
+	CHECK_INT(ttm_bo_reserve(s.bo, false, false, NULL), 0);
+	CHECK_INT(ttm_fence_signal(gate, 0), 0);
+	/*
+	 * The callback's end first, bounded: without the checker it never
+	 * comes, and a wait for the fence would hang (the fence's waiters
+	 * run after its callbacks). Then the holder's wait for the fence,
+	 * which now returns.
+	 */
+	if (CHECK(wait_for_int(&c.done, 1)))
+		CHECK_INT(ttm_fence_wait(fence, false, -1), 0);
+	ttm_bo_unreserve(s.bo);
+	CHECK_INT(ttm_fence_wait(fence, false, -1), 0);
+	CHECK_INT(__atomic_load_n(&c.ret, __ATOMIC_RELAXED), -EINVAL);
+	ttm_fence_put(fence);
+	ttm_fence_put(gate);
+out_gpu:
+	ttm_gpu_destroy(gpu);
+out_dev:
+	sig_dev_fini(&s);
+}
+
 struct violation {
 	const char *name;
 	enum ww_debug_rule rule;
@@ -542,6 +818,7 @@ struct violation {
 	struct ww_class *cls; /* the class it names, NULL for none */
 	void (*run)(struct expect *e, int variant);
 	int variant;
+	bool no_caller;       /* the call has no caller-site macro */
 };
 
 #define WD (&debug_test_class)
@@ -613,6 +890,32 @@ static const struct violation violations[] = {
 	  "thread exit", WD, case_thread_exit, 1 },
 	{ "exit_ctx", WW_DEBUG_EXIT_CTX, 10, "exit-ctx",
 	  "thread exit", WD, case_thread_exit, 2 },
+	{ "signalling_lock", WW_DEBUG_SIGNALLING_LOCK, 13, "signalling-lock",
+	  "ww_mutex_lock", WD, case_signalling_lock, SIG_LOCK },
+	{ "signalling_lock/ctx_nested", WW_DEBUG_SIGNALLING_LOCK, 13,
+	  "signalling-lock", "ww_mutex_lock_interruptible", WD,
+	  case_signalling_lock, SIG_LOCK_CTX },
+	{ "signalling_lock/reserve", WW_DEBUG_SIGNALLING_LOCK, 13,
+	  "signalling-lock", "ww_mutex_lock_interruptible", NULL,
+	  case_signalling_reserve, 0 },
+	{ "signalling_lock/engine_callback", WW_DEBUG_SIGNALLING_LOCK, 13,
+	  "signalling-lock", "ww_mutex_lock", NULL,
+	  case_signalling_callback, 0 },
+	{ "signalling_wait", WW_DEBUG_SIGNALLING_WAIT, 13, "signalling-wait",
+	  "ttm_fence_wait", NULL, case_signalling_wait, SIG_WAIT_FENCE,
+	  true },
+	{ "signalling_wait/resv", WW_DEBUG_SIGNALLING_WAIT, 13,
+	  "signalling-wait", "ttm_resv_wait", NULL, case_signalling_wait,
+	  SIG_WAIT_RESV, true },
+	{ "signalling_alloc", WW_DEBUG_SIGNALLING_ALLOC, 13,
+	  "signalling-alloc", "ttm_bo_validate", NULL, case_signalling_alloc,
+	  SIG_ALLOC_VALIDATE },
+	{ "signalling_alloc/create", WW_DEBUG_SIGNALLING_ALLOC, 13,
+	  "signalling-alloc", "ttm_bo_create", NULL, case_signalling_alloc,
+	  SIG_ALLOC_CREATE, true },
+	{ "signalling_unbalanced", WW_DEBUG_SIGNALLING_UNBALANCED, 13,
+	  "signalling-unbalanced", "ttm_fence_end_signalling", NULL,
+	  case_signalling_unbalanced, 0, true },
 };
 
 /* ---- correct usage ---------------------------------------------------- */
@@ -813,7 +1116,8 @@ struct seen {
 	unsigned int number;
 	char tag[32], call[48], cls[64], file[256];
 	int line;
-	uintptr_t lock, ctx;
+	uintptr_t lock, ctx, object;
+	unsigned long sections; /* rule 13's count */
 };
 
 static struct {
@@ -842,6 +1146,9 @@ static void count_report(const struct ww_debug_report *r, void *data)
 		s->line = r->line;
 		s->lock = (uintptr_t)r->lock;
 		s->ctx = (uintptr_t)r->ctx;
+		s->object = (uintptr_t)r->object;
+		if (r->rule_number == 13)
+			s->sections = r->count;
 	}
 	if (s->count > watch.expected)
 		ww_debug_print_report(r, STDERR_FILENO);
@@ -880,9 +1187,14 @@ static void check_report(const struct violation *v, const struct expect *e,
 	CHECK_INT(s->number, v->number);
 	check_str("tag", s->tag, v->tag);
 	check_str("call", s->call, v->call);
-	check_str("class", s->cls, v->cls ? v->cls->name : NO_CLASS);
-	check_str("file", s->file, __FILE__);
-	CHECK_INT(s->line, e->line);
+	check_str("class", s->cls, e->cls[0] ? e->cls :
+			 v->cls ? v->cls->name : NO_CLASS);
+	/* Without a caller-site macro the report names no file:line. */
+	check_str("file", s->file, v->no_caller ? "" : __FILE__);
+	CHECK_INT(s->line, v->no_caller ? 0 : e->line);
+	CHECK_MSG(s->object == e->object, "object %#lx, expected %#lx",
+		  (unsigned long)s->object, (unsigned long)e->object);
+	CHECK_INT(s->sections, e->sections);
 	CHECK_MSG(s->lock == e->lock, "lock %#lx, expected %#lx",
 		  (unsigned long)s->lock, (unsigned long)e->lock);
 	CHECK_MSG(s->ctx == e->ctx, "ctx %#lx, expected %#lx",
@@ -949,6 +1261,12 @@ static void parse_report(const char *out, struct seen *s)
 	p = report_field(out, "ctx:");
 	if (p && strncmp(p, "none", 4) && sscanf(p, "%p", &ptr) == 1)
 		s->ctx = (uintptr_t)ptr;
+	p = report_field(out, "on:");
+	if (p && sscanf(p, "%p", &ptr) == 1)
+		s->object = (uintptr_t)ptr;
+	p = report_field(out, "sections:");
+	if (p)
+		sscanf(p, "%lu", &s->sections);
 }
 
 /* ---- running a case in a child process --------------------------------- */

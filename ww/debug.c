@@ -161,12 +161,15 @@ int ww_debug_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	enum ww_debug_rule rule;
 	int ret;
 
-	if (!d)
-		return ww_raw_lock(lock, ctx, interruptible);
-	rule = check_lock_call(lock, ctx, self, d, c, slow, true);
+	/* Rule 13 needs no state: an untracked thread is checked too. */
+	rule = d ? check_lock_call(lock, ctx, self, d, c, slow, true) : 0;
+	if (!rule && ww_debug_signalling)
+		rule = WW_DEBUG_SIGNALLING_LOCK;
 	if (rule && broken(rule, lock, ctx, lock_call_names[kind], file, line))
 		return -EINVAL;
 	ret = ww_raw_lock(lock, ctx, interruptible);
+	if (!d)
+		return ret;
 	if (ctx)
 		ctx->last_result = ret;
 	if (ret == 0)

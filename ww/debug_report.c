@@ -102,6 +102,26 @@ static const struct {
 		"device. Nothing was destroyed; put every buffer first "
 		"(buffers waiting for delayed destroy and moves in flight "
 		"are waited for)", "device:", "buffers still alive" },
+	[WW_DEBUG_SIGNALLING_LOCK] = { 13, "signalling-lock",
+		"blocking lock (a ww_mutex, a reservation) inside a fence-"
+		"signalling section: whoever waits for the fence may hold it, "
+		"so the fence may never signal; trylock, or hand the work to "
+		"another thread" },
+	[WW_DEBUG_SIGNALLING_WAIT] = { 13, "signalling-wait",
+		"wait for a fence, a reservation's fences or a device's "
+		"destroy worker inside a fence-signalling section: what is "
+		"waited for may need this section's fence first; test with "
+		"a zero timeout, add a callback, or hand the work to another "
+		"thread", "on:" },
+	[WW_DEBUG_SIGNALLING_ALLOC] = { 13, "signalling-alloc",
+		"buffer creation or validation inside a fence-signalling "
+		"section: making room may evict and wait for fences and "
+		"reservations; allocate before the section, or hand the work "
+		"to another thread", "on:" },
+	[WW_DEBUG_SIGNALLING_UNBALANCED] = { 13, "signalling-unbalanced",
+		"ttm_fence_end_signalling() with a cookie that is not the "
+		"innermost open section's: sections end innermost first, "
+		"each in the thread that began it, with its own cookie" },
 };
 
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -174,9 +194,15 @@ TTM_EXPORT void ww_debug_print_report(const struct ww_debug_report *r,
 			(const void *)r->ctx, r->stamp);
 	else
 		dprintf(fd, "  %-9s none\n", "ctx:");
-	if (r->object && rules[r->rule].object)
+	if (r->object && rules[r->rule].count)
 		dprintf(fd, "  %-9s %p, %s: %lu\n", rules[r->rule].object,
 			r->object, rules[r->rule].count, r->count);
+	else if (r->object && rules[r->rule].object)
+		dprintf(fd, "  %-9s %p\n", rules[r->rule].object, r->object);
+	if (rules[r->rule].number == 13)
+		dprintf(fd, "  %-9s %lu fence-signalling section%s open in "
+			"this thread\n", "sections:", r->count,
+			r->count == 1 ? "" : "s");
 	ww_debug_state_print(ww_thread_self(), fd);
 	n = backtrace(frames, (int)ARRAY_SIZE(frames));
 	if (n > 0) {
@@ -237,5 +263,7 @@ void ww_debug_violation(enum ww_debug_rule rule, const struct ww_mutex *lock,
 	/* Both families, or the report could read "x is not x". */
 	if (rule == WW_DEBUG_CLASS_MISMATCH && ctx_readable && ctx->ww_class)
 		r.ctx_class_name = ctx->ww_class->name;
+	if (rule == WW_DEBUG_SIGNALLING_LOCK)
+		r.count = ww_debug_signalling;
 	ww_debug_raise(&r);
 }

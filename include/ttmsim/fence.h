@@ -35,15 +35,17 @@ struct ttm_fence_cb;
  * unsignalled fence is dropped, with the fence already dead: then it must
  * not take a reference to @fence or export or import it.
  *
- * Context: May sleep, though that holds up the signalling thread. Runs in
- * the signalling thread, or the one that dropped the last reference,
- * holding whatever that thread holds: the fence's own lock is released,
- * but a GPU on the virtual clock signals its job fences with its clock
- * held (ttm_gpu_advance()), and a last put may come from a thread holding
- * reservations. So it must not reserve a buffer nor wait for a fence that
- * only a reservation holder can make signal, and must not call
- * ttm_gpu_destroy() or ttm_gpu_advance() (ttmsim/gpu.h). The lock order is
- * in docs/locking.md.
+ * Context: Does not sleep: runs in a fence-signalling section, so it must
+ * not take a ww_mutex or a reservation blocking, wait for a fence, nor
+ * create or validate a buffer; it may signal fences, try-lock, add
+ * callbacks and queue work (the full list is at
+ * ttm_fence_begin_signalling(); the ww debug checker reports the rest,
+ * rule 13). Runs in the signalling thread, or the one that dropped the
+ * last reference, holding whatever that thread holds: the fence's own
+ * lock is released, but a GPU on the virtual clock signals its job fences
+ * with its clock held (ttm_gpu_advance()), and a last put may come from a
+ * thread holding reservations. It must not call ttm_gpu_destroy() or
+ * ttm_gpu_advance() (ttmsim/gpu.h). The lock order is in docs/locking.md.
  */
 typedef void ttm_fence_func_t(struct ttm_fence *fence,
 			      struct ttm_fence_cb *cb);
@@ -171,7 +173,9 @@ int ttm_fence_get_status(const struct ttm_fence *fence);
  * Context: May sleep unless @timeout_ns is 0; interruptibly with
  * @interruptible. Takes and releases the fence's lock.
  * Return: 0 once signalled (with or without an error: read it with
- * ttm_fence_get_status()), -ETIME if the timeout passed first, -EINTR.
+ * ttm_fence_get_status()), -ETIME if the timeout passed first, -EINTR;
+ * -EINVAL if the ww debug checker's handler refused a wait inside a
+ * fence-signalling section (ttm_fence_begin_signalling()).
  */
 int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 		   int64_t timeout_ns);
@@ -261,6 +265,69 @@ int ttm_fence_import_fd(int fd, struct ttm_fence **ret_fence);
  */
 int ttm_fence_merge(struct ttm_fence *a, struct ttm_fence *b,
 		    struct ttm_fence **ret_fence);
+
+/**
+ * ttm_fence_begin_signalling() - open a fence-signalling section.
+ *
+ * A fence-signalling section is code that must run to its end before
+ * some fence can signal: a fence's callbacks, a GPU retiring a job, a
+ * driver's own completion path. Whoever waits for that fence may hold
+ * reservations or ww_mutexes, or wait for them, so the section must not
+ * wait for any of those, nor for fences, nor for room for memory: it
+ * could be waiting for itself. ttmsim annotates its own sections (every
+ * fence callback, and the GPU's retire hook and job fence signal); a
+ * driver annotates its own signalling paths with this call and
+ * ttm_fence_end_signalling().
+ *
+ * Inside a section, as in the kernel's "may be called from atomic
+ * context", a thread may:
+ *
+ * - signal fences, add and remove callbacks, take and drop fence
+ *   references, test fences (ttm_fence_is_signaled(), ttm_fence_wait()
+ *   and ttm_resv_wait() with a zero timeout);
+ * - try-lock: ww_mutex_trylock(), ttm_bo_reserve() with @no_wait;
+ * - take its own short non-ww locks (pthread mutexes) that no fence
+ *   waiter holds while waiting, malloc() and free(), submit GPU jobs,
+ *   and queue work for another thread, which may then block.
+ *
+ * It must not:
+ *
+ * - take a ww_mutex blocking (ww_mutex_lock() and its interruptible and
+ *   slow forms), nor reserve a buffer blocking (ttm_bo_reserve() without
+ *   @no_wait, ttm_bo_reserve_slowpath(), the ttm_exec helpers);
+ * - wait for a fence or a reservation's fences (ttm_fence_wait(),
+ *   ttm_resv_wait() with a non-zero timeout; ttm_bo_read() and
+ *   ttm_bo_write(), which wait), or for the device's destroy worker
+ *   (ttm_device_flush_destroys());
+ * - allocate in a way that may wait: ttm_bo_create(),
+ *   ttm_bo_create_fourcc(), ttm_bo_init_reserved(), ttm_bo_validate(),
+ *   which may evict and wait for fences and reservations to make room.
+ *
+ * With the ww debug checker on (ttmsim/ww_debug.h), each of those is
+ * reported at the call (rule 13), whether or not it would have blocked
+ * this time, and refused with -EINVAL if a handler returns. Sections nest
+ * and are per thread.
+ *
+ * Context: Does not sleep. Any thread. One load and a branch with the
+ * checker off; with libttmsim built without it (-Dww_debug=false), no
+ * more than the call.
+ * Return: the cookie to pass to ttm_fence_end_signalling(); 0 when the
+ * checker did not count the section (it was off).
+ */
+unsigned int ttm_fence_begin_signalling(void);
+
+/**
+ * ttm_fence_end_signalling() - close a fence-signalling section.
+ * @cookie: what its ttm_fence_begin_signalling() returned.
+ *
+ * Sections close innermost first, in the thread that opened them. A
+ * cookie that is not the innermost open section's is reported by the
+ * checker (rule 13, signalling-unbalanced); the section it names is still
+ * closed, with any left open inside it.
+ *
+ * Context: Does not sleep. The thread that opened the section.
+ */
+void ttm_fence_end_signalling(unsigned int cookie);
 
 #ifdef __cplusplus
 }

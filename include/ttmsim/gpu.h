@@ -98,7 +98,10 @@ struct ttm_gpu_job_info {
  *
  * Called on retirement of every job, before its fence signals.
  *
- * Context: May sleep, though that holds up the engine. Runs in the
+ * Context: Does not sleep: runs in a fence-signalling section (the job's
+ * fence waits for it), under the rules of a fence callback
+ * (ttm_fence_begin_signalling(): no blocking reservation, ww_mutex, fence
+ * wait or buffer allocation; rule 13 of the ww debug checker). Runs in the
  * engine's worker thread (real time), or in the caller of
  * ttm_gpu_advance() or ttm_gpu_destroy() (virtual clock). It may submit
  * jobs, but must not call ttm_gpu_advance() or ttm_gpu_destroy().

@@ -59,6 +59,14 @@ extern "C" {
  * @WW_DEBUG_RESV_NO_SLOT: 11: fence added without a slot.
  * @WW_DEBUG_DEVICE_BUSY: 12: ttm_device_destroy() while buffers of the
  *	device are still alive.
+ * @WW_DEBUG_SIGNALLING_LOCK: 13: a blocking ww_mutex lock (a blocking
+ *	reservation) inside a fence-signalling section.
+ * @WW_DEBUG_SIGNALLING_WAIT: 13: a fence, reservation or destroy-worker
+ *	wait that may sleep inside a fence-signalling section.
+ * @WW_DEBUG_SIGNALLING_ALLOC: 13: a buffer creation or validation (which
+ *	may evict and wait to make room) inside a fence-signalling section.
+ * @WW_DEBUG_SIGNALLING_UNBALANCED: 13: ttm_fence_end_signalling() with a
+ *	cookie that is not the innermost open section's.
  *
  * The number that starts each description is the rule of docs/ww-debug.md
  * (also in struct ww_debug_report::rule_number); one numbered rule may be
@@ -89,12 +97,16 @@ enum ww_debug_rule {
 	WW_DEBUG_RESV_NOT_HELD,
 	WW_DEBUG_RESV_NO_SLOT,
 	WW_DEBUG_DEVICE_BUSY,
+	WW_DEBUG_SIGNALLING_LOCK,
+	WW_DEBUG_SIGNALLING_WAIT,
+	WW_DEBUG_SIGNALLING_ALLOC,
+	WW_DEBUG_SIGNALLING_UNBALANCED,
 };
 
 /**
  * struct ww_debug_report - one broken rule, as passed to a handler.
  * @rule: the rule broken.
- * @rule_number: 1..12, see enum ww_debug_rule.
+ * @rule_number: 1..13, see enum ww_debug_rule.
  * @name: short tag, e.g. "null-ctx-nested".
  * @what: the rule broken, in plain words.
  * @call: the API function, e.g. "ww_mutex_lock".
@@ -106,8 +118,13 @@ enum ww_debug_rule {
  * @line: the caller's line.
  * @tid: the offending thread.
  * @object: what a rule that is not about a lock is about (device-busy:
- *	the struct ttm_device); NULL otherwise.
- * @count: device-busy: the buffers of @object still alive; 0 otherwise.
+ *	the struct ttm_device; signalling-wait: the struct ttm_fence,
+ *	struct ttm_resv or struct ttm_device waited on; signalling-alloc:
+ *	the struct ttm_bo validated or the struct ttm_device created on);
+ *	NULL otherwise.
+ * @count: device-busy: the buffers of @object still alive; rule 13: how
+ *	many fence-signalling sections the thread is in (for
+ *	signalling-unbalanced, before the call); 0 otherwise.
  * @ctx_class_name: class-mismatch: the class of @ctx, while @class_name
  *	is the lock's; NULL otherwise.
  *
@@ -150,8 +167,10 @@ typedef void ww_debug_handler_fn(const struct ww_debug_report *report,
  * After the handler returns, the offending call does nothing: a call that
  * returns int returns -EINVAL (ww_mutex_trylock() included), a void call
  * just returns; except ttm_device_destroy(), which returns -EBUSY as it
- * does with the checker off (device-busy). The handler runs in the offending thread, which may hold
- * ww_mutexes: it must not lock any of them.
+ * does with the checker off (device-busy), and ttm_fence_end_signalling(),
+ * which still closes the sections it can (signalling-unbalanced). The
+ * handler runs in the offending thread, which may hold ww_mutexes: it must
+ * not lock any of them.
  *
  * Context: Does not sleep. Takes and releases the handler lock. Any
  * thread, any time; the change is seen by the next report.

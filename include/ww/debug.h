@@ -96,6 +96,38 @@ void ww_debug_violation(enum ww_debug_rule rule, const struct ww_mutex *lock,
 			const struct ww_acquire_ctx *ctx,
 			const struct ww_callsite *site);
 
+/*
+ * Rule 13: how many fence-signalling sections (ttm_fence_begin_signalling())
+ * the calling thread is in; counted only while the checker is on.
+ */
+extern __thread unsigned int ww_debug_signalling
+	__attribute__((tls_model("initial-exec")));
+
+/* Report rule 13 (@rule, about @object) for @call; see ww_debug_blocks(). */
+bool ww_debug_signalling_broken(enum ww_debug_rule rule, const void *object,
+				const char *call, const char *file, int line);
+
+/*
+ * Rule 13, for a call that may block (@rule: signalling-lock, -wait or
+ * -alloc) about to be made by the calling thread on @object. One TLS load
+ * when the checker is on and the thread signals nothing; nothing when it
+ * is not built in.
+ * Return: true if the call must be refused: the thread is inside a
+ * fence-signalling section, and a handler took the report.
+ */
+static inline bool ww_debug_blocks(enum ww_debug_rule rule,
+				   const void *object, const char *call,
+				   const char *file, int line)
+{
+	if (!ww_debug_active() ||
+	    __builtin_expect(ww_debug_signalling == 0, 1))
+		return false;
+	return ww_debug_signalling_broken(rule, object, call, file, line);
+}
+
+/* ttm_fence_end_signalling() of a section the checker counted. */
+void ww_debug_signalling_end(unsigned int cookie);
+
 /* struct ww_acquire_ctx::magic: live between init and fini. */
 #define WW_CTX_LIVE 0x57574358u     /* "WWCX" */
 #define WW_CTX_FINISHED 0x57574446u /* "WWDF" */
