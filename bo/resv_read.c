@@ -103,8 +103,9 @@ iter_walk_unlocked(struct ttm_resv_iter *cursor)
 			continue;
 		/*
 		 * NULL if the fence is being freed: a writer dropped it, and
-		 * seq tells. Fences are type-stable, so this is safe even if
-		 * the pointer is stale.
+		 * seq tells. Safe even if the pointer is stale: the library's
+		 * fences are type-stable, and a driver's stays in memory
+		 * until we leave the read-side section (gpu_sim/fence.h).
 		 */
 		f = ttm_fence_tryget(__atomic_load_n(&e->fence,
 						     __ATOMIC_ACQUIRE));
@@ -136,6 +137,11 @@ iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
 		ttm_fence_put(cursor->fence);
 		cursor->fence = NULL;
 	}
+	/*
+	 * A read-side section around the pointer loads and trygets: a
+	 * driver's fence dropped meanwhile stays in memory until we leave.
+	 */
+	ttm_fence_read_lock();
 	for (;;) {
 		if (restart)
 			iter_restart_unlocked(cursor);
@@ -145,6 +151,7 @@ iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
 		ttm_fence_put(f);
 		restart = true;
 	}
+	ttm_fence_read_unlock();
 	cursor->fence = f;
 	return f;
 }
