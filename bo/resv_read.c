@@ -140,8 +140,16 @@ iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
 	/*
 	 * A read-side section around the pointer loads and trygets: a
 	 * driver's fence dropped meanwhile stays in memory until we leave.
+	 * Only one dropped after we entered, though: a pass continued from
+	 * an earlier call, whose section ended, may hold entries whose
+	 * fences went since (a prune puts them while the list still points
+	 * to them), so it starts over unless seq says nothing changed. Read
+	 * after the section began, seq sees any write section whose fences
+	 * the grace period does not wait for us to release.
 	 */
 	ttm_fence_read_lock();
+	if (!restart && resv_read_retry(cursor->resv, cursor->seq))
+		restart = true;
 	for (;;) {
 		if (restart)
 			iter_restart_unlocked(cursor);
