@@ -83,7 +83,8 @@ static bool drv_enable(struct ttm_fence *f)
 {
 	struct op_log *log = to_drv(f)->log;
 
-	log->enable_thread = pthread_self();
+	__atomic_store_n(&log->enable_thread, pthread_self(),
+			 __ATOMIC_RELAXED);
 	if (lock_held(f))
 		__atomic_add_fetch(&log->enable_lock_held, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&log->enables, 1, __ATOMIC_RELEASE);
@@ -110,7 +111,9 @@ static void drv_release(struct ttm_fence *f)
 
 	CHECK(__atomic_load_n(&f->refcount, __ATOMIC_RELAXED) == 0);
 	CHECK(__atomic_load_n(&d->magic, __ATOMIC_RELAXED) == MAGIC_ALIVE);
-	log->release_thread = pthread_self();
+	/* Atomic: releases run in any thread (pthread_t is an integer). */
+	__atomic_store_n(&log->release_thread, pthread_self(),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&d->magic, MAGIC_DEAD, __ATOMIC_RELAXED);
 	if (log->keep_dead) {
 		d->dead_next = __atomic_load_n(&graveyard, __ATOMIC_RELAXED);
