@@ -645,9 +645,15 @@ static void *resv_reader(void *arg)
 		default:
 			ttm_resv_iter_begin(&cursor, &r->resv,
 					    TTM_RESV_USAGE_BOOKKEEP);
+			/*
+			 * Yielding between steps, each in a section of its
+			 * own: the writer may prune and release meanwhile.
+			 */
 			for (f = ttm_resv_iter_first_unlocked(&cursor); f;
-			     f = ttm_resv_iter_next_unlocked(&cursor))
+			     f = ttm_resv_iter_next_unlocked(&cursor)) {
 				CHECK(to_drv(f)->magic == MAGIC_ALIVE);
+				sched_yield();
+			}
 			ttm_resv_iter_end(&cursor);
 		}
 		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
