@@ -55,6 +55,50 @@ static bool fence_waiter_cancel(struct ttm_fence *f, struct fence_waiter *w)
 	return removed;
 }
 
+/*
+ * Queue @w on @f, enabling signalling first (without the lock: the op may
+ * signal @f). False if @f has signalled: @w is not queued.
+ */
+static bool fence_waiter_queue(struct ttm_fence *f, struct fence_waiter *w)
+{
+	bool queued = false;
+
+	fence_enable_signaling(f);
+	pthread_mutex_lock(&f->lock);
+	if (!__atomic_load_n(&f->status, __ATOMIC_RELAXED)) {
+		fence_cb_list_add(&f->waiters, &w->cb, fence_waiter_wake);
+		queued = true;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return queued;
+}
+
+/*
+ * Sleep until one of the @n queued waiters @w is done (0), an interrupt
+ * comes (-EINTR, with @interruptible) or @deadline (NULL: none) passes
+ * (-ETIME).
+ */
+static int fence_waiters_sleep(struct ww_thread *self,
+			       struct fence_waiter *w, unsigned int n,
+			       bool interruptible,
+			       const struct timespec *deadline)
+{
+	unsigned int i;
+
+	for (;;) {
+		/* Before the checks: a wake-up after this is not lost. */
+		uint32_t seq = ww_thread_seq(self);
+
+		for (i = 0; i < n; i++)
+			if (__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+				return 0;
+		if (interruptible && ww_thread_take_interrupt(self))
+			return -EINTR;
+		if (!ww_thread_park(self, seq, deadline))
+			return -ETIME;
+	}
+}
+
 TTM_EXPORT int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 			      int64_t timeout_ns)
 {
@@ -73,32 +117,12 @@ TTM_EXPORT int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 
 	self = ww_thread_self();
 	w.thread = self;
-	/* Without the lock: the op may signal @fence. */
-	fence_enable_signaling(fence);
-	pthread_mutex_lock(&fence->lock);
-	if (__atomic_load_n(&fence->status, __ATOMIC_RELAXED)) {
-		pthread_mutex_unlock(&fence->lock);
+	if (!fence_waiter_queue(fence, &w))
 		return 0;
-	}
-	fence_cb_list_add(&fence->waiters, &w.cb, fence_waiter_wake);
-	pthread_mutex_unlock(&fence->lock);
-
-	for (;;) {
-		/* Before the checks: a wake-up after this is not lost. */
-		uint32_t seq = ww_thread_seq(self);
-
-		if (__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
-			return 0;
-		if (interruptible && ww_thread_take_interrupt(self)) {
-			ret = -EINTR;
-			break;
-		}
-		if (!ww_thread_park(self, seq, timeout_ns > 0 ? &deadline
-							      : NULL)) {
-			ret = -ETIME;
-			break;
-		}
-	}
+	ret = fence_waiters_sleep(self, &w, 1, interruptible,
+				  timeout_ns > 0 ? &deadline : NULL);
+	if (!ret)
+		return 0;
 	if (fence_waiter_cancel(fence, &w))
 		return ret;
 	/*
@@ -151,39 +175,13 @@ TTM_EXPORT int ttm_fence_wait_any(struct ttm_fence *const *fences,
 		return -ENOMEM;
 	self = ww_thread_self();
 	for (queued = 0; queued < count; queued++) {
-		struct ttm_fence *f = fences[queued];
-		bool added = false;
-
 		w[queued].thread = self;
-		fence_enable_signaling(f);
-		pthread_mutex_lock(&f->lock);
-		if (!__atomic_load_n(&f->status, __ATOMIC_RELAXED)) {
-			fence_cb_list_add(&f->waiters, &w[queued].cb,
-					  fence_waiter_wake);
-			added = true;
-		}
-		pthread_mutex_unlock(&f->lock);
-		if (!added)
+		if (!fence_waiter_queue(fences[queued], &w[queued]))
 			break;  /* signalled: no need to queue the rest */
 	}
-	while (queued == count) {
-		uint32_t seq = ww_thread_seq(self);
-
-		for (i = 0; i < count; i++)
-			if (__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
-				break;
-		if (i < count)
-			break;
-		if (interruptible && ww_thread_take_interrupt(self)) {
-			ret = -EINTR;
-			break;
-		}
-		if (!ww_thread_park(self, seq, timeout_ns > 0 ? &deadline
-							      : NULL)) {
-			ret = -ETIME;
-			break;
-		}
-	}
+	if (queued == count)
+		ret = fence_waiters_sleep(self, w, count, interruptible,
+					  timeout_ns > 0 ? &deadline : NULL);
 	/* Each node off its fence, or its callback done, before the free. */
 	for (i = 0; i < queued; i++)
 		fence_waiter_cancel(fences[i], &w[i]);
