@@ -52,6 +52,7 @@ struct drv_fence {
 	unsigned int magic;     /* atomic */
 	struct op_log *log;
 	struct drv_fence *dead_next;
+	struct ttm_fence *holds;        /* a reference, put by release */
 };
 
 static struct drv_fence *to_drv(struct ttm_fence *f)
@@ -115,6 +116,8 @@ static void drv_release(struct ttm_fence *f)
 	__atomic_store_n(&log->release_thread, pthread_self(),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&d->magic, MAGIC_DEAD, __ATOMIC_RELAXED);
+	/* A release may put fences: theirs run later or nested, no lock. */
+	ttm_fence_put(d->holds);
 	if (log->keep_dead) {
 		d->dead_next = __atomic_load_n(&graveyard, __ATOMIC_RELAXED);
 		while (!__atomic_compare_exchange_n(&graveyard, &d->dead_next,
@@ -318,6 +321,71 @@ static void test_enable_lazily_once(void **state)
 	assert_checks_passed();
 }
 
+/*
+ * Threads that add callbacks and wait on the same fresh fence at once:
+ * the op still runs once per fence.
+ */
+#define ENABLE_ROUNDS 5000
+#define ENABLE_THREADS 3
+
+struct enable_race {
+	struct ttm_fence *fence;        /* atomic: this round's */
+	int round;                      /* atomic */
+	int arrived;                    /* atomic */
+};
+
+static void *enable_racer(void *arg)
+{
+	struct enable_race *e = arg;
+	int round;
+
+	for (round = 1; round <= ENABLE_ROUNDS; round++) {
+		struct seen_cb c = { 0 };
+		struct ttm_fence *f;
+
+		while (__atomic_load_n(&e->round, __ATOMIC_ACQUIRE) < round)
+			sched_yield();
+		f = __atomic_load_n(&e->fence, __ATOMIC_ACQUIRE);
+		if (round % 2)
+			CHECK_INT(ttm_fence_add_callback(f, &c.cb, seen_func),
+				  0);
+		else
+			CHECK_INT(ttm_fence_wait(f, false, 1000), -ETIME);
+		__atomic_add_fetch(&e->arrived, 1, __ATOMIC_ACQ_REL);
+		/* The callback node lives until the main thread signals. */
+		while (round % 2 && !load(&c.calls))
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void test_enable_once_racing(void **state)
+{
+	struct op_log log = { .enable_result = true };
+	struct enable_race e = { 0 };
+	pthread_t t[ENABLE_THREADS];
+	int i, round;
+
+	(void)state;
+	for (i = 0; i < ENABLE_THREADS; i++)
+		t[i] = start_thread(enable_racer, &e);
+	for (round = 1; round <= ENABLE_ROUNDS; round++) {
+		struct ttm_fence *f = drv_new(&log, 1, (uint64_t)round);
+
+		__atomic_store_n(&e.fence, f, __ATOMIC_RELEASE);
+		__atomic_store_n(&e.round, round, __ATOMIC_RELEASE);
+		CHECK(wait_for_int(&e.arrived, round * ENABLE_THREADS));
+		ttm_fence_signal(f, 0);
+		ttm_fence_put(f);
+	}
+	for (i = 0; i < ENABLE_THREADS; i++)
+		join_thread(t[i]);
+	assert_int_equal(load(&log.enables), ENABLE_ROUNDS);
+	assert_int_equal(ttm_fence_rcu_barrier(), 0);
+	assert_int_equal(load(&log.releases), ENABLE_ROUNDS);
+	assert_checks_passed();
+}
+
 static void test_enable_says_signalled(void **state)
 {
 	struct op_log log = { .enable_result = false };
@@ -428,11 +496,18 @@ static void test_release_once_at_last_put(void **state)
 	assert_int_equal(load(&log.releases), 1);
 	close(fd);
 
+	/* A release that drops the last reference of another. */
+	f = drv_new(&log, ttm_fence_context_alloc(1), 1);
+	to_drv(f)->holds = drv_new(&log, ttm_fence_context_alloc(1), 1);
+	ttm_fence_put(f);
+	assert_int_equal(ttm_fence_rcu_barrier(), 0);
+	assert_int_equal(load(&log.releases), 3);
+
 	/* Without a release op: free() (LeakSanitizer watches). */
 	f = drv_new_ops(&log, &bare_ops, ttm_fence_context_alloc(1), 1);
 	ttm_fence_signal(f, 0);
 	ttm_fence_put(f);
-	assert_int_equal(load(&log.releases), 1);
+	assert_int_equal(load(&log.releases), 3);
 	assert_checks_passed();
 }
 
@@ -1140,6 +1215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TEST(test_init_and_names),
 		TEST(test_enable_lazily_once),
+		TEST(test_enable_once_racing),
 		TEST(test_enable_says_signalled),
 		TEST(test_signaled_polled),
 		TEST(test_set_deadline),
