@@ -106,9 +106,28 @@ static void reader_exit(void *arg)
 	__atomic_store_n(&r->in_use, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * In the child of a fork() only the forking thread lives on: the records
+ * of the others must not hold back its releases forever. (A retire_lock
+ * held across the fork stays held, as every other mutex of the library.)
+ */
+static void reader_fork_child(void)
+{
+	struct rcu_reader *r;
+
+	for (r = readers; r; r = r->next) {
+		if (r == self)
+			continue;
+		r->epoch = 0;
+		r->in_use = 0;
+	}
+	anon_readers = anon ? 1 : 0;
+}
+
 static void reader_key_init(void)
 {
 	pthread_key_create(&reader_key, reader_exit);
+	pthread_atfork(NULL, NULL, reader_fork_child);
 }
 
 /* A free record, or a new one; NULL if out of memory. */

@@ -21,6 +21,7 @@
  *    callback-race self-test that needs it.
  */
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/helpers.h"
@@ -202,7 +203,7 @@ static int load(int *v)
 	return __atomic_load_n(v, __ATOMIC_ACQUIRE);
 }
 
-/* ---- a callback that records ---------------------------------------------- */
+/* ---- a callback that records --------------------------------------------- */
 
 struct seen_cb {
 	struct ttm_fence_cb cb;
@@ -220,7 +221,7 @@ static void seen_func(struct ttm_fence *f, struct ttm_fence_cb *cb)
 	__atomic_add_fetch(&s->calls, 1, __ATOMIC_RELEASE);
 }
 
-/* ---- ops ------------------------------------------------------------------ */
+/* ---- ops ----------------------------------------------------------------- */
 
 static void test_init_and_names(void **state)
 {
@@ -471,7 +472,7 @@ static void test_set_deadline(void **state)
 	assert_checks_passed();
 }
 
-/* ---- release -------------------------------------------------------------- */
+/* ---- release ------------------------------------------------------------- */
 
 static void test_release_once_at_last_put(void **state)
 {
@@ -581,7 +582,46 @@ static void test_release_after_readers(void **state)
 	assert_checks_passed();
 }
 
-/* ---- reclamation under lockless readers ----------------------------------- */
+/*
+ * A fork() while another thread is in a section: that thread does not
+ * exist in the child, whose releases must not wait for it.
+ */
+static void test_release_after_fork(void **state)
+{
+	struct op_log log = { .enable_result = true };
+	struct reader_hold h = { 0 };
+	struct ttm_fence *f;
+	int status = -1;
+	pthread_t t;
+	pid_t pid;
+
+	(void)state;
+	t = start_thread(hold_section, &h);
+	CHECK(wait_for_int(&h.inside, 1));
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		f = drv_new(&log, ttm_fence_context_alloc(1), 1);
+		ttm_fence_put(f);
+		_exit(load(&log.releases) == 1 &&
+		      ttm_fence_rcu_barrier() == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* The parent's reader still holds its releases back. */
+	f = drv_new(&log, ttm_fence_context_alloc(1), 1);
+	ttm_fence_put(f);
+	assert_int_equal(load(&log.releases), 0);
+	__atomic_store_n(&h.leave, 1, __ATOMIC_RELEASE);
+	join_thread(t);
+	assert_int_equal(ttm_fence_rcu_barrier(), 0);
+	assert_int_equal(load(&log.releases), 1);
+	assert_checks_passed();
+}
+
+/* ---- reclamation under lockless readers ---------------------------------- */
 
 #define RECLAIM_ROUNDS 20000
 #define RECLAIM_READERS 2
@@ -784,7 +824,7 @@ static void test_reclaim_resv_readers(void **state)
 	assert_checks_passed();
 }
 
-/* ---- set_error, timestamps, is_later, the stub ---------------------------- */
+/* ---- set_error, timestamps, is_later, the stub --------------------------- */
 
 static void test_set_error(void **state)
 {
@@ -911,7 +951,7 @@ static void test_stub(void **state)
 	assert_checks_passed();
 }
 
-/* ---- wait_any ------------------------------------------------------------- */
+/* ---- wait_any ------------------------------------------------------------ */
 
 struct any_args {
 	struct ttm_fence **fences;
@@ -993,7 +1033,7 @@ static void test_wait_any(void **state)
 	assert_checks_passed();
 }
 
-/* ---- the callback barrier ------------------------------------------------- */
+/* ---- the callback barrier ------------------------------------------------ */
 
 struct gated_cb {
 	struct ttm_fence_cb cb;
@@ -1221,6 +1261,7 @@ int main(void)
 		TEST(test_set_deadline),
 		TEST(test_release_once_at_last_put),
 		TEST(test_release_after_readers),
+		TEST(test_release_after_fork),
 		TEST(test_reclaim_slot_marked),
 		TEST(test_reclaim_slot_freed),
 		TEST(test_reclaim_resv_readers),
