@@ -13,7 +13,11 @@
  * - The fence's last reference went after every pointer to it that a
  *   reader could newly find was gone (a reservation list entry holds a
  *   reference; the stale entries of old lists are only visible to readers
- *   that began before).
+ *   that began before). One exception, taken care of by its readers: a
+ *   reservation's prune puts a fence before it overwrites the entry, but
+ *   inside a write section of the sequence lock, which a reader starting
+ *   a pass waits out and one continuing a pass from an earlier section
+ *   sees when it re-checks the sequence (bo/resv_read.c).
  * - A reader that read the incremented epoch read it after the increment,
  *   which comes after the pointers were gone (release, then acquire): it
  *   cannot find the fence.
@@ -134,17 +138,17 @@ static void reader_key_init(void)
 static struct rcu_reader *reader_register(void)
 {
 	struct rcu_reader *r;
-	uint32_t free_rec = 0;
+	uint32_t free_rec;
 
 	pthread_once(&reader_once, reader_key_init);
-	for (r = __atomic_load_n(&readers, __ATOMIC_ACQUIRE); r; r = r->next)
+	for (r = __atomic_load_n(&readers, __ATOMIC_ACQUIRE); r; r = r->next) {
+		free_rec = 0;
 		if (!__atomic_load_n(&r->in_use, __ATOMIC_RELAXED) &&
 		    __atomic_compare_exchange_n(&r->in_use, &free_rec, 1,
 						false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
 			break;
-		else
-			free_rec = 0;
+	}
 	if (!r) {
 		r = calloc(1, sizeof(*r));
 		if (!r)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fences, private side: the struct, the pool and what the fence*.c files
- * share. Not installed.
+ * Fences, private side (the struct is in ttmsim/fence.h): the pool, the
+ * grace period and what the fence*.c files share. Not installed.
  *
  * Lockless readers. A reader that found a fence pointer without holding a
  * reference (a reservation object's lockless reader, under its sequence
