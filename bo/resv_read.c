@@ -103,8 +103,9 @@ iter_walk_unlocked(struct ttm_resv_iter *cursor)
 			continue;
 		/*
 		 * NULL if the fence is being freed: a writer dropped it, and
-		 * seq tells. Fences are type-stable, so this is safe even if
-		 * the pointer is stale.
+		 * seq tells. Safe even if the pointer is stale: the library's
+		 * fences are type-stable, and a driver's stays in memory
+		 * until we leave the read-side section (gpu_sim/fence.h).
 		 */
 		f = ttm_fence_tryget(__atomic_load_n(&e->fence,
 						     __ATOMIC_ACQUIRE));
@@ -124,7 +125,9 @@ iter_walk_unlocked(struct ttm_resv_iter *cursor)
  * The next fence that no writer disturbed since the pass began, starting a
  * new pass first with @restart and whenever a writer did: each fence, and
  * the end, is checked against seq, so that what a caller collected since
- * the last restart was all in the list at once.
+ * the last restart was all in the list at once. The caller is inside a
+ * read-side section (ttm_fence_read_lock()) that covers the pass, or has
+ * re-checked seq since it entered one (iter_step_in_section()).
  */
 static inline __attribute__((always_inline)) struct ttm_fence *
 iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
@@ -150,8 +153,10 @@ iter_next_unlocked(struct ttm_resv_iter *cursor, bool restart)
 }
 
 /*
- * The steps, also for the readers below: calls within the library to the
- * exported functions would go through the PLT.
+ * The steps, for the readers below, inside a section they hold across the
+ * whole walk (one section, not one per step: each costs a full barrier);
+ * calls within the library to the exported functions would go through the
+ * PLT.
  */
 static inline struct ttm_fence *iter_first_unlocked(struct ttm_resv_iter *c)
 {
@@ -164,16 +169,41 @@ static inline struct ttm_fence *iter_step_unlocked(struct ttm_resv_iter *c)
 	return iter_next_unlocked(c, false);
 }
 
+/*
+ * A step of a caller's walk, in a section of its own: a driver's fence
+ * dropped meanwhile stays in memory until we leave it. Only one dropped
+ * after we entered, though: a pass continued from an earlier step, whose
+ * section ended, may hold entries whose fences went since (a prune puts
+ * them while the list still points to them), so it starts over unless seq
+ * says nothing changed. Read after the section began, seq sees any write
+ * section whose fences the grace period does not hold for us.
+ */
+static struct ttm_fence *iter_step_in_section(struct ttm_resv_iter *c,
+					      bool restart)
+{
+	struct ttm_fence *f;
+
+	ttm_fence_read_lock();
+	if (restart) {
+		f = iter_first_unlocked(c);
+	} else {
+		c->restarted = false;
+		f = iter_next_unlocked(c, resv_read_retry(c->resv, c->seq));
+	}
+	ttm_fence_read_unlock();
+	return f;
+}
+
 TTM_EXPORT struct ttm_fence *
 ttm_resv_iter_first_unlocked(struct ttm_resv_iter *cursor)
 {
-	return iter_first_unlocked(cursor);
+	return iter_step_in_section(cursor, true);
 }
 
 TTM_EXPORT struct ttm_fence *
 ttm_resv_iter_next_unlocked(struct ttm_resv_iter *cursor)
 {
-	return iter_step_unlocked(cursor);
+	return iter_step_in_section(cursor, false);
 }
 
 /* ---- with the lock: the list cannot change under the walk --------------- */
@@ -224,7 +254,9 @@ static struct ttm_fence *resv_first_pending(struct ttm_resv *resv,
 	struct ttm_fence *f;
 
 	iter_begin(&cursor, resv, usage);
+	ttm_fence_read_lock();
 	f = iter_first_unlocked(&cursor);
+	ttm_fence_read_unlock();
 	/* Its reference is the caller's now: nothing for an end to put. */
 	return f;
 }
@@ -317,6 +349,11 @@ TTM_EXPORT int ttm_resv_get_fences(struct ttm_resv *resv,
 	int ret = 0;
 
 	iter_begin(&cursor, resv, usage);
+	/*
+	 * One section for the walk. Fences the snapshot drops in it are
+	 * released after it, if theirs was the last reference.
+	 */
+	ttm_fence_read_lock();
 	for (f = iter_first_unlocked(&cursor); f;
 	     f = iter_step_unlocked(&cursor)) {
 		if (cursor.restarted)
@@ -327,6 +364,7 @@ TTM_EXPORT int ttm_resv_get_fences(struct ttm_resv *resv,
 		if (ret)
 			break;
 	}
+	ttm_fence_read_unlock();
 	/* A last pass that found nothing makes the earlier ones stale. */
 	if (ret || cursor.restarted)
 		snapshot_drop(&s);

@@ -17,8 +17,11 @@
 
 #include "gpu_sim/fence.h"
 #include "util/compiler.h"
+#include "util/time.h"
+#include "ww/debug.h"
 
-void fence_cb_list_add(struct fence_cb_list *list, struct ttm_fence_cb *cb,
+void fence_cb_list_add(struct ttm_fence_cb_list *list,
+		       struct ttm_fence_cb *cb,
 		       ttm_fence_func_t *func)
 {
 	cb->func = func;
@@ -29,7 +32,8 @@ void fence_cb_list_add(struct fence_cb_list *list, struct ttm_fence_cb *cb,
 }
 
 /* False if @cb is not on a list (ran, or was removed already). */
-bool fence_cb_list_remove(struct fence_cb_list *list, struct ttm_fence_cb *cb)
+bool fence_cb_list_remove(struct ttm_fence_cb_list *list,
+			  struct ttm_fence_cb *cb)
 {
 	if (!cb->pprev)
 		return false;
@@ -54,7 +58,7 @@ static void cb_list_run(struct ttm_fence *f, struct ttm_fence_cb *cb)
 }
 
 /* Take @list's nodes off it, marked as off any list, for cb_list_run(). */
-static struct ttm_fence_cb *cb_list_take(struct fence_cb_list *list)
+static struct ttm_fence_cb *cb_list_take(struct ttm_fence_cb_list *list)
 {
 	struct ttm_fence_cb *head = list->head, *cb;
 
@@ -77,7 +81,7 @@ struct signal_frame {
 static __thread struct signal_frame *signalling
 	__attribute__((tls_model("initial-exec")));
 
-static bool signalling_now(const struct ttm_fence *f)
+bool fence_signalling_now(const struct ttm_fence *f)
 {
 	struct signal_frame *frame;
 
@@ -93,7 +97,11 @@ void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
 	struct signal_frame frame = { f, signalling };
 	unsigned int cookie;
 
-	/* First: callbacks and waiters see the fence as signalled. */
+	/*
+	 * First: callbacks and waiters see the fence as signalled, and
+	 * whoever sees the status sees the time (release).
+	 */
+	f->timestamp = mono_ns();
 	__atomic_store_n(&f->status, status, __ATOMIC_RELEASE);
 	if (write_fd && f->pipe_wr >= 0)
 		fence_fd_signal(f);
@@ -124,6 +132,8 @@ TTM_EXPORT int ttm_fence_signal(struct ttm_fence *fence, int error)
 		pthread_mutex_unlock(&fence->lock);
 		return -EINVAL;
 	}
+	if (!error)
+		error = fence->error;
 	fence_signal_unlock(fence, error ? error : 1, true);
 	return 0;
 }
@@ -139,6 +149,8 @@ TTM_EXPORT int ttm_fence_add_callback(struct ttm_fence *fence,
 		cb->pprev = NULL;
 		return ret;
 	}
+	/* Without the lock: the op may signal @fence. */
+	fence_enable_signaling(fence);
 	pthread_mutex_lock(&fence->lock);
 	if (!__atomic_load_n(&fence->status, __ATOMIC_RELAXED)) {
 		fence_cb_list_add(&fence->cbs, cb, func);
@@ -158,7 +170,7 @@ TTM_EXPORT bool ttm_fence_remove_callback(struct ttm_fence *fence,
 	pthread_mutex_lock(&fence->lock);
 	removed = fence_cb_list_remove(&fence->cbs, cb);
 	pthread_mutex_unlock(&fence->lock);
-	if (removed || signalling_now(fence))
+	if (removed || fence_signalling_now(fence))
 		return removed;
 	/*
 	 * Taken off by a signal whose callbacks may still run: wait for
@@ -168,4 +180,24 @@ TTM_EXPORT bool ttm_fence_remove_callback(struct ttm_fence *fence,
 	while (__atomic_load_n(&fence->running, __ATOMIC_ACQUIRE))
 		sched_yield();
 	return false;
+}
+
+/*
+ * The signalling thread sets @running before it drops the lock it marked
+ * the fence signalled under, so once we have had the lock after that,
+ * @running says whether callbacks are still going.
+ */
+TTM_EXPORT void ttm_fence_cb_barrier(struct ttm_fence *fence)
+{
+	if (!__atomic_load_n(&fence->status, __ATOMIC_ACQUIRE) ||
+	    fence_signalling_now(fence))
+		return;
+	/* Waits for other threads' callbacks, which may wait for us. */
+	if (ww_debug_blocks(WW_DEBUG_SIGNALLING_WAIT, fence,
+			    "ttm_fence_cb_barrier", NULL, 0))
+		return;
+	pthread_mutex_lock(&fence->lock);
+	pthread_mutex_unlock(&fence->lock);
+	while (__atomic_load_n(&fence->running, __ATOMIC_ACQUIRE))
+		sched_yield();
 }

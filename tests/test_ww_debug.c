@@ -638,6 +638,8 @@ static void case_signalling_reserve(struct expect *e, int unused)
 
 #define SIG_WAIT_FENCE 0 /* ttm_fence_wait() on an unsignalled fence */
 #define SIG_WAIT_RESV 1  /* ttm_resv_wait() on an idle reservation */
+#define SIG_WAIT_ANY 2   /* ttm_fence_wait_any() on an unsignalled fence */
+#define SIG_WAIT_RCU 3   /* ttm_fence_rcu_barrier(): waits for readers */
 
 /*
  * signalling-wait: reported whether or not the wait would sleep; the
@@ -663,6 +665,15 @@ static void case_signalling_wait(struct expect *e, int variant)
 	if (variant == SIG_WAIT_FENCE) {
 		e->object = (uintptr_t)fence;
 		ret = OFFEND(e, NULL, NULL, ttm_fence_wait(fence, false, -1));
+	} else if (variant == SIG_WAIT_ANY) {
+		unsigned int index;
+
+		e->object = (uintptr_t)fence;
+		ret = OFFEND(e, NULL, NULL,
+			     ttm_fence_wait_any(&fence, 1, false, -1, &index));
+	} else if (variant == SIG_WAIT_RCU) {
+		e->object = 0;
+		ret = OFFEND(e, NULL, NULL, ttm_fence_rcu_barrier());
 	} else {
 		e->object = (uintptr_t)&resv;
 		ret = OFFEND(e, NULL, NULL, ttm_resv_wait(r, all, true, 1000));
@@ -907,6 +918,12 @@ static const struct violation violations[] = {
 	{ "signalling_wait/resv", WW_DEBUG_SIGNALLING_WAIT, 13,
 	  "signalling-wait", "ttm_resv_wait", NULL, case_signalling_wait,
 	  SIG_WAIT_RESV, true },
+	{ "signalling_wait/any", WW_DEBUG_SIGNALLING_WAIT, 13,
+	  "signalling-wait", "ttm_fence_wait_any", NULL, case_signalling_wait,
+	  SIG_WAIT_ANY, true },
+	{ "signalling_wait/rcu_barrier", WW_DEBUG_SIGNALLING_WAIT, 13,
+	  "signalling-wait", "ttm_fence_rcu_barrier", NULL,
+	  case_signalling_wait, SIG_WAIT_RCU, true },
 	{ "signalling_alloc", WW_DEBUG_SIGNALLING_ALLOC, 13,
 	  "signalling-alloc", "ttm_bo_validate", NULL, case_signalling_alloc,
 	  SIG_ALLOC_VALIDATE },

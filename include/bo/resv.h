@@ -17,8 +17,10 @@
  * a reader makes is an acquire load, so a reader that saw a store of a
  * section also sees that section's odd seq when it reads seq again: it
  * cannot take a torn list for a consistent one. A reader may meanwhile
- * hold a fence pointer the list no longer owns; fences are type-stable, so
- * ttm_fence_tryget() on it is safe, and the retry puts what it got.
+ * hold a fence pointer the list no longer owns; inside its read-side
+ * section (ttm_fence_read_lock()) the fence stays in memory (see
+ * include/gpu_sim/fence.h), so ttm_fence_tryget() on it is safe, and the
+ * retry puts what it got.
  *
  * Growing allocates a bigger list and publishes it; the old one goes on
  * struct ttm_resv::retired, unchanged, until ttm_resv_fini(), because a

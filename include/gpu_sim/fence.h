@@ -1,60 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fences, private side: the struct, the pool and what the fence*.c files
- * share. Not installed.
+ * Fences, private side (the struct is in ttmsim/fence.h): the pool, the
+ * grace period and what the fence*.c files share. Not installed.
  *
- * Type stability. Fences come from a pool (gpu_sim/fence_pool.c) and their
- * memory is never returned to malloc: a freed fence only goes back to a
- * free list and may come back as another fence. Its refcount keeps its
- * offset and is only ever changed atomically, never overwritten by the free
- * list. So a reader that found a fence pointer without holding a reference
- * (a reservation object's lockless reader, under its sequence lock) may
- * always call ttm_fence_tryget() on it: the memory is still a fence.
- * Anything else on a freed fence is a bug, which AddressSanitizer reports
- * as a "use-after-poison": the pool poisons all of a free fence but its
- * refcount.
+ * Lockless readers. A reader that found a fence pointer without holding a
+ * reference (a reservation object's lockless reader, under its sequence
+ * lock) may call ttm_fence_tryget() on it as long as the memory is still a
+ * fence. Two kinds of fence keep that true:
+ *
+ * - The library's fences come from a pool (gpu_sim/fence_pool.c) and their
+ *   memory is never returned to malloc: a freed fence only goes back to a
+ *   free list and may come back as another fence. Its refcount keeps its
+ *   offset and is only ever changed atomically, never overwritten by the
+ *   free list. So this holds anywhere, at any time. Anything else on a
+ *   freed fence is a bug, which AddressSanitizer reports as a
+ *   "use-after-poison": the pool poisons all of a free fence but its
+ *   refcount.
+ * - A driver's fence (ttm_fence_init()) is freed by its release op, which
+ *   waits for a grace period (gpu_sim/fence_rcu.c): a fence whose last
+ *   reference went stays in memory, refcount 0, until every thread that
+ *   was inside a read-side section (ttm_fence_read_lock()) when it went
+ *   has left it. So this holds inside a read-side section entered before
+ *   the pointer was read.
+ *
+ * Readers do not know which kind they meet: every lockless reader enters a
+ * read-side section.
  */
 #ifndef TTMSIM_GPU_SIM_FENCE_H
 #define TTMSIM_GPU_SIM_FENCE_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "ttmsim/fence.h"
 
-/* A list of callbacks in the order they were added. */
-struct fence_cb_list {
-	struct ttm_fence_cb *head;
-	struct ttm_fence_cb **tail;     /* &last->next, or &head */
-};
+/* struct ttm_fence::flags */
+#define FENCE_F_ENABLED  (1u << 0)  /* enable_signaling was called */
 
-struct ttm_fence {
-	uint32_t refcount;      /* atomic; 0 while in the pool */
-	int32_t status;         /* atomic: 0 pending, 1 ok, <0 error */
-	uint64_t context;
-	uint64_t seqno;
-	/*
-	 * Guards the lists and the pipe; never held while calling out.
-	 * Initialised once, never destroyed.
-	 */
-	pthread_mutex_t lock;
-	uint32_t running;       /* atomic: signalling runs the callbacks */
-	struct fence_cb_list cbs;       /* ttm_fence_add_callback() */
-	struct fence_cb_list waiters;   /* ttm_fence_wait(), after cbs */
-
-	/* fence_fd.c: the exported pipe, -1 until the first export. */
-	int pipe_rd, pipe_wr;
-	dev_t pipe_dev;
-	ino_t pipe_ino;
-	struct ttm_fence *reg_next;     /* registry bucket, its lock */
-
-	/* fence_pool.c: free list links, only while refcount is 0. */
-	struct ttm_fence *pool_next;
-	struct ttm_fence *batch_next;
-	unsigned int batch_len;
-} __attribute__((aligned(64)));
+/* The ops of the library's own fences, from the pool. */
+extern const struct ttm_fence_ops fence_lib_ops;
 
 /* The largest error a fence can carry (the kernel's MAX_ERRNO). */
 #define FENCE_MAX_ERRNO 4095
@@ -104,10 +88,24 @@ void fence_pool_free(struct ttm_fence *f);
  * of it (not when a fence dies unsignalled).
  */
 void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd);
-void fence_cb_list_add(struct fence_cb_list *list, struct ttm_fence_cb *cb,
+void fence_cb_list_add(struct ttm_fence_cb_list *list,
+		       struct ttm_fence_cb *cb,
 		       ttm_fence_func_t *func);
-bool fence_cb_list_remove(struct fence_cb_list *list,
+bool fence_cb_list_remove(struct ttm_fence_cb_list *list,
 			  struct ttm_fence_cb *cb);
+
+/*
+ * fence_rcu.c: queue driver fence @f, refcount 0, for fence_destroy() once
+ * every reader that may see it left its section; and run those whose
+ * grace period ended (not waiting for the others).
+ */
+void fence_rcu_retire(struct ttm_fence *f);
+/* fence.c: the end of a driver fence: its lock, then its release op. */
+void fence_destroy(struct ttm_fence *f);
+/* fence_cb.c: whether this thread runs @f's callbacks now. */
+bool fence_signalling_now(const struct ttm_fence *f);
+/* fence.c: the enable_signaling op, once. */
+void fence_enable_signaling(struct ttm_fence *f);
 
 /* fence_fd.c: hooks called with @f->lock held / on the last put. */
 void fence_fd_signal(struct ttm_fence *f);

@@ -16,9 +16,10 @@
  *
  * Readers that do not hold the lock (ttm_resv_wait(), ttm_resv_test_
  * signaled(), ttm_resv_get_fences(), the unlocked iterator) use a sequence
- * lock: they start over if a writer changed the list meanwhile. Fences are
- * type-stable and the lists they read are freed only by ttm_resv_fini(), so
- * a reader never touches freed memory. Readers never block writers.
+ * lock: they start over if a writer changed the list meanwhile. Fences
+ * stay in memory while they read (ttm_fence_read_lock()) and the lists they
+ * read are freed only by ttm_resv_fini(), so a reader never touches freed
+ * memory. Readers never block writers.
  */
 #ifndef TTMSIM_RESV_H
 #define TTMSIM_RESV_H

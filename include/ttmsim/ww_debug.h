@@ -119,7 +119,8 @@ enum ww_debug_rule {
  * @tid: the offending thread.
  * @object: what a rule that is not about a lock is about (device-busy:
  *	the struct ttm_device; signalling-wait: the struct ttm_fence,
- *	struct ttm_resv or struct ttm_device waited on; signalling-alloc:
+ *	struct ttm_resv or struct ttm_device waited on, NULL for
+ *	ttm_fence_rcu_barrier(); signalling-alloc:
  *	the struct ttm_bo validated or the struct ttm_device created on);
  *	NULL otherwise.
  * @count: device-busy: the buffers of @object still alive; rule 13: how
