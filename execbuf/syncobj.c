@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Syncobjs (ttmsim/syncobj.h): the object, a fence pointer replaced under
+ * the syncobj's lock; each client's table of syncobj handles; signal,
+ * reset, query; descriptors, as syncobjs (the PRIME registry,
+ * execbuf/prime.c) or as sync files (the fence's own pipe). Waits are in
+ * execbuf/syncobj_wait.c.
+ *
+ * The table is separate from the buffer handles, as the kernel's syncobj
+ * idr per file beside the GEM one. It is a plain array searched for the
+ * lowest free slot: syncobjs are few per client (a handful per frame in
+ * flight), unlike buffers, whose table keeps a heap for that.
+ *
+ * Locking: the client's lock guards the table and nests nothing; a
+ * syncobj's lock guards its fence pointer and waiters and nests only the
+ * waiters' wake-ups. Fences are put after the syncobj's lock is dropped:
+ * a last put runs callbacks, which may use syncobjs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "execbuf/execbuf.h"
+#include "execbuf/syncobj.h"
+#include "util/compiler.h"
+#include "ww/thread.h"
+
+/* ---- the object ------------------------------------------------------- */
+
+TTM_EXPORT int ttm_syncobj_create(uint32_t flags, struct ttm_fence *fence,
+				  struct ttm_syncobj **ret_syncobj)
+{
+	struct ttm_syncobj *s;
+
+	if (flags & ~TTM_SYNCOBJ_CREATE_SIGNALED)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->refcount = 1;
+	pthread_mutex_init(&s->lock, NULL);
+	if (fence)
+		s->fence = ttm_fence_get(fence);
+	else if (flags & TTM_SYNCOBJ_CREATE_SIGNALED)
+		s->fence = ttm_fence_get_stub();
+	*ret_syncobj = s;
+	return 0;
+}
+
+TTM_EXPORT struct ttm_syncobj *ttm_syncobj_get(struct ttm_syncobj *syncobj)
+{
+	if (syncobj)
+		__atomic_fetch_add(&syncobj->refcount, 1, __ATOMIC_RELAXED);
+	return syncobj;
+}
+
+TTM_EXPORT void ttm_syncobj_put(struct ttm_syncobj *syncobj)
+{
+	if (!syncobj ||
+	    __atomic_sub_fetch(&syncobj->refcount, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* A waiter holds a reference: none can be queued now. */
+	ttm_fence_put(syncobj->fence);
+	pthread_mutex_destroy(&syncobj->lock);
+	free(syncobj);
+}
+
+TTM_EXPORT struct ttm_fence *ttm_syncobj_fence_get(struct ttm_syncobj *syncobj)
+{
+	struct ttm_fence *fence;
+
+	/*
+	 * Under the lock: the replacer puts the old fence after dropping
+	 * it, so a reference taken here is to a live fence.
+	 */
+	pthread_mutex_lock(&syncobj->lock);
+	fence = ttm_fence_get(syncobj->fence);
+	pthread_mutex_unlock(&syncobj->lock);
+	return fence;
+}
+
+TTM_EXPORT void ttm_syncobj_replace_fence(struct ttm_syncobj *syncobj,
+					  struct ttm_fence *fence)
+{
+	struct syncobj_waiter *w, *next;
+	struct ttm_fence *old;
+
+	ttm_fence_get(fence);
+	pthread_mutex_lock(&syncobj->lock);
+	old = syncobj->fence;
+	syncobj->fence = fence;
+	if (fence) {
+		/* Every waiter for a submission has one now: off the list. */
+		for (w = syncobj->waiters; w; w = next) {
+			struct ww_thread *t = w->thread;
+
+			next = w->next;
+			w->pprev = NULL;
+			w->next = NULL;
+			/*
+			 * After this store the waiter may return: @t was read
+			 * before, and a stale wake of a type-stable thread
+			 * struct is harmless.
+			 */
+			__atomic_store_n(&w->fence, ttm_fence_get(fence),
+					 __ATOMIC_RELEASE);
+			ww_thread_wake(t);
+		}
+		syncobj->waiters = NULL;
+	}
+	pthread_mutex_unlock(&syncobj->lock);
+	ttm_fence_put(old);
+}
+
+void syncobj_waiter_add(struct ttm_syncobj *s, struct syncobj_waiter *w)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->fence) {
+		w->fence = ttm_fence_get(s->fence);
+	} else {
+		w->next = s->waiters;
+		if (w->next)
+			w->next->pprev = &w->next;
+		w->pprev = &s->waiters;
+		s->waiters = w;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void syncobj_waiter_remove(struct ttm_syncobj *s, struct syncobj_waiter *w)
+{
+	pthread_mutex_lock(&s->lock);
+	if (w->pprev) {
+		*w->pprev = w->next;
+		if (w->next)
+			w->next->pprev = w->pprev;
+		w->pprev = NULL;
+		w->next = NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- handles ---------------------------------------------------------- */
+
+/* The syncobj of @handle, or NULL; under c->lock. */
+static struct ttm_syncobj *handle_syncobj(const struct ttm_client *c,
+					  uint32_t handle)
+{
+	if (handle == 0 || handle > c->n_syncobjs)
+		return NULL;
+	return c->syncobjs[handle - 1];
+}
+
+/* A handle for @s, taking over the caller's reference on success. */
+static int handle_insert(struct ttm_client *c, struct ttm_syncobj *s,
+			 uint32_t *ret_handle)
+{
+	uint32_t i;
+	int ret = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->n_syncobjs; i++)
+		if (!c->syncobjs[i])
+			break;
+	if (i == c->n_syncobjs && i == c->cap_syncobjs) {
+		uint32_t cap = c->cap_syncobjs ? 2 * c->cap_syncobjs : 8;
+		void *p = NULL;
+
+		/* Handles are u32 and 0 is not one. */
+		if (c->cap_syncobjs <= (UINT32_MAX - 1) / 2)
+			p = realloc(c->syncobjs, (size_t)cap * sizeof(s));
+		if (p) {
+			c->syncobjs = p;
+			c->cap_syncobjs = cap;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	if (ret == 0) {
+		if (i == c->n_syncobjs)
+			c->n_syncobjs++;
+		c->syncobjs[i] = s;
+		*ret_handle = i + 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+void client_syncobjs_release(struct ttm_client *client)
+{
+	uint32_t i;
+
+	for (i = 0; i < client->n_syncobjs; i++)
+		ttm_syncobj_put(client->syncobjs[i]);
+	free(client->syncobjs);
+	client->syncobjs = NULL;
+	client->n_syncobjs = client->cap_syncobjs = 0;
+}
+
+TTM_EXPORT int ttm_client_syncobj_add(struct ttm_client *client,
+				      struct ttm_syncobj *syncobj,
+				      uint32_t *ret_handle)
+{
+	int ret;
+
+	ttm_syncobj_get(syncobj);
+	ret = handle_insert(client, syncobj, ret_handle);
+	if (ret)
+		ttm_syncobj_put(syncobj);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_create(struct ttm_client *client,
+					 uint32_t flags, uint32_t *ret_handle)
+{
+	struct ttm_syncobj *s;
+	int ret;
+
+	ret = ttm_syncobj_create(flags, NULL, &s);
+	if (ret)
+		return ret;
+	ret = handle_insert(client, s, ret_handle);
+	if (ret)
+		ttm_syncobj_put(s);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_destroy(struct ttm_client *client,
+					  uint32_t handle)
+{
+	struct ttm_syncobj *s;
+
+	pthread_mutex_lock(&client->lock);
+	s = handle_syncobj(client, handle);
+	if (s)
+		client->syncobjs[handle - 1] = NULL;
+	pthread_mutex_unlock(&client->lock);
+	if (!s)
+		return -EINVAL;
+	ttm_syncobj_put(s);
+	return 0;
+}
+
+TTM_EXPORT struct ttm_syncobj *
+ttm_client_syncobj_lookup(struct ttm_client *client, uint32_t handle)
+{
+	struct ttm_syncobj *s;
+
+	pthread_mutex_lock(&client->lock);
+	s = ttm_syncobj_get(handle_syncobj(client, handle));
+	pthread_mutex_unlock(&client->lock);
+	return s;
+}
+
+int client_syncobj_lookup_many(struct ttm_client *client,
+			       const uint32_t *handles, unsigned int count,
+			       struct ttm_syncobj **ret, unsigned int *bad_index)
+{
+	unsigned int i, j;
+
+	pthread_mutex_lock(&client->lock);
+	for (i = 0; i < count; i++) {
+		ret[i] = ttm_syncobj_get(handle_syncobj(client, handles[i]));
+		if (!ret[i])
+			break;
+	}
+	pthread_mutex_unlock(&client->lock);
+	if (i == count)
+		return 0;
+	for (j = 0; j < i; j++)
+		ttm_syncobj_put(ret[j]);
+	if (bad_index)
+		*bad_index = i;
+	return -ENOENT;
+}
+
+/* Look every handle up, then put @fence (or NULL) in each syncobj. */
+static int replace_many(struct ttm_client *client, const uint32_t *handles,
+			unsigned int count, struct ttm_fence *fence)
+{
+	struct ttm_syncobj **objs;
+	unsigned int i;
+	int ret;
+
+	if (count == 0 || !handles)
+		return -EINVAL;
+	objs = calloc(count, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
+	for (i = 0; i < count && ret == 0; i++) {
+		ttm_syncobj_replace_fence(objs[i], fence);
+		ttm_syncobj_put(objs[i]);
+	}
+	free(objs);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_signal(struct ttm_client *client,
+					 const uint32_t *handles,
+					 unsigned int count)
+{
+	struct ttm_fence *stub = ttm_fence_get_stub();
+	int ret = replace_many(client, handles, count, stub);
+
+	ttm_fence_put(stub);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_reset(struct ttm_client *client,
+					const uint32_t *handles,
+					unsigned int count)
+{
+	return replace_many(client, handles, count, NULL);
+}
+
+TTM_EXPORT int ttm_client_syncobj_query(struct ttm_client *client,
+					const uint32_t *handles,
+					uint64_t *ret_points,
+					unsigned int count, uint32_t flags)
+{
+	struct ttm_syncobj **objs;
+	unsigned int i;
+	int ret;
+
+	if (count == 0 || !handles || !ret_points ||
+	    (flags & ~TTM_SYNCOBJ_QUERY_LAST_SUBMITTED))
+		return -EINVAL;
+	objs = calloc(count, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
+	for (i = 0; i < count && ret == 0; i++) {
+		/*
+		 * Binary: no points, signalled or submitted. A timeline's
+		 * chain is walked here once there are chains (see
+		 * docs/execbuf-design.md).
+		 */
+		ret_points[i] = 0;
+		ttm_syncobj_put(objs[i]);
+	}
+	free(objs);
+	return ret;
+}
+
+/* ---- descriptors ------------------------------------------------------ */
+
+TTM_EXPORT int ttm_client_syncobj_export_fd(struct ttm_client *client,
+					    uint32_t handle, int *ret_fd)
+{
+	struct ttm_syncobj *s = ttm_client_syncobj_lookup(client, handle);
+	int ret;
+
+	if (!s)
+		return -ENOENT;
+	ret = prime_syncobj_export(s, ret_fd);
+	ttm_syncobj_put(s);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_import_fd(struct ttm_client *client, int fd,
+					    uint32_t *ret_handle)
+{
+	struct ttm_syncobj *s = prime_syncobj_lookup(fd);
+	int ret;
+
+	/* The kernel: a file that is not a syncobj's is -EINVAL. */
+	if (!s)
+		return -EINVAL;
+	ret = handle_insert(client, s, ret_handle);
+	if (ret)
+		ttm_syncobj_put(s);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_export_sync_file(struct ttm_client *client,
+						   uint32_t handle,
+						   int *ret_fd)
+{
+	struct ttm_syncobj *s = ttm_client_syncobj_lookup(client, handle);
+	struct ttm_fence *fence;
+	int fd;
+
+	if (!s)
+		return -ENOENT;
+	fence = ttm_syncobj_fence_get(s);
+	ttm_syncobj_put(s);
+	/* Nothing to export, as the kernel's drm_syncobj_find_fence(). */
+	if (!fence)
+		return -EINVAL;
+	fd = ttm_fence_export_fd(fence);
+	ttm_fence_put(fence);
+	if (fd < 0)
+		return fd;
+	*ret_fd = fd;
+	return 0;
+}
+
+TTM_EXPORT int ttm_client_syncobj_import_sync_file(struct ttm_client *client,
+						   uint32_t handle, int fd)
+{
+	struct ttm_syncobj *s;
+	struct ttm_fence *fence;
+	int ret;
+
+	ret = ttm_fence_import_fd(fd, &fence);
+	if (ret)
+		return ret;
+	s = ttm_client_syncobj_lookup(client, handle);
+	if (s) {
+		ttm_syncobj_replace_fence(s, fence);
+		ttm_syncobj_put(s);
+	}
+	ttm_fence_put(fence);
+	return s ? 0 : -ENOENT;
+}
