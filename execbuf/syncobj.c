@@ -21,6 +21,7 @@
 
 #include "execbuf/execbuf.h"
 #include "execbuf/syncobj.h"
+#include "execbuf/syncobj_chain.h"
 #include "util/compiler.h"
 #include "ww/thread.h"
 
@@ -78,45 +79,95 @@ TTM_EXPORT struct ttm_fence *ttm_syncobj_fence_get(struct ttm_syncobj *syncobj)
 	return fence;
 }
 
+/*
+ * Under s->lock, with a new fence in s->fence: hand each waiter whose
+ * point now has a fence that fence, and take it off the list.
+ */
+static void wake_waiters_locked(struct ttm_syncobj *s)
+{
+	struct syncobj_waiter *w, *next;
+	struct ttm_fence *f;
+
+	for (w = s->waiters; w; w = next) {
+		struct ww_thread *t = w->thread;
+
+		next = w->next;
+		if (sc_find_point(s->fence, w->point, &f))
+			continue;
+		*w->pprev = w->next;
+		if (w->next)
+			w->next->pprev = w->pprev;
+		w->pprev = NULL;
+		w->next = NULL;
+		/*
+		 * After this store the waiter may return: @t was read before,
+		 * and a stale wake of a type-stable thread struct is harmless.
+		 */
+		__atomic_store_n(&w->fence, f, __ATOMIC_RELEASE);
+		ww_thread_wake(t);
+	}
+}
+
 TTM_EXPORT void ttm_syncobj_replace_fence(struct ttm_syncobj *syncobj,
 					  struct ttm_fence *fence)
 {
-	struct syncobj_waiter *w, *next;
 	struct ttm_fence *old;
 
 	ttm_fence_get(fence);
 	pthread_mutex_lock(&syncobj->lock);
 	old = syncobj->fence;
 	syncobj->fence = fence;
-	if (fence) {
-		/* Every waiter for a submission has one now: off the list. */
-		for (w = syncobj->waiters; w; w = next) {
-			struct ww_thread *t = w->thread;
-
-			next = w->next;
-			w->pprev = NULL;
-			w->next = NULL;
-			/*
-			 * After this store the waiter may return: @t was read
-			 * before, and a stale wake of a type-stable thread
-			 * struct is harmless.
-			 */
-			__atomic_store_n(&w->fence, ttm_fence_get(fence),
-					 __ATOMIC_RELEASE);
-			ww_thread_wake(t);
-		}
-		syncobj->waiters = NULL;
-	}
+	if (fence)
+		wake_waiters_locked(syncobj);
 	pthread_mutex_unlock(&syncobj->lock);
 	ttm_fence_put(old);
+}
+
+void syncobj_point_add(struct ttm_syncobj *s, struct sc_node *node,
+		       struct ttm_fence *fence, uint64_t point)
+{
+	/*
+	 * The old head becomes the node's previous one (its reference moves
+	 * with it); a point not above it is still added, as the kernel
+	 * does (the chain keeps the timeline's seqno from going back).
+	 */
+	pthread_mutex_lock(&s->lock);
+	s->fence = sc_node_link(node, s->fence, fence, point);
+	wake_waiters_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	/* Callbacks may run here: not under the lock. */
+	sc_node_arm(node);
+}
+
+TTM_EXPORT int ttm_syncobj_add_point(struct ttm_syncobj *syncobj,
+				     struct ttm_fence *fence, uint64_t point)
+{
+	struct sc_node *node;
+
+	if (!fence || point == 0)
+		return -EINVAL;
+	node = sc_node_alloc();
+	if (!node)
+		return -ENOMEM;
+	syncobj_point_add(syncobj, node, fence, point);
+	return 0;
+}
+
+TTM_EXPORT int ttm_syncobj_find_fence(struct ttm_syncobj *syncobj,
+				      uint64_t point,
+				      struct ttm_fence **ret_fence)
+{
+	struct ttm_fence *head = ttm_syncobj_fence_get(syncobj);
+	int ret = sc_find_point(head, point, ret_fence);
+
+	ttm_fence_put(head);
+	return ret;
 }
 
 void syncobj_waiter_add(struct ttm_syncobj *s, struct syncobj_waiter *w)
 {
 	pthread_mutex_lock(&s->lock);
-	if (s->fence) {
-		w->fence = ttm_fence_get(s->fence);
-	} else {
+	if (sc_find_point(s->fence, w->point, &w->fence)) {
 		w->next = s->waiters;
 		if (w->next)
 			w->next->pprev = &w->next;
@@ -330,12 +381,12 @@ TTM_EXPORT int ttm_client_syncobj_query(struct ttm_client *client,
 		return -ENOMEM;
 	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
 	for (i = 0; i < count && ret == 0; i++) {
-		/*
-		 * Binary: no points, signalled or submitted. A timeline's
-		 * chain is walked here once there are chains (see
-		 * docs/execbuf-design.md).
-		 */
-		ret_points[i] = 0;
+		/* A binary syncobj (no chain) has no points: 0. */
+		struct ttm_fence *head = ttm_syncobj_fence_get(objs[i]);
+
+		ret_points[i] = sc_query(head,
+				flags & TTM_SYNCOBJ_QUERY_LAST_SUBMITTED);
+		ttm_fence_put(head);
 		ttm_syncobj_put(objs[i]);
 	}
 	free(objs);
@@ -412,4 +463,96 @@ TTM_EXPORT int ttm_client_syncobj_import_sync_file(struct ttm_client *client,
 	}
 	ttm_fence_put(fence);
 	return s ? 0 : -ENOENT;
+}
+
+/* ---- timelines -------------------------------------------------------- */
+
+TTM_EXPORT int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
+						  const uint32_t *handles,
+						  const uint64_t *points,
+						  unsigned int count)
+{
+	struct ttm_fence *stub;
+	struct ttm_syncobj **objs;
+	struct sc_node **nodes;
+	unsigned int i;
+	int ret = 0;
+
+	if (count == 0 || !handles || !points)
+		return -EINVAL;
+	objs = calloc(count, sizeof(*objs) + sizeof(*nodes));
+	if (!objs)
+		return -ENOMEM;
+	nodes = (struct sc_node **)(objs + count);
+	/* Every node first: nothing changes unless every point can. */
+	for (i = 0; i < count && ret == 0; i++)
+		if (points[i] && !(nodes[i] = sc_node_alloc()))
+			ret = -ENOMEM;
+	if (ret == 0)
+		ret = client_syncobj_lookup_many(client, handles, count, objs,
+						 NULL);
+	if (ret) {
+		for (i = 0; i < count; i++)
+			sc_node_free(nodes[i]);
+		free(objs);
+		return ret;
+	}
+	stub = ttm_fence_get_stub();
+	for (i = 0; i < count; i++) {
+		/* Point 0 signals as a binary syncobj: the stub replaces. */
+		if (points[i])
+			syncobj_point_add(objs[i], nodes[i], stub, points[i]);
+		else
+			ttm_syncobj_replace_fence(objs[i], stub);
+		ttm_syncobj_put(objs[i]);
+	}
+	ttm_fence_put(stub);
+	free(objs);
+	return 0;
+}
+
+TTM_EXPORT int ttm_client_syncobj_transfer(struct ttm_client *client,
+					   uint32_t dst_handle,
+					   uint64_t dst_point,
+					   uint32_t src_handle,
+					   uint64_t src_point, uint32_t flags)
+{
+	struct ttm_syncobj *src, *dst;
+	struct ttm_fence *fence = NULL;
+	struct sc_node *node = NULL;
+	int ret;
+
+	if (flags & ~TTM_SYNCOBJ_WAIT_FOR_SUBMIT)
+		return -EINVAL;
+	src = ttm_client_syncobj_lookup(client, src_handle);
+	dst = ttm_client_syncobj_lookup(client, dst_handle);
+	if (!src || !dst) {
+		ttm_syncobj_put(src);
+		ttm_syncobj_put(dst);
+		return -ENOENT;
+	}
+	if (flags & TTM_SYNCOBJ_WAIT_FOR_SUBMIT) {
+		/* Until the point has a fence; the wait puts @src. */
+		ret = syncobj_wait_many(&src, &src_point, 1,
+					TTM_SYNCOBJ_TIMEOUT_INFINITE,
+					TTM_SYNCOBJ_WAIT_AVAILABLE, NULL,
+					&fence);
+	} else {
+		ret = ttm_syncobj_find_fence(src, src_point, &fence);
+		ttm_syncobj_put(src);
+	}
+	if (ret == 0 && dst_point) {
+		node = sc_node_alloc();
+		if (!node)
+			ret = -ENOMEM;
+	}
+	if (ret == 0) {
+		if (dst_point)
+			syncobj_point_add(dst, node, fence, dst_point);
+		else
+			ttm_syncobj_replace_fence(dst, fence);
+	}
+	ttm_fence_put(fence);
+	ttm_syncobj_put(dst);
+	return ret;
 }

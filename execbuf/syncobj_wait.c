@@ -47,7 +47,7 @@ static struct ttm_fence *entry_fence(struct wait_entry *e)
  * whether the wait is over (*@ret_first: the first signalled entry).
  */
 static bool wait_done(struct wait_entry *v, unsigned int count, bool all,
-		      unsigned int *ret_first)
+		      bool available, unsigned int *ret_first)
 {
 	unsigned int i, signalled = 0;
 	bool first_found = false;
@@ -57,6 +57,15 @@ static bool wait_done(struct wait_entry *v, unsigned int count, bool all,
 
 		if (!f)
 			continue;
+		/* WAIT_AVAILABLE: a fence for the point is enough. */
+		if (available) {
+			signalled++;
+			if (!first_found) {
+				first_found = true;
+				*ret_first = i;
+			}
+			continue;
+		}
 		if (!v[i].cb_added &&
 		    ttm_fence_add_callback(f, &v[i].cb, wait_entry_wake) == 0)
 			v[i].cb_added = true;
@@ -80,52 +89,51 @@ static const struct timespec *deadline_of(int64_t abs_ns, struct timespec *ts)
 	return ts;
 }
 
-TTM_EXPORT int ttm_client_syncobj_wait(struct ttm_client *client,
-				       const uint32_t *handles,
-				       unsigned int count,
-				       int64_t abs_timeout_ns, uint32_t flags,
-				       unsigned int *ret_first)
+/*
+ * The wait of every call: @objs (references, put here) at @points (NULL:
+ * all 0). With @ret_fences, each entry's fence is handed over on success.
+ */
+int syncobj_wait_many(struct ttm_syncobj **objs, const uint64_t *points,
+		      unsigned int count, int64_t abs_timeout_ns,
+		      uint32_t flags, unsigned int *ret_first,
+		      struct ttm_fence **ret_fences)
 {
-	const uint32_t known = TTM_SYNCOBJ_WAIT_ALL |
-			       TTM_SYNCOBJ_WAIT_FOR_SUBMIT;
 	bool all = flags & TTM_SYNCOBJ_WAIT_ALL;
-	struct ttm_syncobj **objs;
-	struct wait_entry *v;
+	bool available = flags & TTM_SYNCOBJ_WAIT_AVAILABLE;
+	bool queue = flags & (TTM_SYNCOBJ_WAIT_FOR_SUBMIT |
+			      TTM_SYNCOBJ_WAIT_AVAILABLE);
 	struct ww_thread *self = ww_thread_self();
 	const struct timespec *deadline;
+	struct wait_entry *v;
 	struct timespec ts;
 	unsigned int i, first = 0;
-	int ret;
+	int ret = 0;
 
-	if (count == 0 || !handles || (flags & ~known))
-		return -EINVAL;
-	v = calloc(count, sizeof(*v) + sizeof(*objs));
-	if (!v)
+	v = calloc(count, sizeof(*v));
+	if (!v) {
+		for (i = 0; i < count; i++)
+			ttm_syncobj_put(objs[i]);
 		return -ENOMEM;
-	objs = (struct ttm_syncobj **)(v + count);
-	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
-	if (ret) {
-		free(v);
-		return ret;
 	}
 	for (i = 0; i < count; i++) {
 		v[i].syncobj = objs[i];
 		v[i].waiter.thread = self;
+		v[i].waiter.point = points ? points[i] : 0;
 	}
 
 	/*
-	 * Sample the fences. Without WAIT_FOR_SUBMIT an empty syncobj fails
-	 * the whole wait, whatever the others hold (the kernel's -EINVAL).
+	 * Sample the fences. Without WAIT_FOR_SUBMIT (or _AVAILABLE) a point
+	 * with no fence (an empty binary syncobj) fails the whole wait,
+	 * whatever the others hold (the kernel's -EINVAL).
 	 */
 	for (i = 0; i < count; i++) {
-		if (flags & TTM_SYNCOBJ_WAIT_FOR_SUBMIT) {
+		if (queue) {
 			syncobj_waiter_add(v[i].syncobj, &v[i].waiter);
-		} else {
-			v[i].waiter.fence = ttm_syncobj_fence_get(v[i].syncobj);
-			if (!v[i].waiter.fence) {
-				ret = -EINVAL;
-				break;
-			}
+		} else if (ttm_syncobj_find_fence(v[i].syncobj,
+						  v[i].waiter.point,
+						  &v[i].waiter.fence)) {
+			ret = -EINVAL;
+			break;
 		}
 	}
 
@@ -134,7 +142,7 @@ TTM_EXPORT int ttm_client_syncobj_wait(struct ttm_client *client,
 		/* Before the checks: a wake-up after this is not lost. */
 		uint32_t seq = ww_thread_seq(self);
 
-		if (wait_done(v, count, all, &first))
+		if (wait_done(v, count, all, available, &first))
 			break;
 		if (deadline && mono_ns() >= (uint64_t)abs_timeout_ns) {
 			ret = -ETIME;
@@ -155,16 +163,70 @@ TTM_EXPORT int ttm_client_syncobj_wait(struct ttm_client *client,
 	for (i = 0; i < count; i++) {
 		struct ttm_fence *f;
 
-		if (flags & TTM_SYNCOBJ_WAIT_FOR_SUBMIT)
+		if (queue)
 			syncobj_waiter_remove(v[i].syncobj, &v[i].waiter);
 		f = entry_fence(&v[i]);
 		if (v[i].cb_added)
 			ttm_fence_remove_callback(f, &v[i].cb);
-		ttm_fence_put(f);
+		if (ret == 0 && ret_fences)
+			ret_fences[i] = f;
+		else
+			ttm_fence_put(f);
 		ttm_syncobj_put(v[i].syncobj);
 	}
 	free(v);
 	if (ret == 0 && !all && ret_first)
 		*ret_first = first;
 	return ret;
+}
+
+/* Look the handles up and wait; flags checked by the caller. */
+static int client_wait(struct ttm_client *client, const uint32_t *handles,
+		       const uint64_t *points, unsigned int count,
+		       int64_t abs_timeout_ns, uint32_t flags,
+		       unsigned int *ret_first)
+{
+	struct ttm_syncobj **objs;
+	int ret;
+
+	if (count == 0 || !handles)
+		return -EINVAL;
+	objs = calloc(count, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
+	if (ret == 0)
+		ret = syncobj_wait_many(objs, points, count, abs_timeout_ns,
+					flags, ret_first, NULL);
+	free(objs);
+	return ret;
+}
+
+TTM_EXPORT int ttm_client_syncobj_wait(struct ttm_client *client,
+				       const uint32_t *handles,
+				       unsigned int count,
+				       int64_t abs_timeout_ns, uint32_t flags,
+				       unsigned int *ret_first)
+{
+	/* WAIT_AVAILABLE is for timelines only, as the kernel's ioctls. */
+	if (flags & ~(TTM_SYNCOBJ_WAIT_ALL | TTM_SYNCOBJ_WAIT_FOR_SUBMIT))
+		return -EINVAL;
+	return client_wait(client, handles, NULL, count, abs_timeout_ns,
+			   flags, ret_first);
+}
+
+TTM_EXPORT int ttm_client_syncobj_timeline_wait(struct ttm_client *client,
+						const uint32_t *handles,
+						const uint64_t *points,
+						unsigned int count,
+						int64_t abs_timeout_ns,
+						uint32_t flags,
+						unsigned int *ret_first)
+{
+	if (!points || (flags & ~(TTM_SYNCOBJ_WAIT_ALL |
+				  TTM_SYNCOBJ_WAIT_FOR_SUBMIT |
+				  TTM_SYNCOBJ_WAIT_AVAILABLE)))
+		return -EINVAL;
+	return client_wait(client, handles, points, count, abs_timeout_ns,
+			   flags, ret_first);
 }

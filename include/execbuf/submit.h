@@ -13,6 +13,8 @@
 #include "execbuf/execbuf.h"
 #include "ttmsim/exec.h"
 
+struct sc_node;
+
 /* A job's dependencies: fence references, growing. */
 struct submit_deps {
 	struct ttm_gpu_dep *v;
@@ -35,8 +37,12 @@ struct submit {
 	uint64_t backoff_begin;  /* backing off since then; 0: not */
 	uint64_t seqno;          /* the client's count of this call */
 	struct submit_deps deps; /* explicit in-fences first, then implicit */
-	/* args->out_syncobjs, looked up: references. */
+	/*
+	 * args->out_syncobjs, looked up: references; and for each with a
+	 * point, its node, allocated before the job is submitted.
+	 */
 	struct ttm_syncobj **out_syncobjs;
+	struct sc_node **out_nodes;
 };
 
 /*

@@ -14,12 +14,14 @@
 struct ww_thread;
 
 /*
- * A wait with TTM_SYNCOBJ_WAIT_FOR_SUBMIT on an empty syncobj: the first
- * fence put in is stored in @fence (a reference) and @thread woken.
+ * A wait with TTM_SYNCOBJ_WAIT_FOR_SUBMIT (or _AVAILABLE) for a point not
+ * submitted yet (point 0: an empty syncobj): the first fence found for
+ * @point is stored in @fence (a reference) and @thread woken.
  */
 struct syncobj_waiter {
 	struct syncobj_waiter *next, **pprev;  /* under the syncobj's lock */
 	struct ww_thread *thread;
+	uint64_t point;
 	struct ttm_fence *fence;  /* atomic: NULL until a fence comes */
 };
 
@@ -31,8 +33,8 @@ struct ttm_syncobj {
 };
 
 /*
- * Queue @w on @s unless @s holds a fence: then a reference to it in
- * w->fence, and @w is not queued. Remove takes a queued @w off again
+ * Queue @w on @s unless @s has a fence for w->point: then a reference to
+ * it in w->fence, and @w is not queued. Remove takes a queued @w off again
  * (harmless if a fence took it off already).
  */
 void syncobj_waiter_add(struct ttm_syncobj *s, struct syncobj_waiter *w);
@@ -46,5 +48,25 @@ void syncobj_waiter_remove(struct ttm_syncobj *s, struct syncobj_waiter *w);
 int client_syncobj_lookup_many(struct ttm_client *client,
 			       const uint32_t *handles, unsigned int count,
 			       struct ttm_syncobj **ret, unsigned int *bad_index);
+
+/*
+ * Wait for @objs at @points (NULL: all 0), as ttm_client_syncobj_wait();
+ * puts the syncobj references. With @ret_fences: each one's fence, handed
+ * over on success (execbuf/syncobj_wait.c).
+ */
+int syncobj_wait_many(struct ttm_syncobj **objs, const uint64_t *points,
+		      unsigned int count, int64_t abs_timeout_ns,
+		      uint32_t flags, unsigned int *ret_first,
+		      struct ttm_fence **ret_fences);
+
+/*
+ * A timeline point's node, allocated before and linked after something
+ * that must not fail in between (a job's submission): syncobj_point_add()
+ * links @node for @fence at @point as the new head of @s (then frees
+ * nothing: the node is the syncobj's).
+ */
+struct sc_node;
+void syncobj_point_add(struct ttm_syncobj *s, struct sc_node *node,
+		       struct ttm_fence *fence, uint64_t point);
 
 #endif /* TTMSIM_EXECBUF_SYNCOBJ_H */

@@ -257,8 +257,9 @@ struct ttm_execbuf_bo {
  *	array.
  * @handle: the syncobj handle, of the submitting client.
  * @flags: 0; reserved.
- * @point: 0: a binary syncobj. Timeline points are not supported yet:
- *	anything else is -EINVAL.
+ * @point: 0: the syncobj's fence as it is (binary); else a point of its
+ *	timeline: an in-syncobj's must have been submitted (-EINVAL if
+ *	not), an out-syncobj's is added (ttm_syncobj_add_point()).
  */
 struct ttm_execbuf_syncobj {
 	uint32_t handle;
@@ -294,8 +295,9 @@ struct ttm_execbuf_syncobj {
  *	waits for, as @in_fences; an empty one is -EINVAL, as the kernel's
  *	drivers say when they find no fence.
  * @n_in_syncobjs: in: the number of @in_syncobjs.
- * @out_syncobjs: in: syncobjs that get the job's fence in place of
- *	theirs once it is submitted (ttm_syncobj_replace_fence()).
+ * @out_syncobjs: in: syncobjs that get the job's fence once it is
+ *	submitted, in place of theirs (ttm_syncobj_replace_fence()) or at
+ *	their point.
  * @n_out_syncobjs: in: the number of @out_syncobjs.
  * @flags: in: TTM_EXECBUF_*.
  * @tag: in: passed to the GPU's retire hook.
@@ -353,7 +355,8 @@ struct ttm_execbuf_args {
  *    KERNEL fences, moves; a write also waits for earlier readers and
  *    writers; a read for earlier writers; plus the in-fences and the
  *    in-syncobjs' fences), submits it, adds its fence to every buffer
- *    (WRITE or READ usage) and puts it in every out-syncobj, unlocks.
+ *    (WRITE or READ usage) and puts it in every out-syncobj (at its
+ *    point), unlocks.
  * On any error nothing is left locked, referenced or half-submitted.
  *
  * Context: May sleep; interruptibly with TTM_EXECBUF_INTERRUPTIBLE. No
@@ -362,7 +365,8 @@ struct ttm_execbuf_args {
  * device lock, @client's lock and the syncobjs' locks.
  * Return: 0 with @args->out_fence (and out_fence_fd); -ENOENT for a bad
  * handle (buffer or syncobj) and -EINVAL for a duplicate, bad flags,
- * in-fence, empty in-syncobj or syncobj point, with @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
+ * in-fence, in-syncobj without a fence (at its point) or syncobj flag,
+ * with @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
  * job can never fit (its buffers exceed a domain, or everything else is
  * pinned); -EINTR (interruptible only); -EINVAL with @args->bad_index if
  * a buffer is pinned outside the placement asked for (ttm_bo_validate());

@@ -36,8 +36,14 @@
  *	//				TTM_SYNCOBJ_TIMEOUT_INFINITE,
  *	//				TTM_SYNCOBJ_WAIT_FOR_SUBMIT, NULL);
  *
- * Timeline syncobjs (points on a fence chain) are not here yet: see
- * docs/execbuf-design.md, "Syncobjs".
+ * A timeline syncobj holds a chain of points instead (ttm_syncobj_add_point(),
+ * ttm_client_syncobj_timeline_signal()): its fence is the newest point's,
+ * which signals once every point has; each point signals once its own
+ * fence and every earlier point have. Any syncobj is a timeline once a
+ * point is added; the binary calls still work on it (point 0: the whole
+ * timeline), and a binary signal or reset replaces the whole chain. The
+ * chain is a stand-in until the fence containers' (docs/execbuf-design.md,
+ * "Syncobjs").
  */
 #ifndef TTMSIM_SYNCOBJ_H
 #define TTMSIM_SYNCOBJ_H
@@ -60,6 +66,9 @@ struct ttm_syncobj;
 #define TTM_SYNCOBJ_WAIT_ALL               (1u << 0)
 /* Wait flag: wait for an empty syncobj to get a fence, then for that. */
 #define TTM_SYNCOBJ_WAIT_FOR_SUBMIT        (1u << 1)
+/* Timeline wait flag: a point is done once it has a fence, signalled or
+ * not (and waited for until it has one). */
+#define TTM_SYNCOBJ_WAIT_AVAILABLE         (1u << 2)
 
 /* Query flag: the last point submitted rather than signalled. */
 #define TTM_SYNCOBJ_QUERY_LAST_SUBMITTED   (1u << 0)
@@ -124,6 +133,45 @@ struct ttm_fence *ttm_syncobj_fence_get(struct ttm_syncobj *syncobj);
  */
 void ttm_syncobj_replace_fence(struct ttm_syncobj *syncobj,
 			       struct ttm_fence *fence);
+
+/**
+ * ttm_syncobj_add_point() - add @point, signalled by @fence, to the
+ * timeline of @syncobj.
+ * @syncobj: the syncobj.
+ * @fence: the point's fence (a new reference is taken).
+ * @point: the point, not 0.
+ *
+ * As the kernel's drm_syncobj_add_point(): the new point becomes the
+ * syncobj's fence, after the old one. A point not above the last is still
+ * added (the kernel only logs it), but the timeline does not go back: it
+ * takes the last point's number, so a wait for any point up to that one
+ * waits for everything added so far, and a query does not say more until
+ * all of it has signalled.
+ *
+ * Context: Does not sleep. Allocates; takes and releases @syncobj's lock,
+ * wakes its waiters; callbacks may run in the calling thread (@fence's
+ * and the previous point's, if signalled).
+ * Return: 0; -EINVAL if @point is 0 or @fence NULL; -ENOMEM.
+ */
+int ttm_syncobj_add_point(struct ttm_syncobj *syncobj,
+			  struct ttm_fence *fence, uint64_t point);
+
+/**
+ * ttm_syncobj_find_fence() - the fence of @point in @syncobj, now.
+ * @syncobj: the syncobj.
+ * @point: the point; 0: the syncobj's fence as it is (binary).
+ * @ret_fence: the fence.
+ *
+ * As the kernel's drm_syncobj_find_fence() without flags: a point of a
+ * timeline is the chain's node for it, which signals once every point up
+ * to it has.
+ *
+ * Context: Does not sleep. Takes and releases @syncobj's lock.
+ * Return: 0 and a new reference in *@ret_fence; -EINVAL if there is none
+ * (an empty syncobj, a point not submitted yet, a point of a binary one).
+ */
+int ttm_syncobj_find_fence(struct ttm_syncobj *syncobj, uint64_t point,
+			   struct ttm_fence **ret_fence);
 
 /* ---- handles ---------------------------------------------------------- */
 
@@ -222,7 +270,8 @@ int ttm_client_syncobj_reset(struct ttm_client *client,
  * @abs_timeout_ns: when to give up, an absolute CLOCK_MONOTONIC time in
  *	ns, as the kernel's ioctl; 0 or any past time: just test; negative
  *	or TTM_SYNCOBJ_TIMEOUT_INFINITE: never.
- * @flags: TTM_SYNCOBJ_WAIT_ALL, TTM_SYNCOBJ_WAIT_FOR_SUBMIT.
+ * @flags: TTM_SYNCOBJ_WAIT_ALL, TTM_SYNCOBJ_WAIT_FOR_SUBMIT (not
+ *	_AVAILABLE: that is for ttm_client_syncobj_timeline_wait()).
  * @ret_first: NULL, or (a wait for any) the index in @handles of the first
  *	syncobj found signalled, the lowest if several; not written by a
  *	wait for all.
@@ -256,7 +305,10 @@ int ttm_client_syncobj_wait(struct ttm_client *client,
  * @flags: 0 (the last point signalled) or
  *	TTM_SYNCOBJ_QUERY_LAST_SUBMITTED.
  *
- * A binary syncobj has no points: 0, as the kernel says for one.
+ * The last point signalled is the highest with every point up to it
+ * signalled (after a point added out of order, the kernel's quirk: 0
+ * until all has signalled). A binary syncobj has no points: 0, as the
+ * kernel says for one.
  *
  * Context: Does not sleep. Takes and releases @client's lock and the
  * syncobjs' locks.
@@ -337,6 +389,81 @@ int ttm_client_syncobj_export_sync_file(struct ttm_client *client,
  */
 int ttm_client_syncobj_import_sync_file(struct ttm_client *client,
 					uint32_t handle, int fd);
+
+/**
+ * ttm_client_syncobj_timeline_signal() - signal @points of the syncobjs of
+ * @handles.
+ * @client: the client.
+ * @handles: @count syncobj handles.
+ * @points: @count points: each adds that point, signalled (the stub
+ *	fence), as ttm_syncobj_add_point(); 0 signals the syncobj as
+ *	ttm_client_syncobj_signal().
+ * @count: how many; at least 1.
+ *
+ * Every handle is looked up and every point allocated first: on a
+ * failure, nothing changes.
+ *
+ * Context: Does not sleep. As ttm_syncobj_add_point().
+ * Return: 0; -ENOENT for a bad handle; -EINVAL if @count is 0; -ENOMEM.
+ */
+int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
+				       const uint32_t *handles,
+				       const uint64_t *points,
+				       unsigned int count);
+
+/**
+ * ttm_client_syncobj_timeline_wait() - ttm_client_syncobj_wait() for a
+ * point of each syncobj.
+ * @client: the client.
+ * @handles: @count syncobj handles.
+ * @points: @count points (0: the syncobj's fence as it is).
+ * @count: how many; at least 1.
+ * @abs_timeout_ns: as for ttm_client_syncobj_wait().
+ * @flags: TTM_SYNCOBJ_WAIT_ALL, TTM_SYNCOBJ_WAIT_FOR_SUBMIT,
+ *	TTM_SYNCOBJ_WAIT_AVAILABLE.
+ * @ret_first: as for ttm_client_syncobj_wait().
+ *
+ * A point not submitted yet is -EINVAL, unless TTM_SYNCOBJ_WAIT_FOR_SUBMIT
+ * or TTM_SYNCOBJ_WAIT_AVAILABLE: then it is waited for until a point at
+ * least as high is added, and, with WAIT_AVAILABLE, that is the end of it
+ * (the point need not signal).
+ *
+ * Context: May sleep unless the timeout has passed. As
+ * ttm_client_syncobj_wait().
+ * Return: as ttm_client_syncobj_wait(); -EINVAL also for a NULL @points.
+ */
+int ttm_client_syncobj_timeline_wait(struct ttm_client *client,
+				     const uint32_t *handles,
+				     const uint64_t *points,
+				     unsigned int count,
+				     int64_t abs_timeout_ns, uint32_t flags,
+				     unsigned int *ret_first);
+
+/**
+ * ttm_client_syncobj_transfer() - put the fence of a point of one syncobj
+ * into a point of another, or of a binary one (the kernel's
+ * SYNCOBJ_TRANSFER).
+ * @client: the client.
+ * @dst_handle: the syncobj that gets the fence.
+ * @dst_point: its point (as ttm_syncobj_add_point()); 0: the fence
+ *	replaces the syncobj's, as a binary one.
+ * @src_handle: the syncobj whose fence is taken.
+ * @src_point: its point; 0: its fence as it is.
+ * @flags: 0 or TTM_SYNCOBJ_WAIT_FOR_SUBMIT: wait (interruptibly) until the
+ *	source point has a fence, instead of -EINVAL.
+ *
+ * A source point that has signalled and been passed gives the node that
+ * stands for it, signalled too.
+ *
+ * Context: May sleep with TTM_SYNCOBJ_WAIT_FOR_SUBMIT; else does not.
+ * Takes and releases @client's lock and the syncobjs' locks.
+ * Return: 0; -ENOENT for a bad handle; -EINVAL for unknown @flags or a
+ * source point with no fence; -EINTR; -ENOMEM.
+ */
+int ttm_client_syncobj_transfer(struct ttm_client *client,
+				uint32_t dst_handle, uint64_t dst_point,
+				uint32_t src_handle, uint64_t src_point,
+				uint32_t flags);
 
 #ifdef __cplusplus
 }
