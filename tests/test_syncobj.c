@@ -183,6 +183,7 @@ static void wait_callbacks(struct ttm_fence *f, unsigned int n)
 struct waiter {
 	struct ttm_client *c;
 	const uint32_t *handles;
+	const uint64_t *points;    /* NULL: a binary wait */
 	unsigned int count;
 	uint32_t flags;
 	int64_t timeout;
@@ -200,8 +201,15 @@ static void *waiter_main(void *arg)
 	if (w->start)
 		pthread_barrier_wait(w->start);
 	w->first = ~0u;
-	w->ret = ttm_client_syncobj_wait(w->c, w->handles, w->count,
-					 w->timeout, w->flags, &w->first);
+	if (w->points)
+		w->ret = ttm_client_syncobj_timeline_wait(w->c, w->handles,
+							  w->points, w->count,
+							  w->timeout, w->flags,
+							  &w->first);
+	else
+		w->ret = ttm_client_syncobj_wait(w->c, w->handles, w->count,
+						 w->timeout, w->flags,
+						 &w->first);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -897,6 +905,7 @@ static void test_execbuf_errors(void **state)
 	assert_int_equal(submit(fx->a, bo, in, 2, outs, 1, NULL, &bad),
 			 -ENOENT);
 	assert_int_equal(bad, 2);
+	/* A point of a binary syncobj: no fence for it. */
 	in[1] = (struct ttm_execbuf_syncobj){ .handle = ok, .point = 3 };
 	assert_int_equal(submit(fx->a, bo, in, 2, outs, 1, NULL, &bad),
 			 -EINVAL);
@@ -910,7 +919,7 @@ static void test_execbuf_errors(void **state)
 	assert_int_equal(submit(fx->a, bo, in, 2, outs, 2, NULL, &bad),
 			 -ENOENT);
 	assert_int_equal(bad, 4);
-	outs[1] = (struct ttm_execbuf_syncobj){ .handle = out, .point = 1 };
+	outs[1] = (struct ttm_execbuf_syncobj){ .handle = out, .flags = 1 };
 	assert_int_equal(submit(fx->a, bo, in, 2, outs, 2, NULL, &bad),
 			 -EINVAL);
 	assert_int_equal(bad, 4);
@@ -994,6 +1003,350 @@ static void test_execbuf_two_clients(void **state)
 	ttm_fence_put(job_a);
 }
 
+/* ---- timelines (the chain is a stand-in, see execbuf/syncobj_chain.c) - */
+
+static void add_point(struct ttm_client *c, uint32_t h, struct ttm_fence *f,
+		      uint64_t point)
+{
+	struct ttm_syncobj *s = ttm_client_syncobj_lookup(c, h);
+
+	assert_non_null(s);
+	assert_int_equal(ttm_syncobj_add_point(s, f, point), 0);
+	ttm_syncobj_put(s);
+}
+
+static uint64_t query(struct ttm_client *c, uint32_t h, uint32_t flags)
+{
+	uint64_t p = 77;
+
+	assert_int_equal(ttm_client_syncobj_query(c, &h, &p, 1, flags), 0);
+	return p;
+}
+
+static int twait(struct ttm_client *c, uint32_t h, uint64_t point,
+		 uint32_t flags)
+{
+	return ttm_client_syncobj_timeline_wait(c, &h, &point, 1, 0, flags,
+						NULL);
+}
+
+/*
+ * Timeline signal adds signalled points; query says the last; a point up
+ * to it has a (signalled) fence, one above it none; point 0 is the head.
+ */
+static void test_timeline_signal(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t h = syncobj_new(fx->a, 0), hs[2];
+	uint64_t pts[2] = { 1, 3 };
+	struct ttm_syncobj *s;
+	struct ttm_fence *f;
+
+	hs[0] = hs[1] = h;
+	assert_int_equal(query(fx->a, h, 0), 0);
+	assert_int_equal(ttm_client_syncobj_timeline_signal(fx->a, hs, pts,
+							    0), -EINVAL);
+	hs[1] = 99;
+	assert_int_equal(ttm_client_syncobj_timeline_signal(fx->a, hs, pts,
+							    2), -ENOENT);
+	assert_null(fence_of(fx->a, h));
+	hs[1] = h;
+	assert_int_equal(ttm_client_syncobj_timeline_signal(fx->a, hs, pts,
+							    2), 0);
+	assert_int_equal(query(fx->a, h, 0), 3);
+	assert_int_equal(query(fx->a, h, TTM_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 3);
+	s = ttm_client_syncobj_lookup(fx->a, h);
+	assert_int_equal(ttm_syncobj_find_fence(s, 2, &f), 0);
+	assert_true(ttm_fence_is_signaled(f));
+	ttm_fence_put(f);
+	assert_int_equal(ttm_syncobj_find_fence(s, 4, &f), -EINVAL);
+	assert_int_equal(ttm_syncobj_add_point(s, NULL, 5), -EINVAL);
+	ttm_syncobj_put(s);
+	assert_int_equal(twait(fx->a, h, 3, 0), 0);
+	assert_int_equal(twait(fx->a, h, 4, 0), -EINVAL);
+	/* Binary calls on a timeline: the head. */
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &h, 1, 0, 0, NULL), 0);
+	/* Point 0 signals as a binary syncobj: the chain is replaced. */
+	pts[0] = 0;
+	assert_int_equal(ttm_client_syncobj_timeline_signal(fx->a, &h, pts,
+							    1), 0);
+	assert_int_equal(query(fx->a, h, 0), 0);
+	/* A point of a binary syncobj is no point. */
+	assert_int_equal(twait(fx->a, h, 1, 0), -EINVAL);
+	/* WAIT_AVAILABLE is for timeline waits only. */
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &h, 1, 0,
+						 TTM_SYNCOBJ_WAIT_AVAILABLE,
+						 NULL), -EINVAL);
+}
+
+/*
+ * Points signal in order: a point is done once its fence and every point
+ * before it have; query says the last point with every point up to it
+ * signalled; the head carries its fence's error.
+ */
+static void test_timeline_order(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_fence *f[3] = { fence_new(), fence_new(), fence_new() };
+	uint32_t h = syncobj_new(fx->a, 0);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		add_point(fx->a, h, f[i], i + 1);
+	assert_int_equal(query(fx->a, h, 0), 0);
+	assert_int_equal(query(fx->a, h, TTM_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 3);
+	assert_int_equal(ttm_fence_signal(f[1], 0), 0);
+	assert_int_equal(query(fx->a, h, 0), 0);
+	assert_int_equal(twait(fx->a, h, 2, 0), -ETIME);
+	assert_int_equal(ttm_fence_signal(f[0], 0), 0);
+	assert_int_equal(query(fx->a, h, 0), 2);
+	assert_int_equal(twait(fx->a, h, 1, 0), 0);
+	assert_int_equal(twait(fx->a, h, 2, 0), 0);
+	assert_int_equal(twait(fx->a, h, 3, 0), -ETIME);
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &h, 1, 0, 0, NULL),
+			 -ETIME);
+	assert_int_equal(ttm_fence_signal(f[2], -EIO), 0);
+	assert_int_equal(query(fx->a, h, 0), 3);
+	assert_int_equal(twait(fx->a, h, 3, 0), 0);
+	assert_int_equal(ttm_fence_get_status(fence_of(fx->a, h)), -EIO);
+	for (i = 0; i < 3; i++)
+		ttm_fence_put(f[i]);
+}
+
+/*
+ * A point not above the last is added anyway, but the timeline keeps its
+ * last number and (the kernel's quirk) a query says 0 until all of it has
+ * signalled; a wait for any earlier point waits for the whole.
+ */
+static void test_timeline_lower_point(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_fence *f5 = fence_new(), *f3 = fence_new();
+	uint32_t h = syncobj_new(fx->a, 0);
+
+	add_point(fx->a, h, f5, 5);
+	add_point(fx->a, h, f3, 3);
+	assert_int_equal(query(fx->a, h, TTM_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 5);
+	assert_int_equal(ttm_fence_signal(f5, 0), 0);
+	assert_int_equal(query(fx->a, h, 0), 0);
+	assert_int_equal(twait(fx->a, h, 4, 0), -ETIME);
+	assert_int_equal(twait(fx->a, h, 6, 0), -EINVAL);
+	assert_int_equal(ttm_fence_signal(f3, 0), 0);
+	assert_int_equal(query(fx->a, h, 0), 5);
+	assert_int_equal(twait(fx->a, h, 4, 0), 0);
+	ttm_fence_put(f5);
+	ttm_fence_put(f3);
+}
+
+/*
+ * A point not submitted yet: -EINVAL without flags; WAIT_FOR_SUBMIT waits
+ * for it to be added and signal; WAIT_AVAILABLE only for it to be added.
+ * A lower point added meanwhile does not end either.
+ */
+static void test_timeline_wait_submit(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_fence *f = fence_new(), *g = fence_new();
+	uint32_t h = syncobj_new(fx->a, 0);
+	uint64_t p = 5;
+	struct waiter avail = { .c = fx->a, .handles = &h, .count = 1 };
+	struct waiter sub;
+	struct ttm_syncobj *s;
+
+	add_point(fx->a, h, g, 3);
+	assert_int_equal(twait(fx->a, h, 5, 0), -EINVAL);
+	assert_int_equal(twait(fx->a, h, 5, TTM_SYNCOBJ_WAIT_AVAILABLE),
+			 -ETIME);
+	sub = avail;
+	avail.points = &p;
+	avail.flags = TTM_SYNCOBJ_WAIT_AVAILABLE;
+	sub.points = &p;
+	sub.flags = TTM_SYNCOBJ_WAIT_FOR_SUBMIT;
+	waiter_start(&avail);
+	waiter_start(&sub);
+	wait_submit_waiters(fx->a, h, 2);
+	add_point(fx->a, h, g, 4);
+	s = ttm_client_syncobj_lookup(fx->a, h);
+	assert_int_equal(submit_waiters(s), 2);
+	/* Point 6 stands for 5 too. */
+	add_point(fx->a, h, f, 6);
+	join_thread(avail.thread);
+	assert_int_equal(avail.ret, 0);
+	assert_false(ttm_fence_is_signaled(f));
+	assert_int_equal(submit_waiters(s), 0);
+	assert_false(waiter_done(&sub));
+	assert_int_equal(ttm_fence_signal(g, 0), 0);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	join_thread(sub.thread);
+	assert_int_equal(sub.ret, 0);
+	ttm_syncobj_put(s);
+	ttm_fence_put(f);
+	ttm_fence_put(g);
+}
+
+/*
+ * Transfer: binary to a point, a point to binary, point to point; an
+ * empty source is -EINVAL unless WAIT_FOR_SUBMIT, which waits for it.
+ */
+static void test_transfer(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_fence *f = fence_new(), *got;
+	uint32_t bin = syncobj_new(fx->a, 0), tl = syncobj_new(fx->a, 0);
+	uint32_t bin2 = syncobj_new(fx->a, 0);
+	struct ttm_syncobj *s;
+
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, tl, 1, bin, 0, 0),
+			 -EINVAL);
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, tl, 1, bin, 0,
+						     1u << 4), -EINVAL);
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, 99, 1, bin, 0, 0),
+			 -ENOENT);
+	put_fence_in(fx->a, bin, f);
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, tl, 2, bin, 0, 0),
+			 0);
+	assert_int_equal(query(fx->a, tl, TTM_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 2);
+	assert_int_equal(twait(fx->a, tl, 2, 0), -ETIME);
+	/* Point 2 to a binary syncobj: the chain's node for it. */
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, bin2, 0, tl, 2, 0),
+			 0);
+	s = ttm_client_syncobj_lookup(fx->a, tl);
+	assert_int_equal(ttm_syncobj_find_fence(s, 2, &got), 0);
+	assert_ptr_equal(fence_of(fx->a, bin2), got);
+	ttm_fence_put(got);
+	ttm_syncobj_put(s);
+	/* Point to point: 2 of tl becomes 7 of tl. */
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, tl, 7, tl, 2, 0),
+			 0);
+	assert_int_equal(ttm_client_syncobj_transfer(fx->a, tl, 8, tl, 9, 0),
+			 -EINVAL);
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	assert_int_equal(twait(fx->a, tl, 7, 0), 0);
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &bin2, 1, 0, 0, NULL),
+			 0);
+	assert_int_equal(query(fx->a, tl, 0), 7);
+	ttm_fence_put(f);
+}
+
+struct transferer {
+	struct ttm_client *c;
+	uint32_t dst, src;
+	int ret;
+};
+
+static void *transferer_main(void *arg)
+{
+	struct transferer *t = arg;
+
+	t->ret = ttm_client_syncobj_transfer(t->c, t->dst, 0, t->src, 4,
+					     TTM_SYNCOBJ_WAIT_FOR_SUBMIT);
+	return NULL;
+}
+
+/* Transfer with WAIT_FOR_SUBMIT waits for the source point to be added. */
+static void test_transfer_wait(void **state)
+{
+	struct fixture *fx = *state;
+	struct transferer t = { .c = fx->a, .dst = syncobj_new(fx->a, 0),
+				.src = syncobj_new(fx->a, 0) };
+	struct ttm_fence *f = fence_new();
+	pthread_t th;
+
+	th = start_thread(transferer_main, &t);
+	wait_submit_waiters(fx->a, t.src, 1);
+	add_point(fx->a, t.src, f, 4);
+	join_thread(th);
+	assert_int_equal(t.ret, 0);
+	assert_non_null(fence_of(fx->a, t.dst));
+	assert_false(ttm_fence_is_signaled(fence_of(fx->a, t.dst)));
+	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	assert_true(ttm_fence_is_signaled(fence_of(fx->a, t.dst)));
+	ttm_fence_put(f);
+}
+
+#define N_POINTS 16
+
+/*
+ * One waiter per point (WAIT_FOR_SUBMIT) on a timeline that another thread
+ * signals point by point, all released by one barrier: each ends with 0.
+ */
+static void test_timeline_threads(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t h = syncobj_new(fx->a, 0);
+	uint64_t pts[N_POINTS];
+	struct waiter w[N_POINTS];
+	pthread_barrier_t start;
+	unsigned int i, r;
+
+	for (r = 0; r < 10; r++) {
+		pthread_barrier_init(&start, NULL, N_POINTS + 1);
+		for (i = 0; i < N_POINTS; i++) {
+			pts[i] = r * N_POINTS + i + 1;
+			w[i] = (struct waiter){
+				.c = fx->a, .handles = &h, .count = 1,
+				.points = &pts[i],
+				.flags = TTM_SYNCOBJ_WAIT_FOR_SUBMIT,
+				.start = &start,
+			};
+			waiter_start(&w[i]);
+		}
+		pthread_barrier_wait(&start);
+		for (i = 0; i < N_POINTS; i++)
+			assert_int_equal(ttm_client_syncobj_timeline_signal(
+					fx->a, &h, &pts[i], 1), 0);
+		for (i = 0; i < N_POINTS; i++) {
+			join_thread(w[i].thread);
+			assert_int_equal(w[i].ret, 0);
+		}
+		pthread_barrier_destroy(&start);
+	}
+	assert_int_equal(query(fx->a, h, 0), 10 * N_POINTS);
+}
+
+/*
+ * Execbuf with points: the job's fence at an out-syncobj's point; another
+ * job waits for that point; a point not submitted is -EINVAL.
+ */
+static void test_execbuf_timeline(void **state)
+{
+	struct fixture *fx = *state;
+	struct ttm_fence *job1, *job2, *got;
+	uint32_t bo, tl = syncobj_new(fx->a, 0);
+	struct ttm_execbuf_syncobj o = { .handle = tl, .point = 1 };
+	struct ttm_execbuf_syncobj i = { .handle = tl, .point = 1 };
+	struct ttm_execbuf_syncobj o2 = { .handle = tl, .point = 2 };
+	struct ttm_execbuf_syncobj bad = { .handle = tl, .point = 3 };
+	struct ttm_syncobj *s;
+	int bad_index;
+
+	assert_int_equal(ttm_client_bo_create(fx->a, 4096, &system_only, 0,
+					      &bo), 0);
+	assert_int_equal(submit(fx->a, bo, &bad, 1, NULL, 0, NULL,
+				&bad_index), -EINVAL);
+	assert_int_equal(bad_index, 1);
+	assert_int_equal(submit(fx->a, bo, NULL, 0, &o, 1, &job1, NULL), 0);
+	s = ttm_client_syncobj_lookup(fx->a, tl);
+	assert_int_equal(ttm_syncobj_find_fence(s, 1, &got), 0);
+	assert_false(ttm_fence_is_signaled(got));
+	assert_int_equal(submit(fx->a, bo, &i, 1, &o2, 1, &job2, NULL), 0);
+	assert_int_equal(query(fx->a, tl, TTM_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 2);
+	assert_int_equal(ttm_gpu_advance(fx->gpu, 1000), 0);
+	assert_true(ttm_fence_is_signaled(job1));
+	assert_true(ttm_fence_is_signaled(job2));
+	assert_true(ttm_fence_is_signaled(got));
+	assert_int_equal(query(fx->a, tl, 0), 2);
+	ttm_fence_put(got);
+	ttm_syncobj_put(s);
+	ttm_fence_put(job1);
+	ttm_fence_put(job2);
+}
+
 #define SYNCOBJ_TEST(fn) \
 	cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
@@ -1020,6 +1373,14 @@ int main(void)
 		SYNCOBJ_TEST(test_execbuf),
 		SYNCOBJ_TEST(test_execbuf_errors),
 		SYNCOBJ_TEST(test_execbuf_two_clients),
+		SYNCOBJ_TEST(test_timeline_signal),
+		SYNCOBJ_TEST(test_timeline_order),
+		SYNCOBJ_TEST(test_timeline_lower_point),
+		SYNCOBJ_TEST(test_timeline_wait_submit),
+		SYNCOBJ_TEST(test_transfer),
+		SYNCOBJ_TEST(test_transfer_wait),
+		SYNCOBJ_TEST(test_timeline_threads),
+		SYNCOBJ_TEST(test_execbuf_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
