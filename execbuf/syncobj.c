@@ -302,26 +302,33 @@ ttm_client_syncobj_lookup(struct ttm_client *client, uint32_t handle)
 	return s;
 }
 
-int client_syncobj_lookup_many(struct ttm_client *client,
-			       const uint32_t *handles, unsigned int count,
-			       struct ttm_syncobj **ret, unsigned int *bad_index)
+int client_syncobj_lookup_array(struct ttm_client *client,
+				const uint32_t *handles, unsigned int count,
+				struct ttm_syncobj ***ret_objs)
 {
+	struct ttm_syncobj **objs;
 	unsigned int i, j;
 
+	if (count == 0 || !handles)
+		return -EINVAL;
+	objs = calloc(count, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
 	pthread_mutex_lock(&client->lock);
 	for (i = 0; i < count; i++) {
-		ret[i] = ttm_syncobj_get(handle_syncobj(client, handles[i]));
-		if (!ret[i])
+		objs[i] = ttm_syncobj_get(handle_syncobj(client, handles[i]));
+		if (!objs[i])
 			break;
 	}
 	pthread_mutex_unlock(&client->lock);
-	if (i == count)
-		return 0;
-	for (j = 0; j < i; j++)
-		ttm_syncobj_put(ret[j]);
-	if (bad_index)
-		*bad_index = i;
-	return -ENOENT;
+	if (i < count) {
+		for (j = 0; j < i; j++)
+			ttm_syncobj_put(objs[j]);
+		free(objs);
+		return -ENOENT;
+	}
+	*ret_objs = objs;
+	return 0;
 }
 
 /* Look every handle up, then put @fence (or NULL) in each syncobj. */
@@ -332,18 +339,15 @@ static int replace_many(struct ttm_client *client, const uint32_t *handles,
 	unsigned int i;
 	int ret;
 
-	if (count == 0 || !handles)
-		return -EINVAL;
-	objs = calloc(count, sizeof(*objs));
-	if (!objs)
-		return -ENOMEM;
-	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
-	for (i = 0; i < count && ret == 0; i++) {
+	ret = client_syncobj_lookup_array(client, handles, count, &objs);
+	if (ret)
+		return ret;
+	for (i = 0; i < count; i++) {
 		ttm_syncobj_replace_fence(objs[i], fence);
 		ttm_syncobj_put(objs[i]);
 	}
 	free(objs);
-	return ret;
+	return 0;
 }
 
 TTM_EXPORT int ttm_client_syncobj_signal(struct ttm_client *client,
@@ -373,14 +377,12 @@ TTM_EXPORT int ttm_client_syncobj_query(struct ttm_client *client,
 	unsigned int i;
 	int ret;
 
-	if (count == 0 || !handles || !ret_points ||
-	    (flags & ~TTM_SYNCOBJ_QUERY_LAST_SUBMITTED))
+	if (!ret_points || (flags & ~TTM_SYNCOBJ_QUERY_LAST_SUBMITTED))
 		return -EINVAL;
-	objs = calloc(count, sizeof(*objs));
-	if (!objs)
-		return -ENOMEM;
-	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
-	for (i = 0; i < count && ret == 0; i++) {
+	ret = client_syncobj_lookup_array(client, handles, count, &objs);
+	if (ret)
+		return ret;
+	for (i = 0; i < count; i++) {
 		/* A binary syncobj (no chain) has no points: 0. */
 		struct ttm_fence *head = ttm_syncobj_fence_get(objs[i]);
 
@@ -476,26 +478,28 @@ TTM_EXPORT int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
 	struct ttm_syncobj **objs;
 	struct sc_node **nodes;
 	unsigned int i;
-	int ret = 0;
+	int ret;
 
-	if (count == 0 || !handles || !points)
+	if (!points)
 		return -EINVAL;
-	objs = calloc(count, sizeof(*objs) + sizeof(*nodes));
-	if (!objs)
-		return -ENOMEM;
-	nodes = (struct sc_node **)(objs + count);
-	/* Every node first: nothing changes unless every point can. */
-	for (i = 0; i < count && ret == 0; i++)
-		if (points[i] && !(nodes[i] = sc_node_alloc()))
-			ret = -ENOMEM;
-	if (ret == 0)
-		ret = client_syncobj_lookup_many(client, handles, count, objs,
-						 NULL);
-	if (ret) {
-		for (i = 0; i < count; i++)
-			sc_node_free(nodes[i]);
-		free(objs);
+	ret = client_syncobj_lookup_array(client, handles, count, &objs);
+	if (ret)
 		return ret;
+	/* Every node first: nothing changes unless every point can. */
+	nodes = calloc(count, sizeof(*nodes));
+	for (i = 0; i < count && nodes; i++) {
+		if (points[i] && !(nodes[i] = sc_node_alloc()))
+			break;
+	}
+	if (!nodes || i < count) {
+		for (i = 0; i < count; i++) {
+			if (nodes)
+				sc_node_free(nodes[i]);
+			ttm_syncobj_put(objs[i]);
+		}
+		free(nodes);
+		free(objs);
+		return -ENOMEM;
 	}
 	stub = ttm_fence_get_stub();
 	for (i = 0; i < count; i++) {
@@ -507,6 +511,7 @@ TTM_EXPORT int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
 		ttm_syncobj_put(objs[i]);
 	}
 	ttm_fence_put(stub);
+	free(nodes);
 	free(objs);
 	return 0;
 }

@@ -189,15 +189,12 @@ static int client_wait(struct ttm_client *client, const uint32_t *handles,
 	struct ttm_syncobj **objs;
 	int ret;
 
-	if (count == 0 || !handles)
-		return -EINVAL;
-	objs = calloc(count, sizeof(*objs));
-	if (!objs)
-		return -ENOMEM;
-	ret = client_syncobj_lookup_many(client, handles, count, objs, NULL);
-	if (ret == 0)
-		ret = syncobj_wait_many(objs, points, count, abs_timeout_ns,
-					flags, ret_first, NULL);
+	ret = client_syncobj_lookup_array(client, handles, count, &objs);
+	if (ret)
+		return ret;
+	/* The wait puts the references; the array is ours. */
+	ret = syncobj_wait_many(objs, points, count, abs_timeout_ns, flags,
+				ret_first, NULL);
 	free(objs);
 	return ret;
 }

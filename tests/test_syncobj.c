@@ -273,7 +273,20 @@ static void test_create(void **state)
 	got = ttm_syncobj_fence_get(s);
 	assert_ptr_equal(got, f);
 	ttm_fence_put(got);
+	/*
+	 * Adding makes a new handle each time, even for a syncobj the client
+	 * has (drm_syncobj_get_handle()), each with its reference.
+	 */
+	uint32_t ha = 0, hb = 0;
+
+	assert_int_equal(ttm_client_syncobj_add(fx->b, s, &ha), 0);
+	assert_int_equal(ttm_client_syncobj_add(fx->b, s, &hb), 0);
+	assert_int_not_equal(ha, hb);
+	assert_int_equal(syncobj_refs(fx->b, ha), 3);
+	assert_int_equal(ttm_client_syncobj_destroy(fx->b, ha), 0);
+	assert_int_equal(syncobj_refs(fx->b, hb), 2);
 	ttm_syncobj_put(s);
+	assert_ptr_equal(fence_of(fx->b, hb), f);
 	ttm_fence_put(f);
 	ttm_fence_put(stub);
 }

@@ -41,13 +41,14 @@ void syncobj_waiter_add(struct ttm_syncobj *s, struct syncobj_waiter *w);
 void syncobj_waiter_remove(struct ttm_syncobj *s, struct syncobj_waiter *w);
 
 /*
- * Look up @count handles of @client at once into @ret (new references);
- * -ENOENT with none kept if one is bad, and its index in *@bad_index
- * (execbuf/syncobj.c).
+ * Look up @count handles of @client at once (one lock round trip) into a
+ * new array of new references, *@ret_objs, for the caller to put and
+ * free; -EINVAL for no handles, -ENOENT with nothing kept if one is bad,
+ * -ENOMEM (execbuf/syncobj.c).
  */
-int client_syncobj_lookup_many(struct ttm_client *client,
-			       const uint32_t *handles, unsigned int count,
-			       struct ttm_syncobj **ret, unsigned int *bad_index);
+int client_syncobj_lookup_array(struct ttm_client *client,
+				const uint32_t *handles, unsigned int count,
+				struct ttm_syncobj ***ret_objs);
 
 /*
  * Wait for @objs at @points (NULL: all 0), as ttm_client_syncobj_wait();
