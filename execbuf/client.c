@@ -252,6 +252,7 @@ TTM_EXPORT void ttm_client_close(struct ttm_client *client)
 	prime_collect();
 	for (i = 0; i < client->n_handles; i++)
 		ttm_bo_put(client->handles[i]);
+	client_syncobjs_release(client);
 	free(client->handles);
 	free(client->free_heap);
 	free(client->by_bo);

@@ -26,6 +26,9 @@
  * new pipe can reuse the number of a registered one, and an fd that misses
  * in the registry was never ours (a plain pipe, a fence fd) or was closed.
  *
+ * Syncobjs (ttm_client_syncobj_export_fd()) share the registry: an entry
+ * holds a buffer or a syncobj, and each import takes only its own kind.
+ *
  * Costs: export, import and collection are O(live exports); this is a
  * simulation of a few shared buffers, not a server of millions of them.
  *
@@ -49,10 +52,16 @@
 #include "execbuf/execbuf.h"
 #include "util/compiler.h"
 
+/*
+ * A buffer's descriptor or a syncobj's (ttm_client_syncobj_export_fd()):
+ * one registry and one collection for both, so that each kind of import
+ * refuses the other's descriptors by finding no object of its kind.
+ */
 struct prime_entry {
 	dev_t pipe_dev;
 	ino_t pipe_ino;
-	struct ttm_bo *bo;  /* a reference */
+	struct ttm_bo *bo;            /* a reference, or NULL */
+	struct ttm_syncobj *syncobj;  /* a reference, or NULL */
 };
 
 /*
@@ -74,6 +83,7 @@ static void entry_release(size_t i)
 	if (!(polls[i].revents & POLLNVAL))
 		close(polls[i].fd);
 	ttm_bo_put(entries[i].bo);
+	ttm_syncobj_put(entries[i].syncobj);
 	n_entries--;
 	entries[i] = entries[n_entries];
 	polls[i] = polls[n_entries];
@@ -123,12 +133,76 @@ static int registry_reserve(void)
 	return 0;
 }
 
+/*
+ * A new pipe registered for @entry (its references become the entry's on
+ * success); its read end in *@ret_fd.
+ */
+static int registry_add(struct prime_entry entry, int *ret_fd)
+{
+	struct stat st;
+	int fds[2], ret;
+
+	prime_collect();
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	if (fstat(fds[0], &st)) {
+		ret = -errno;
+		goto err_close;
+	}
+	entry.pipe_dev = st.st_dev;
+	entry.pipe_ino = st.st_ino;
+
+	pthread_mutex_lock(&registry_lock);
+	ret = registry_reserve();
+	if (ret == 0) {
+		entries[n_entries] = entry;
+		polls[n_entries] = (struct pollfd){ .fd = fds[1] };
+		n_entries++;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (ret)
+		goto err_close;
+	*ret_fd = fds[0];
+	return 0;
+
+err_close:
+	close(fds[0]);
+	close(fds[1]);
+	return ret;
+}
+
+/* The entry of @fd's pipe, with new references to its objects. */
+static bool registry_find(int fd, struct prime_entry *ret_entry)
+{
+	struct stat st;
+	bool found = false;
+	size_t i;
+
+	/* The caller's fd is open, so collecting cannot take its entry. */
+	prime_collect();
+	if (fd < 0 || fstat(fd, &st) || !S_ISFIFO(st.st_mode))
+		return false;
+
+	pthread_mutex_lock(&registry_lock);
+	for (i = 0; i < n_entries; i++) {
+		if (entries[i].pipe_ino == st.st_ino &&
+		    entries[i].pipe_dev == st.st_dev) {
+			*ret_entry = entries[i];
+			ttm_bo_get(entries[i].bo);
+			ttm_syncobj_get(entries[i].syncobj);
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return found;
+}
+
 TTM_EXPORT int ttm_client_export_fd(struct ttm_client *client,
 				    uint32_t handle, int *ret_fd)
 {
 	struct ttm_bo *bo;
-	struct stat st;
-	int fds[2], ret;
+	int ret;
 
 	bo = ttm_client_lookup(client, handle);
 	if (!bo)
@@ -144,72 +218,55 @@ TTM_EXPORT int ttm_client_export_fd(struct ttm_client *client,
 		ttm_bo_put(bo);
 		bo = exporter;
 	}
-	prime_collect();
-	if (pipe2(fds, O_CLOEXEC)) {
-		ret = -errno;
-		goto err_put;
-	}
-	if (fstat(fds[0], &st)) {
-		ret = -errno;
-		goto err_close;
-	}
-
-	pthread_mutex_lock(&registry_lock);
-	ret = registry_reserve();
-	if (ret == 0) {
-		entries[n_entries] = (struct prime_entry){
-			.pipe_dev = st.st_dev,
-			.pipe_ino = st.st_ino,
-			.bo = bo,  /* the lookup's reference */
-		};
-		polls[n_entries] = (struct pollfd){ .fd = fds[1] };
-		n_entries++;
-	}
-	pthread_mutex_unlock(&registry_lock);
+	/* The lookup's reference becomes the entry's. */
+	ret = registry_add((struct prime_entry){ .bo = bo }, ret_fd);
 	if (ret)
-		goto err_close;
-	*ret_fd = fds[0];
-	return 0;
-
-err_close:
-	close(fds[0]);
-	close(fds[1]);
-err_put:
-	ttm_bo_put(bo);
+		ttm_bo_put(bo);
 	return ret;
+}
+
+int prime_syncobj_export(struct ttm_syncobj *syncobj, int *ret_fd)
+{
+	int ret;
+
+	ttm_syncobj_get(syncobj);
+	ret = registry_add((struct prime_entry){ .syncobj = syncobj },
+			   ret_fd);
+	if (ret)
+		ttm_syncobj_put(syncobj);
+	return ret;
+}
+
+struct ttm_syncobj *prime_syncobj_lookup(int fd)
+{
+	struct prime_entry e;
+
+	if (!registry_find(fd, &e))
+		return NULL;
+	ttm_bo_put(e.bo);
+	return e.syncobj;
 }
 
 TTM_EXPORT int ttm_client_import_fd(struct ttm_client *client, int fd,
 				    uint32_t *ret_handle, bool *ret_new)
 {
-	struct ttm_bo *bo = NULL, *imported;
-	struct stat st;
-	size_t i;
+	struct ttm_bo *imported;
+	struct prime_entry e;
 	int ret;
 
-	/* The caller's fd is open, so collecting cannot take its entry. */
-	prime_collect();
-	if (fd < 0 || fstat(fd, &st) || !S_ISFIFO(st.st_mode))
+	if (!registry_find(fd, &e))
 		return -EBADF;
-
-	pthread_mutex_lock(&registry_lock);
-	for (i = 0; i < n_entries; i++) {
-		if (entries[i].pipe_ino == st.st_ino &&
-		    entries[i].pipe_dev == st.st_dev) {
-			bo = ttm_bo_get(entries[i].bo);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&registry_lock);
-	if (!bo)
+	/* A syncobj's descriptor is no buffer's. */
+	ttm_syncobj_put(e.syncobj);
+	if (!e.bo)
 		return -EBADF;
 
 	/*
 	 * Another device's buffer gets a buffer of this device that shares
 	 * its reservation and pages; this device's own comes back as is.
 	 */
-	ret = ttm_bo_import(client->dev, bo, &imported);
-	ttm_bo_put(bo);
+	ret = ttm_bo_import(client->dev, e.bo, &imported);
+	ttm_bo_put(e.bo);
 	if (ret)
 		return ret;
 	ret = ttm_client_bo_add(client, imported, ret_handle, ret_new);

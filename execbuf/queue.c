@@ -14,7 +14,10 @@
 #include <stdlib.h>
 
 #include "execbuf/submit.h"
+#include "execbuf/syncobj.h"
+#include "execbuf/syncobj_chain.h"
 #include "ttmsim/resv.h"
+#include "ttmsim/syncobj.h"
 
 static int deps_add(struct submit_deps *d, struct ttm_fence *fence,
 		    bool explicit)
@@ -42,6 +45,81 @@ void submit_deps_fini(struct submit *s)
 		ttm_fence_put(s->deps.v[i].fence);
 	free(s->deps.v);
 	s->deps = (struct submit_deps){ 0 };
+	if (s->out_syncobjs) {
+		for (i = 0; i < s->args->n_out_syncobjs; i++) {
+			ttm_syncobj_put(s->out_syncobjs[i]);
+			/* Left if the job was not submitted. */
+			sc_node_free(s->out_nodes[i]);
+		}
+	}
+	free(s->out_syncobjs);
+	s->out_syncobjs = NULL;
+	s->out_nodes = NULL;
+}
+
+/*
+ * The in-syncobjs' fences (of their points) as explicit in-fences, and
+ * the out-syncobjs looked up and their points' nodes allocated now, so
+ * that nothing can fail once the job is submitted. A flag is -EINVAL.
+ */
+static int take_syncobjs(struct submit *s)
+{
+	struct ttm_execbuf_args *args = s->args;
+	unsigned int base = args->n_bos + args->n_in_fences +
+			    args->n_in_fence_fds;
+	struct ttm_syncobj *obj;
+	struct ttm_fence *fence;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < args->n_in_syncobjs; i++) {
+		const struct ttm_execbuf_syncobj *e = &args->in_syncobjs[i];
+
+		args->bad_index = (int)(base + i);
+		if (e->flags)
+			return -EINVAL;
+		obj = ttm_client_syncobj_lookup(s->client, e->handle);
+		if (!obj)
+			return -ENOENT;
+		ret = ttm_syncobj_find_fence(obj, e->point, &fence);
+		ttm_syncobj_put(obj);
+		if (ret)
+			return ret;
+		ret = deps_add(&s->deps, fence, true);
+		if (ret) {
+			args->bad_index = -1;
+			return ret;
+		}
+	}
+	base += args->n_in_syncobjs;
+	if (args->n_out_syncobjs) {
+		s->out_syncobjs = calloc(args->n_out_syncobjs,
+					 sizeof(*s->out_syncobjs) +
+					 sizeof(*s->out_nodes));
+		if (!s->out_syncobjs) {
+			args->bad_index = -1;
+			return -ENOMEM;
+		}
+		s->out_nodes = (struct sc_node **)(s->out_syncobjs +
+						    args->n_out_syncobjs);
+	}
+	for (i = 0; i < args->n_out_syncobjs; i++) {
+		const struct ttm_execbuf_syncobj *e = &args->out_syncobjs[i];
+
+		args->bad_index = (int)(base + i);
+		if (e->flags)
+			return -EINVAL;
+		s->out_syncobjs[i] = ttm_client_syncobj_lookup(s->client,
+							       e->handle);
+		if (!s->out_syncobjs[i])
+			return -ENOENT;
+		if (e->point && !(s->out_nodes[i] = sc_node_alloc())) {
+			args->bad_index = -1;
+			return -ENOMEM;
+		}
+	}
+	args->bad_index = -1;
+	return 0;
 }
 
 int submit_in_fences(struct submit *s)
@@ -68,6 +146,8 @@ int submit_in_fences(struct submit *s)
 		}
 		ret = deps_add(&s->deps, fence, true);
 	}
+	if (ret == 0)
+		ret = take_syncobjs(s);
 	return ret;
 }
 
@@ -168,6 +248,15 @@ int submit_queue(struct submit *s)
 		ttm_resv_add_fence(ttm_bo_resv(s->objs[i].bo), fence,
 				   s->objs[i].write ? TTM_RESV_USAGE_WRITE :
 						      TTM_RESV_USAGE_READ);
+	for (i = 0; i < args->n_out_syncobjs; i++) {
+		if (args->out_syncobjs[i].point) {
+			syncobj_point_add(s->out_syncobjs[i], s->out_nodes[i],
+					  fence, args->out_syncobjs[i].point);
+			s->out_nodes[i] = NULL;  /* the syncobj's now */
+		} else {
+			ttm_syncobj_replace_fence(s->out_syncobjs[i], fence);
+		}
+	}
 	execbuf_job_track(tracking, fence);
 	args->out_fence = fence;
 	args->out_fence_fd = fd;

@@ -51,7 +51,9 @@ static int check_args(struct ttm_execbuf_args *args,
 	    args->engine >= ttm_gpu_engines(ttm_device_gpu(dev)) ||
 	    (args->op != TTM_GPU_OP_NOP && args->op != TTM_GPU_OP_ADD) ||
 	    (args->n_in_fences && !args->in_fences) ||
-	    (args->n_in_fence_fds && !args->in_fence_fds))
+	    (args->n_in_fence_fds && !args->in_fence_fds) ||
+	    (args->n_in_syncobjs && !args->in_syncobjs) ||
+	    (args->n_out_syncobjs && !args->out_syncobjs))
 		return -EINVAL;
 	for (i = 0; i < args->n_bos; i++) {
 		const struct ttm_execbuf_bo *e = &args->bos[i];

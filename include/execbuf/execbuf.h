@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ttmsim/execbuf.h"
+#include "ttmsim/syncobj.h"
 
 /* Per device, shared by its clients (execbuf/stats.c). */
 struct execbuf_dev {
@@ -38,6 +39,12 @@ struct ttm_client {
 	uint32_t n_free;
 	struct client_slot *by_bo;    /* bo -> handle, for import and add */
 	uint32_t by_bo_cap, by_bo_used;
+	/*
+	 * Syncobj handles, a namespace of their own (execbuf/syncobj.c):
+	 * [handle - 1], a reference; NULL: free.
+	 */
+	struct ttm_syncobj **syncobjs;
+	uint32_t n_syncobjs, cap_syncobjs;
 	/* Phase events: set while no submission runs. */
 	ttm_execbuf_event_fn *event_fn;
 	void *event_data;
@@ -65,6 +72,17 @@ int client_lookup_many(struct ttm_client *client,
  * has closed since the last call (execbuf/prime.c). Any thread, any time.
  */
 void prime_collect(void);
+
+/*
+ * Syncobj descriptors, in the PRIME registry beside the buffers'
+ * (execbuf/prime.c): a new descriptor holding a reference to @syncobj;
+ * the syncobj a descriptor names, with a new reference, or NULL.
+ */
+int prime_syncobj_export(struct ttm_syncobj *syncobj, int *ret_fd);
+struct ttm_syncobj *prime_syncobj_lookup(int fd);
+
+/* Put every syncobj of @client's table (execbuf/syncobj.c). */
+void client_syncobjs_release(struct ttm_client *client);
 
 /*
  * Counting (execbuf/stats.c): a call started; a call failed with @err

@@ -13,6 +13,8 @@
 #include "execbuf/execbuf.h"
 #include "ttmsim/exec.h"
 
+struct sc_node;
+
 /* A job's dependencies: fence references, growing. */
 struct submit_deps {
 	struct ttm_gpu_dep *v;
@@ -35,6 +37,12 @@ struct submit {
 	uint64_t backoff_begin;  /* backing off since then; 0: not */
 	uint64_t seqno;          /* the client's count of this call */
 	struct submit_deps deps; /* explicit in-fences first, then implicit */
+	/*
+	 * args->out_syncobjs, looked up: references; and for each with a
+	 * point, its node, allocated before the job is submitted.
+	 */
+	struct ttm_syncobj **out_syncobjs;
+	struct sc_node **out_nodes;
 };
 
 /*
@@ -46,12 +54,14 @@ int submit_lookup(struct submit *s);
 
 /*
  * Before anything is locked: take the explicit in-fences (importing the
- * descriptors) into @s->deps; -EINVAL with args->bad_index = n_bos + the
- * index in in_fences, then in_fence_fds, for a bad one; -ENOMEM.
+ * descriptors, then the in-syncobjs' fences) into @s->deps and look the
+ * out-syncobjs up into @s->out_syncobjs; -EINVAL or -ENOENT with
+ * args->bad_index = n_bos + the index in in_fences, then in_fence_fds,
+ * in_syncobjs and out_syncobjs, for a bad one; -ENOMEM.
  */
 int submit_in_fences(struct submit *s);
 
-/* Put every fence of @s->deps and free it. */
+/* Put every fence of @s->deps and free it, and the out-syncobjs. */
 void submit_deps_fini(struct submit *s);
 
 /*

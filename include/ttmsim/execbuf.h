@@ -251,6 +251,22 @@ struct ttm_execbuf_bo {
 	const struct ttm_placement *placement;
 };
 
+/**
+ * struct ttm_execbuf_syncobj - a syncobj a job waits for or signals
+ *	(ttmsim/syncobj.h), as amdgpu's syncobj chunks and i915's fence
+ *	array.
+ * @handle: the syncobj handle, of the submitting client.
+ * @flags: 0; reserved.
+ * @point: 0: the syncobj's fence as it is (binary); else a point of its
+ *	timeline: an in-syncobj's must have been submitted (-EINVAL if
+ *	not), an out-syncobj's is added (ttm_syncobj_add_point()).
+ */
+struct ttm_execbuf_syncobj {
+	uint32_t handle;
+	uint32_t flags;
+	uint64_t point;
+};
+
 /* struct ttm_execbuf_args::flags: a buffer listed twice is used once. */
 #define TTM_EXECBUF_ALLOW_DUPLICATES (1u << 0)
 /* ... waits may be interrupted (ttm_interrupt_thread(): -EINTR). */
@@ -275,13 +291,23 @@ struct ttm_execbuf_bo {
  * @in_fence_fds: in: explicit in-fences from ttm_fence_export_fd(), as
  *	@in_fences.
  * @n_in_fence_fds: in: the number of @in_fence_fds.
+ * @in_syncobjs: in: syncobjs whose fences (taken at the call) the job
+ *	waits for, as @in_fences; an empty one is -EINVAL, as the kernel's
+ *	drivers say when they find no fence.
+ * @n_in_syncobjs: in: the number of @in_syncobjs.
+ * @out_syncobjs: in: syncobjs that get the job's fence once it is
+ *	submitted, in place of theirs (ttm_syncobj_replace_fence()) or at
+ *	their point.
+ * @n_out_syncobjs: in: the number of @out_syncobjs.
  * @flags: in: TTM_EXECBUF_*.
  * @tag: in: passed to the GPU's retire hook.
  * @out_fence: out: a reference for the caller.
  * @out_fence_fd: out: with FENCE_FD_OUT; else -1.
  * @bad_index: out: what an error is about: an entry of bos[] (0 to
  *	n_bos - 1), or of in_fences[] (from n_bos), then in_fence_fds[]
- *	(from n_bos + n_in_fences); -1: none.
+ *	(from n_bos + n_in_fences), then in_syncobjs[] (from n_bos +
+ *	n_in_fences + n_in_fence_fds), then out_syncobjs[] (after
+ *	those); -1: none.
  */
 struct ttm_execbuf_args {
 	/* In. */
@@ -295,6 +321,10 @@ struct ttm_execbuf_args {
 	unsigned int n_in_fences;
 	const int *in_fence_fds;
 	unsigned int n_in_fence_fds;
+	const struct ttm_execbuf_syncobj *in_syncobjs;
+	unsigned int n_in_syncobjs;
+	const struct ttm_execbuf_syncobj *out_syncobjs;
+	unsigned int n_out_syncobjs;
 	uint32_t flags;
 	uint64_t tag;
 
@@ -323,17 +353,20 @@ struct ttm_execbuf_args {
  *    room that a back-off would give.
  * 3. Builds the job's dependencies (implicit sync: every job waits for
  *    KERNEL fences, moves; a write also waits for earlier readers and
- *    writers; a read for earlier writers; plus the in-fences), submits it,
- *    adds its fence to every buffer (WRITE or READ usage), unlocks.
+ *    writers; a read for earlier writers; plus the in-fences and the
+ *    in-syncobjs' fences), submits it, adds its fence to every buffer
+ *    (WRITE or READ usage) and puts it in every out-syncobj (at its
+ *    point), unlocks.
  * On any error nothing is left locked, referenced or half-submitted.
  *
  * Context: May sleep; interruptibly with TTM_EXECBUF_INTERRUPTIBLE. No
  * reservation of @client's device held by the caller (the debug checker
  * reports that). Takes and releases reservations of that device, the
- * device lock and @client's lock.
+ * device lock, @client's lock and the syncobjs' locks.
  * Return: 0 with @args->out_fence (and out_fence_fd); -ENOENT for a bad
- * handle and -EINVAL for a duplicate, bad flags or in-fence, with
- * @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
+ * handle (buffer or syncobj) and -EINVAL for a duplicate, bad flags,
+ * in-fence, in-syncobj without a fence (at its point) or syncobj flag,
+ * with @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
  * job can never fit (its buffers exceed a domain, or everything else is
  * pinned); -EINTR (interruptible only); -EINVAL with @args->bad_index if
  * a buffer is pinned outside the placement asked for (ttm_bo_validate());
