@@ -19,6 +19,7 @@
 #include "execbuf/syncobj.h"
 #include "util/compiler.h"
 #include "util/time.h"
+#include "ww/debug.h"
 #include "ww/thread.h"
 
 struct wait_entry {
@@ -109,6 +110,14 @@ int syncobj_wait_many(struct ttm_syncobj **objs, const uint64_t *points,
 	unsigned int i, first = 0;
 	int ret = 0;
 
+	/* A deadline of 0 only tests; any other may sleep (rule 13). */
+	if (abs_timeout_ns && count &&
+	    ww_debug_blocks(WW_DEBUG_SIGNALLING_WAIT, objs[0],
+			    "ttm_client_syncobj_wait", NULL, 0)) {
+		for (i = 0; i < count; i++)
+			ttm_syncobj_put(objs[i]);
+		return -EINVAL;
+	}
 	v = calloc(count, sizeof(*v));
 	if (!v) {
 		for (i = 0; i < count; i++)

@@ -23,6 +23,7 @@
 #include "ttmsim/fence.h"
 #include "ttmsim/interrupt.h"
 #include "ttmsim/syncobj.h"
+#include "ttmsim/ww_debug.h"
 
 struct fixture {
 	struct ttm_gpu *gpu;
@@ -560,6 +561,46 @@ static void test_wait_for_submit_timeout(void **state)
 	s = ttm_client_syncobj_lookup(fx->a, h);
 	assert_int_equal(submit_waiters(s), 0);
 	ttm_syncobj_put(s);
+	assert_int_equal(syncobj_refs(fx->a, h), 1);
+}
+
+static unsigned int signalling_reports;
+
+static void count_report(const struct ww_debug_report *r, void *data)
+{
+	(void)data;
+	if (r->rule == WW_DEBUG_SIGNALLING_WAIT)
+		__atomic_fetch_add(&signalling_reports, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Inside a fence-signalling section (a fence callback), a wait that may
+ * sleep is the checker's rule 13: refused with the handler installed, even
+ * on a signalled syncobj; a deadline of 0 only tests, and is allowed.
+ */
+static void test_wait_in_signalling_section(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t h = syncobj_new(fx->a, TTM_SYNCOBJ_CREATE_SIGNALED);
+	unsigned int cookie, first = 99;
+
+	if (!ww_debug_enabled())
+		skip();
+	signalling_reports = 0;
+	ww_debug_set_handler(count_report, NULL);
+	cookie = ttm_fence_begin_signalling();
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &h, 1, 0, 0, &first),
+			 0);
+	assert_int_equal(signalling_reports, 0);
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &h, 1,
+						 TTM_SYNCOBJ_TIMEOUT_INFINITE,
+						 0, &first), -EINVAL);
+	assert_int_equal(signalling_reports, 1);
+	ttm_fence_end_signalling(cookie);
+	ww_debug_set_handler(NULL, NULL);
+	assert_int_equal(ttm_client_syncobj_wait(fx->a, &h, 1,
+						 TTM_SYNCOBJ_TIMEOUT_INFINITE,
+						 0, &first), 0);
 	assert_int_equal(syncobj_refs(fx->a, h), 1);
 }
 
@@ -1377,6 +1418,7 @@ int main(void)
 		SYNCOBJ_TEST(test_wait_for_submit),
 		SYNCOBJ_TEST(test_wait_for_submit_timeout),
 		SYNCOBJ_TEST(test_wait_interrupt),
+		SYNCOBJ_TEST(test_wait_in_signalling_section),
 		SYNCOBJ_TEST(test_threads),
 		SYNCOBJ_TEST(test_query),
 		SYNCOBJ_TEST(test_fd_two_clients),
