@@ -136,6 +136,16 @@ signalled:
 	return true;
 }
 
+/* Whoever needs the array needs every child by then. */
+static void array_set_deadline(struct ttm_fence *fence, uint64_t deadline_ns)
+{
+	struct fence_array *a = to_array(fence);
+	unsigned int i;
+
+	for (i = 0; i < a->count; i++)
+		ttm_fence_set_deadline(a->fences[i], deadline_ns);
+}
+
 static void array_release(struct ttm_fence *fence)
 {
 	struct fence_array *a = to_array(fence);
@@ -166,6 +176,7 @@ static const struct ttm_fence_ops array_ops = {
 	.enable_signaling = array_enable_signaling,
 	.signaled = array_signaled,
 	.release = array_release,
+	.set_deadline = array_set_deadline,
 };
 
 TTM_EXPORT int ttm_fence_array_create(unsigned int count,

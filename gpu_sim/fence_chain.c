@@ -200,6 +200,16 @@ static bool chain_signaled(struct ttm_fence *fence)
 	return true;
 }
 
+/* The point is reached when every earlier pending one is. */
+static void chain_set_deadline(struct ttm_fence *fence, uint64_t deadline_ns)
+{
+	struct ttm_fence *it;
+
+	ttm_fence_chain_for_each(it, fence)
+		ttm_fence_set_deadline(ttm_fence_chain_contained(it),
+				       deadline_ns);
+}
+
 static void chain_release(struct ttm_fence *fence)
 {
 	struct ttm_fence_chain *c = to_chain(fence), *pc;
@@ -242,6 +252,7 @@ static const struct ttm_fence_ops chain_ops = {
 	.enable_signaling = chain_enable_signaling,
 	.signaled = chain_signaled,
 	.release = chain_release,
+	.set_deadline = chain_set_deadline,
 };
 
 TTM_EXPORT int ttm_fence_chain_alloc(struct ttm_fence_chain **ret_chain)

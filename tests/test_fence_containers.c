@@ -9,11 +9,13 @@
  *    another thread, what is refused;
  *  - chains: the context and seqno of a link, errors, out-of-order
  *    signals, gaps, find_seqno, garbage collection of signalled links
- *    (the dropped link really released), a long chain released without
- *    recursing;
+ *    (the dropped link really released, and released while other walkers
+ *    read the chain: run it under ASan and TSan), a long chain released
+ *    without recursing;
  *  - unwrap and merge: nested containers, dedup by context keeping the
  *    later (64-bit and wrapping 32-bit seqnos), the stub and the fences
  *    signalled fine dropped, failed ones kept, merges of merges flat;
+ *  - deadlines passed on to the pending fences inside;
  *  - sync-file descriptors of containers: export, poll, import;
  *  - ttm_resv_get_singleton() and ttm_resv_implicit_deps().
  *
@@ -71,12 +73,22 @@ static void mock_release(struct ttm_fence *f)
 	free(f);
 }
 
+static int mock_deadlines;      /* atomic */
+
+static void mock_set_deadline(struct ttm_fence *f, uint64_t deadline_ns)
+{
+	(void)f;
+	(void)deadline_ns;
+	__atomic_add_fetch(&mock_deadlines, 1, __ATOMIC_RELAXED);
+}
+
 static const struct ttm_fence_ops mock_ops = {
 	.use_64bit_seqno = true,
 	.get_driver_name = mock_name,
 	.get_timeline_name = mock_name,
 	.enable_signaling = mock_enable,
 	.release = mock_release,
+	.set_deadline = mock_set_deadline,
 };
 
 /* 32-bit seqnos that wrap, as most hardware rings. */
@@ -813,6 +825,112 @@ static void test_chain_gc(void **state)
 	assert_checks_passed();
 }
 
+/*
+ * Walkers race with the collection of links that nobody else holds: each
+ * link dropped by one walker is released (and its driver fence freed)
+ * while the others may still be reading it. Run under ASan and TSan: a
+ * release before the readers left their sections is a use after free.
+ */
+static void shuffle(struct ttm_fence **v, unsigned int n, unsigned int seed);
+
+struct gc_race {
+	struct ttm_fence *tail;
+	struct ttm_fence **fences;      /* no references: see below */
+	unsigned int n;
+	int stop;                       /* atomic */
+	unsigned int seed;              /* atomic */
+	unsigned long walks;            /* atomic */
+};
+
+static void *gc_race_walker(void *arg)
+{
+	struct gc_race *r = arg;
+	unsigned int seed = __atomic_add_fetch(&r->seed, 7919,
+					       __ATOMIC_RELAXED);
+	struct ttm_fence_unwrap cursor;
+	struct ttm_fence *f;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t seqno = (uint64_t)rand_r(&seed) % r->n + 1;
+		unsigned int k = 0;
+
+		f = ttm_fence_get(r->tail);
+		if (!CHECK_INT(ttm_fence_chain_find_seqno(&f, seqno), 0))
+			break;
+		/*
+		 * Not the point itself when earlier ones are pending (see
+		 * find_out_of_order); the link of the point finds itself.
+		 */
+		CHECK(!f || ttm_fence_is_chain(f));
+		if (f && ttm_fence_seqno(f) == seqno)
+			CHECK_INT(ttm_fence_chain_find_seqno(&f, seqno), 0);
+		ttm_fence_put(f);
+		ttm_fence_unwrap_for_each(f, &cursor, r->tail)
+			if (++k > r->n)
+				break;
+		CHECK(k <= r->n);
+		ttm_fence_unwrap_end(&cursor);
+		__atomic_add_fetch(&r->walks, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void gc_race_round(unsigned int seed)
+{
+	struct gc_race r = { .n = 512, .seed = seed };
+	unsigned int i;
+	pthread_t t[2];
+
+	counters_reset();
+	r.fences = calloc(r.n, sizeof(*r.fences));
+	assert_non_null(r.fences);
+	for (i = 0; i < r.n; i++) {
+		r.fences[i] = mock_fence();
+		/* The chain holds the only references but ours to the tail. */
+		r.tail = chain_new(r.tail, r.fences[i], i + 1);
+	}
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		t[i] = start_thread(gc_race_walker, &r);
+	/*
+	 * Signal all but the tail's fence in random order; each stays
+	 * allocated while its link lives, and it is signalled before the
+	 * link can go.
+	 */
+	shuffle(r.fences, r.n - 1, seed + 1);
+	for (i = 0; i < r.n - 1; i++) {
+		/* Alive until it signals: its link holds it till then. */
+		struct ttm_fence *f = ttm_fence_get(r.fences[i]);
+
+		signal_ok(f);
+		ttm_fence_put(f);
+		if (i % 16 == 0)
+			sched_yield();
+	}
+	usleep(50 * 1000);
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		join_thread(t[i]);
+	/* Every link before the tail was collected: their fences went. */
+	assert_null(ttm_fence_chain_walk(ttm_fence_get(r.tail)));
+	assert_int_equal(releases(), (int)r.n - 1);
+	signal_ok(ttm_fence_chain_contained(r.tail));
+	ttm_fence_put(r.tail);
+	assert_int_equal(releases(), (int)r.n);
+	print_message("  %lu walks\n", r.walks);
+	free(r.fences);
+}
+
+/* A few rounds: the window of a reader between load and tryget is short. */
+static void test_chain_gc_race(void **state)
+{
+	unsigned int round;
+
+	(void)state;
+	for (round = 0; round < 4; round++)
+		gc_race_round(round * 2 + 3);
+	assert_checks_passed();
+}
+
 /* A long chain that only its tail holds goes without recursing. */
 static void test_chain_long_release(void **state)
 {
@@ -829,6 +947,33 @@ static void test_chain_long_release(void **state)
 	assert_false(ttm_fence_is_signaled(tail));
 	ttm_fence_put(tail);
 	assert_int_equal(releases(), (int)n);
+}
+
+/* A deadline reaches every pending fence inside a container. */
+static void test_set_deadline(void **state)
+{
+	struct ttm_fence *f[4], *a, *chain;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		f[i] = mock_fence();
+	a = mock_array(2, ttm_fence_get(f[2]), ttm_fence_get(f[3]));
+	chain = chain_new(chain_new(chain_new(NULL, ttm_fence_get(f[0]), 1),
+				    ttm_fence_get(f[1]), 2), a, 3);
+	signal_ok(f[1]);
+	__atomic_store_n(&mock_deadlines, 0, __ATOMIC_RELAXED);
+	ttm_fence_set_deadline(chain, 1000);
+	/* f[0], f[2], f[3]: f[1] has signalled. */
+	assert_int_equal(__atomic_load_n(&mock_deadlines, __ATOMIC_RELAXED), 3);
+	for (i = 0; i < 4; i++) {
+		if (i != 1)
+			signal_ok(f[i]);
+		ttm_fence_put(f[i]);
+	}
+	ttm_fence_set_deadline(chain, 2000);
+	assert_int_equal(__atomic_load_n(&mock_deadlines, __ATOMIC_RELAXED), 3);
+	ttm_fence_put(chain);
 }
 
 /* ---- unwrap and merge: the kernel's st-dma-fence-unwrap.c ---------------- */
@@ -1425,7 +1570,9 @@ int main(void)
 		TEST(test_chain_errors),
 		TEST(test_chain_out_of_order),
 		TEST(test_chain_gc),
+		TEST(test_chain_gc_race),
 		TEST(test_chain_long_release),
+		TEST(test_set_deadline),
 		TEST(test_kernel_chain_sanitycheck),
 		TEST(test_kernel_find_seqno),
 		TEST(test_kernel_find_signaled),

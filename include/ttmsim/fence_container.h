@@ -16,8 +16,10 @@
  * library's own: signalling is enabled lazily, so a container adds
  * callbacks to its fences only once someone waits on it, adds a callback
  * or exports it (ttm_fence_export_fd()); until then a peek
- * (ttm_fence_is_signaled()) polls its fences. Their memory comes back
- * after a grace period, like any driver fence's (ttmsim/fence.h).
+ * (ttm_fence_is_signaled()) polls its fences. A deadline
+ * (ttm_fence_set_deadline()) is passed on to every pending fence inside.
+ * Their memory comes back after a grace period, like any driver fence's
+ * (ttmsim/fence.h).
  *
  * Nesting follows the kernel: an array holds plain fences only (no array,
  * no chain link), a chain link's fence is a plain fence or an array.
