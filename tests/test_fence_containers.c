@@ -271,69 +271,61 @@ static void test_array_any(void **state)
 	assert_checks_passed();
 }
 
-/* The first error seen wins: in time when armed, in array order if not. */
-static void test_array_errors(void **state)
+enum array_mode {
+	ARMED,          /* armed first: the callbacks see the signals */
+	PEEKED,         /* never armed: a peek polls the children */
+	ENABLED_AFTER,  /* armed once all signalled: enable says so */
+	WAITED_AFTER,   /* a wait once all signalled: its peek finds it */
+};
+
+/* Three children failing with @err[], signalled in @order[]. */
+static void array_error_case(enum array_mode mode, const int err[3],
+			     const unsigned int order[3], int expect)
 {
 	struct ttm_fence *f[3], *a;
 	unsigned int i;
 
+	for (i = 0; i < 3; i++)
+		f[i] = mock_fence();
+	a = mock_array(3, ttm_fence_get(f[0]), ttm_fence_get(f[1]),
+		       ttm_fence_get(f[2]));
+	if (mode == ARMED)
+		assert_int_equal(ttm_fence_wait(a, false, 1000), -ETIME);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ttm_fence_signal(f[order[i]],
+						  err[order[i]]), 0);
+	if (mode == ENABLED_AFTER)
+		ttm_fence_enable_sw_signaling(a);
+	if (mode == WAITED_AFTER)
+		assert_int_equal(ttm_fence_wait(a, false, LIMIT_NS), 0);
+	assert_int_equal(ttm_fence_get_status(a), expect);
+	ttm_fence_put(a);
+	for (i = 0; i < 3; i++)
+		ttm_fence_put(f[i]);
+}
+
+/* The first error seen wins: in time when armed, in array order if not. */
+static void test_array_errors(void **state)
+{
+	static const struct {
+		enum array_mode mode;
+		int err[3];
+		unsigned int order[3];
+		int expect;
+	} cases[] = {
+		{ ARMED, { -EIO, 0, -ETIMEDOUT }, { 2, 0, 1 }, -ETIMEDOUT },
+		{ PEEKED, { 0, -EIO, -ETIMEDOUT }, { 2, 1, 0 }, -EIO },
+		{ ENABLED_AFTER, { 0, -ENOMEM, 0 }, { 1, 0, 2 }, -ENOMEM },
+		{ WAITED_AFTER, { 0, 0, -ENOMEM }, { 2, 0, 1 }, -ENOMEM },
+		{ ARMED, { 0, 0, 0 }, { 1, 2, 0 }, 1 },
+		{ PEEKED, { 0, 0, 0 }, { 0, 1, 2 }, 1 },
+	};
+	unsigned int i;
+
 	(void)state;
-	for (i = 0; i < 3; i++)
-		f[i] = mock_fence();
-	a = mock_array(3, ttm_fence_get(f[0]), ttm_fence_get(f[1]),
-		       ttm_fence_get(f[2]));
-	assert_int_equal(ttm_fence_wait(a, false, 1000), -ETIME); /* arms */
-	assert_int_equal(ttm_fence_signal(f[2], -ETIMEDOUT), 0);
-	assert_int_equal(ttm_fence_signal(f[0], -EIO), 0);
-	signal_ok(f[1]);
-	assert_int_equal(ttm_fence_get_status(a), -ETIMEDOUT);
-	ttm_fence_put(a);
-	for (i = 0; i < 3; i++) {
-		ttm_fence_put(f[i]);
-		f[i] = mock_fence();
-	}
-
-	/* Not armed: a peek reads them in array order. */
-	a = mock_array(3, ttm_fence_get(f[0]), ttm_fence_get(f[1]),
-		       ttm_fence_get(f[2]));
-	assert_int_equal(ttm_fence_signal(f[2], -ETIMEDOUT), 0);
-	assert_int_equal(ttm_fence_signal(f[1], -EIO), 0);
-	signal_ok(f[0]);
-	assert_int_equal(ttm_fence_get_status(a), -EIO);
-	ttm_fence_put(a);
-	for (i = 0; i < 3; i++) {
-		ttm_fence_put(f[i]);
-		f[i] = mock_fence();
-	}
-
-	/*
-	 * Every child signalled before the array is armed: enable_signaling
-	 * says so, and the core signals the array with the error.
-	 */
-	a = mock_array(3, ttm_fence_get(f[0]), ttm_fence_get(f[1]),
-		       ttm_fence_get(f[2]));
-	assert_int_equal(ttm_fence_signal(f[1], -ENOMEM), 0);
-	signal_ok(f[0]);
-	signal_ok(f[2]);
-	ttm_fence_enable_sw_signaling(a);
-	assert_int_equal(ttm_fence_get_status(a), -ENOMEM);
-	ttm_fence_put(a);
-	for (i = 0; i < 3; i++) {
-		ttm_fence_put(f[i]);
-		f[i] = mock_fence();
-	}
-
-	/* The same found by a peek, which polls them, then a wait. */
-	a = mock_array(3, ttm_fence_get(f[0]), ttm_fence_get(f[1]),
-		       ttm_fence_get(f[2]));
-	assert_int_equal(ttm_fence_signal(f[2], -ENOMEM), 0);
-	signal_ok(f[0]);
-	signal_ok(f[1]);
-	assert_int_equal(ttm_fence_wait(a, false, LIMIT_NS), 0);
-	assert_int_equal(ttm_fence_get_status(a), -ENOMEM);
-	ttm_fence_put(a);
-	for (i = 0; i < 3; i++)
-		ttm_fence_put(f[i]);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		array_error_case(cases[i].mode, cases[i].err, cases[i].order,
+				 cases[i].expect);
 	assert_checks_passed();
 }
 
