@@ -218,8 +218,8 @@ TTM_EXPORT unsigned int ttm_fence_array_count(const struct ttm_fence *fence)
 	return a ? a->count : 0;
 }
 
-TTM_EXPORT struct ttm_fence *ttm_fence_array_fence(const struct ttm_fence *fence,
-						   unsigned int index)
+TTM_EXPORT struct ttm_fence *
+ttm_fence_array_fence(const struct ttm_fence *fence, unsigned int index)
 {
 	struct fence_array *a = to_array(fence);
 

@@ -270,10 +270,9 @@ TTM_EXPORT void ttm_fence_chain_free(struct ttm_fence_chain *chain)
 	free(chain);
 }
 
-TTM_EXPORT struct ttm_fence *ttm_fence_chain_init(struct ttm_fence_chain *chain,
-						  struct ttm_fence *prev,
-						  struct ttm_fence *fence,
-						  uint64_t seqno)
+TTM_EXPORT struct ttm_fence *
+ttm_fence_chain_init(struct ttm_fence_chain *chain, struct ttm_fence *prev,
+		     struct ttm_fence *fence, uint64_t seqno)
 {
 	struct ttm_fence_chain *pc = to_chain(prev);
 	uint64_t context;
@@ -300,7 +299,8 @@ TTM_EXPORT bool ttm_fence_is_chain(const struct ttm_fence *fence)
 	return to_chain(fence) != NULL;
 }
 
-TTM_EXPORT struct ttm_fence *ttm_fence_chain_contained(const struct ttm_fence *fence)
+TTM_EXPORT struct ttm_fence *
+ttm_fence_chain_contained(const struct ttm_fence *fence)
 {
 	struct ttm_fence_chain *c = to_chain(fence);
 

@@ -36,14 +36,15 @@ static struct ttm_fence *unwrap_link(struct ttm_fence_unwrap *cursor)
 	return NULL;
 }
 
-TTM_EXPORT struct ttm_fence *ttm_fence_unwrap_first(struct ttm_fence *head,
-						    struct ttm_fence_unwrap *cursor)
+TTM_EXPORT struct ttm_fence *
+ttm_fence_unwrap_first(struct ttm_fence *head, struct ttm_fence_unwrap *cursor)
 {
 	cursor->chain = ttm_fence_get(head);
 	return unwrap_link(cursor);
 }
 
-TTM_EXPORT struct ttm_fence *ttm_fence_unwrap_next(struct ttm_fence_unwrap *cursor)
+TTM_EXPORT struct ttm_fence *
+ttm_fence_unwrap_next(struct ttm_fence_unwrap *cursor)
 {
 	struct ttm_fence *f;
 
