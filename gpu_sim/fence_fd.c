@@ -112,6 +112,12 @@ TTM_EXPORT int ttm_fence_export_fd(struct ttm_fence *fence)
 {
 	int fd = 0;
 
+	/*
+	 * A poll() of the descriptor waits: so does the export, as the
+	 * kernel's sync_file poll adds a callback. Without it a fence that
+	 * signals only once enabled (a container) never would.
+	 */
+	fence_enable_signaling(fence);
 	pthread_mutex_lock(&fence->lock);
 	if (fence->pipe_rd < 0)
 		fd = fence_fd_create(fence);

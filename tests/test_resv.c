@@ -42,6 +42,7 @@
 #include "gpu_sim/fence.h"
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
+#include "ttmsim/fence_container.h"
 #include "ttmsim/lru.h"
 #include "ttmsim/resv.h"
 
@@ -477,8 +478,8 @@ static void test_merges_not_replaced(void **state)
 	(void)state;
 	for (i = 0; i < 4; i++)
 		in[i] = fence_new(ttm_fence_context_alloc(1), 1);
-	assert_int_equal(ttm_fence_merge(in[0], in[1], &m1), 0);
-	assert_int_equal(ttm_fence_merge(in[2], in[3], &m2), 0);
+	assert_int_equal(ttm_fence_unwrap_merge(2, &in[0], &m1), 0);
+	assert_int_equal(ttm_fence_unwrap_merge(2, &in[2], &m2), 0);
 	ttm_resv_init(&resv, &resv_test_class);
 	resv_lock(&resv);
 	add(&resv, m1, TTM_RESV_USAGE_WRITE);

@@ -384,8 +384,11 @@ bool ttm_fence_remove_callback(struct ttm_fence *fence,
  * eventfd's value can only be read by resetting it. A fence freed without
  * signalling closes the pipe's write end: POLLHUP, no bytes.
  *
- * Context: Does not sleep. Takes and releases the fence's lock and the
- * registry lock of exported fences.
+ * Enables signalling first (ttm_fence_enable_sw_signaling()), as a wait
+ * would: a poll() of the descriptor is one.
+ *
+ * Context: Does not sleep. As ttm_fence_enable_sw_signaling(); takes and
+ * releases the fence's lock and the registry lock of exported fences.
  * Return: the descriptor, or a negative errno (-EMFILE, -ENOMEM).
  */
 int ttm_fence_export_fd(struct ttm_fence *fence);
@@ -581,22 +584,6 @@ void ttm_fence_read_unlock(void);
  * section (it would wait for itself).
  */
 int ttm_fence_rcu_barrier(void);
-
-/**
- * ttm_fence_merge() - a fence that signals once both @a and @b have.
- * @a: the first fence.
- * @b: the second fence.
- * @ret_fence: the merged fence, with a reference for the caller.
- *
- * The merged fence fails with the first error of the two (@a's if both
- * failed). It holds no reference on @a and @b: one freed unsignalled
- * counts as failed with -ECANCELED.
- *
- * Context: Does not sleep. Takes and releases the locks of @a and @b.
- * Return: 0 and *@ret_fence, or -ENOMEM.
- */
-int ttm_fence_merge(struct ttm_fence *a, struct ttm_fence *b,
-		    struct ttm_fence **ret_fence);
 
 /**
  * ttm_fence_begin_signalling() - open a fence-signalling section.

@@ -267,6 +267,64 @@ int ttm_resv_get_fences(struct ttm_resv *resv, enum ttm_resv_usage usage,
 			unsigned int *ret_count);
 
 /**
+ * ttm_resv_get_singleton() - the unsignalled fences with usage at most
+ * @usage as one fence (the kernel's dma_resv_get_singleton()).
+ * @resv: the reservation object.
+ * @usage: the highest usage to include.
+ * @ret_fence: NULL if there is none; the fence itself if there is one;
+ *	else a merge of them (ttm_fence_unwrap_merge(): an array, flat even
+ *	if the reservation holds containers). With a reference for the
+ *	caller.
+ *
+ * For a caller that wants one fence to export, or to keep in a syncobj.
+ * Reads the list as ttm_resv_get_fences() does; the kernel's wants the
+ * lock held, this one does not need it.
+ *
+ * Context: Does not sleep. No lock needed. Allocates.
+ * Return: 0 and *@ret_fence, or -ENOMEM.
+ */
+int ttm_resv_get_singleton(struct ttm_resv *resv, enum ttm_resv_usage usage,
+			   struct ttm_fence **ret_fence);
+
+/**
+ * struct ttm_resv_access - how a job uses a buffer, for
+ *	ttm_resv_implicit_deps().
+ * @resv: the buffer's reservation object.
+ * @write: the job writes to the buffer; else it only reads it.
+ */
+struct ttm_resv_access {
+	struct ttm_resv *resv;
+	bool write;
+};
+
+/**
+ * ttm_resv_implicit_deps() - the fences a job must wait for before it
+ * touches its buffers (the kernel's drm_sched_job_add_implicit_dependencies()
+ * over a job's buffers).
+ * @access: the job's buffers and how it uses each.
+ * @count: the number of @access entries.
+ * @ret_fences: a malloc()ed array of new references (NULL if none): put
+ *	each, then free() it.
+ * @ret_count: the number of fences.
+ *
+ * Implicit sync by ttm_resv_usage_rw(): a write waits for every KERNEL,
+ * WRITE and READ fence of its buffer, a read for the KERNEL and WRITE
+ * ones; BOOKKEEP fences never. The fences are flattened (containers
+ * unwrapped), those signalled without an error left out, and kept one per
+ * context, the later (ttm_fence_is_later()), as the kernel's
+ * drm_sched_job_add_dependency() does, sorted by context. Hand them to
+ * the job as dependencies, or merge them (ttm_fence_unwrap_merge()).
+ *
+ * Context: Does not sleep. No lock needed (call it with the buffers
+ * reserved, so that nobody adds fences between it and the job's own).
+ * Allocates.
+ * Return: 0 and *@ret_fences, *@ret_count; or -ENOMEM.
+ */
+int ttm_resv_implicit_deps(const struct ttm_resv_access *access,
+			   unsigned int count, struct ttm_fence ***ret_fences,
+			   unsigned int *ret_count);
+
+/**
  * struct ttm_resv_iter - a cursor over the fences of a reservation object
  * (the kernel's struct dma_resv_iter).
  *
