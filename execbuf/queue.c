@@ -15,7 +15,7 @@
 
 #include "execbuf/submit.h"
 #include "execbuf/syncobj.h"
-#include "execbuf/syncobj_chain.h"
+#include "ttmsim/fence_container.h"
 #include "ttmsim/resv.h"
 #include "ttmsim/syncobj.h"
 
@@ -49,18 +49,18 @@ void submit_deps_fini(struct submit *s)
 		for (i = 0; i < s->args->n_out_syncobjs; i++) {
 			ttm_syncobj_put(s->out_syncobjs[i]);
 			/* Left if the job was not submitted. */
-			sc_node_free(s->out_nodes[i]);
+			ttm_fence_chain_free(s->out_links[i]);
 		}
 	}
 	free(s->out_syncobjs);
 	s->out_syncobjs = NULL;
-	s->out_nodes = NULL;
+	s->out_links = NULL;
 }
 
 /*
  * The in-syncobjs' fences (of their points) as explicit in-fences, and
- * the out-syncobjs looked up and their points' nodes allocated now, so
- * that nothing can fail once the job is submitted. A flag is -EINVAL.
+ * the out-syncobjs looked up and their points' chain links allocated now,
+ * so that nothing can fail once the job is submitted. A flag is -EINVAL.
  */
 static int take_syncobjs(struct submit *s)
 {
@@ -95,13 +95,13 @@ static int take_syncobjs(struct submit *s)
 	if (args->n_out_syncobjs) {
 		s->out_syncobjs = calloc(args->n_out_syncobjs,
 					 sizeof(*s->out_syncobjs) +
-					 sizeof(*s->out_nodes));
+					 sizeof(*s->out_links));
 		if (!s->out_syncobjs) {
 			args->bad_index = -1;
 			return -ENOMEM;
 		}
-		s->out_nodes = (struct sc_node **)(s->out_syncobjs +
-						    args->n_out_syncobjs);
+		s->out_links = (struct ttm_fence_chain **)
+			(s->out_syncobjs + args->n_out_syncobjs);
 	}
 	for (i = 0; i < args->n_out_syncobjs; i++) {
 		const struct ttm_execbuf_syncobj *e = &args->out_syncobjs[i];
@@ -113,7 +113,7 @@ static int take_syncobjs(struct submit *s)
 							       e->handle);
 		if (!s->out_syncobjs[i])
 			return -ENOENT;
-		if (e->point && !(s->out_nodes[i] = sc_node_alloc())) {
+		if (e->point && ttm_fence_chain_alloc(&s->out_links[i])) {
 			args->bad_index = -1;
 			return -ENOMEM;
 		}
@@ -250,9 +250,9 @@ int submit_queue(struct submit *s)
 						      TTM_RESV_USAGE_READ);
 	for (i = 0; i < args->n_out_syncobjs; i++) {
 		if (args->out_syncobjs[i].point) {
-			syncobj_point_add(s->out_syncobjs[i], s->out_nodes[i],
+			syncobj_point_add(s->out_syncobjs[i], s->out_links[i],
 					  fence, args->out_syncobjs[i].point);
-			s->out_nodes[i] = NULL;  /* the syncobj's now */
+			s->out_links[i] = NULL;  /* the syncobj's now */
 		} else {
 			ttm_syncobj_replace_fence(s->out_syncobjs[i], fence);
 		}

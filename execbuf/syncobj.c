@@ -15,13 +15,24 @@
  * syncobj's lock guards its fence pointer and waiters and nests only the
  * waiters' wake-ups. Fences are put after the syncobj's lock is dropped:
  * a last put runs callbacks, which may use syncobjs.
+ *
+ * Timelines are chains of ttm_fence_chain links, as the kernel's
+ * dma_fence_chain in drm_syncobj: adding a point links a new head after
+ * the old one (which takes no lock and calls out to nothing, so it is done
+ * under the syncobj's lock); finding a point's fence walks the chain with
+ * ttm_fence_chain_find_seqno(), which drops the signalled links as it
+ * goes. Unlike the kernel, which walks under its syncobj spinlock, no walk
+ * runs under our syncobj lock: a walk may signal fences (their callbacks
+ * run) and put links, and the lock is a leaf. Under the lock a waiter only
+ * learns that its point has a fence (the head, taken as it is), and finds
+ * the point's own fence from it after (syncobj_point_resolve()).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "execbuf/execbuf.h"
 #include "execbuf/syncobj.h"
-#include "execbuf/syncobj_chain.h"
+#include "gpu_sim/fence_container.h"
 #include "util/compiler.h"
 #include "ww/thread.h"
 
@@ -80,8 +91,53 @@ TTM_EXPORT struct ttm_fence *ttm_syncobj_fence_get(struct ttm_syncobj *syncobj)
 }
 
 /*
+ * Whether @head holds a fence for @point: the kernel's test in
+ * drm_syncobj_fence_add_wait(), that dma_fence_chain_find_seqno() does
+ * not fail (it fails only for no chain or a point after the head), without
+ * the walk: for under s->lock.
+ */
+static bool point_available(const struct ttm_fence *head, uint64_t point)
+{
+	if (!head)
+		return false;
+	return point == 0 || (ttm_fence_is_chain(head) &&
+			      ttm_fence_seqno(head) >= point);
+}
+
+/*
+ * The fence of @point in @head, a reference that passes here: -EINVAL
+ * (the reference put) if there is none; the stub if every point up to it
+ * has signalled and the walk dropped them, as drm_syncobj_find_fence().
+ */
+static int point_fence(struct ttm_fence *head, uint64_t point,
+		       struct ttm_fence **ret_fence)
+{
+	if (!head)
+		return -EINVAL;
+	if (ttm_fence_chain_find_seqno(&head, point)) {
+		ttm_fence_put(head);
+		return -EINVAL;
+	}
+	*ret_fence = head ? head : ttm_fence_get_stub();
+	return 0;
+}
+
+struct ttm_fence *syncobj_point_resolve(struct ttm_fence *head,
+					uint64_t point)
+{
+	struct ttm_fence *f;
+
+	/* Cannot fail for a head point_available() said yes to. */
+	if (point_fence(ttm_fence_get(head), point, &f))
+		return head;
+	ttm_fence_put(head);
+	return f;
+}
+
+/*
  * Under s->lock, with a new fence in s->fence: hand each waiter whose
- * point now has a fence that fence, and take it off the list.
+ * point now has a fence the head (it resolves the point itself, with no
+ * lock held), and take it off the list.
  */
 static void wake_waiters_locked(struct ttm_syncobj *s)
 {
@@ -92,8 +148,9 @@ static void wake_waiters_locked(struct ttm_syncobj *s)
 		struct ww_thread *t = w->thread;
 
 		next = w->next;
-		if (sc_find_point(s->fence, w->point, &f))
+		if (!point_available(s->fence, w->point))
 			continue;
+		f = ttm_fence_get(s->fence);
 		*w->pprev = w->next;
 		if (w->next)
 			w->next->pprev = w->pprev;
@@ -123,33 +180,34 @@ TTM_EXPORT void ttm_syncobj_replace_fence(struct ttm_syncobj *syncobj,
 	ttm_fence_put(old);
 }
 
-void syncobj_point_add(struct ttm_syncobj *s, struct sc_node *node,
+void syncobj_point_add(struct ttm_syncobj *s, struct ttm_fence_chain *link,
 		       struct ttm_fence *fence, uint64_t point)
 {
 	/*
-	 * The old head becomes the node's previous one (its reference moves
+	 * The old head becomes the link's previous one (its reference moves
 	 * with it); a point not above it is still added, as the kernel
-	 * does (the chain keeps the timeline's seqno from going back).
+	 * does (the chain keeps the timeline's seqno from going back). The
+	 * link arms no callback until someone waits on it.
 	 */
+	ttm_fence_get(fence);
 	pthread_mutex_lock(&s->lock);
-	s->fence = sc_node_link(node, s->fence, fence, point);
+	s->fence = ttm_fence_chain_init(link, s->fence, fence, point);
 	wake_waiters_locked(s);
 	pthread_mutex_unlock(&s->lock);
-	/* Callbacks may run here: not under the lock. */
-	sc_node_arm(node);
 }
 
 TTM_EXPORT int ttm_syncobj_add_point(struct ttm_syncobj *syncobj,
 				     struct ttm_fence *fence, uint64_t point)
 {
-	struct sc_node *node;
+	struct ttm_fence_chain *link;
+	int ret;
 
 	if (!fence || point == 0)
 		return -EINVAL;
-	node = sc_node_alloc();
-	if (!node)
-		return -ENOMEM;
-	syncobj_point_add(syncobj, node, fence, point);
+	ret = ttm_fence_chain_alloc(&link);
+	if (ret)
+		return ret;
+	syncobj_point_add(syncobj, link, fence, point);
 	return 0;
 }
 
@@ -157,17 +215,15 @@ TTM_EXPORT int ttm_syncobj_find_fence(struct ttm_syncobj *syncobj,
 				      uint64_t point,
 				      struct ttm_fence **ret_fence)
 {
-	struct ttm_fence *head = ttm_syncobj_fence_get(syncobj);
-	int ret = sc_find_point(head, point, ret_fence);
-
-	ttm_fence_put(head);
-	return ret;
+	return point_fence(ttm_syncobj_fence_get(syncobj), point, ret_fence);
 }
 
 void syncobj_waiter_add(struct ttm_syncobj *s, struct syncobj_waiter *w)
 {
 	pthread_mutex_lock(&s->lock);
-	if (sc_find_point(s->fence, w->point, &w->fence)) {
+	if (point_available(s->fence, w->point)) {
+		w->fence = ttm_fence_get(s->fence);
+	} else {
 		w->next = s->waiters;
 		if (w->next)
 			w->next->pprev = &w->next;
@@ -368,6 +424,38 @@ TTM_EXPORT int ttm_client_syncobj_reset(struct ttm_client *client,
 	return replace_many(client, handles, count, NULL);
 }
 
+/*
+ * The last point of @head signalled in order (every point up to it has),
+ * or with @last_submitted the newest; 0 for no chain. As the kernel's
+ * query: walk back along @head's own timeline (the walk skips and drops
+ * the signalled links) to the oldest link left; that point if it has
+ * signalled, else the one before it. A lower point added last starts a
+ * timeline of its own, so the query says 0 until it signals.
+ */
+static uint64_t timeline_query(struct ttm_fence *head, bool last_submitted)
+{
+	struct ttm_fence *it, *last;
+	uint64_t point;
+
+	if (!ttm_fence_is_chain(head))
+		return 0;
+	if (last_submitted)
+		return ttm_fence_seqno(head);
+	last = ttm_fence_get(head);
+	ttm_fence_chain_for_each(it, head) {
+		if (ttm_fence_context(it) != ttm_fence_context(head)) {
+			ttm_fence_put(it);
+			break;
+		}
+		ttm_fence_put(last);
+		last = ttm_fence_get(it);
+	}
+	point = ttm_fence_is_signaled(last) ? ttm_fence_seqno(last)
+					    : fence_chain_prev_seqno(last);
+	ttm_fence_put(last);
+	return point;
+}
+
 TTM_EXPORT int ttm_client_syncobj_query(struct ttm_client *client,
 					const uint32_t *handles,
 					uint64_t *ret_points,
@@ -386,7 +474,7 @@ TTM_EXPORT int ttm_client_syncobj_query(struct ttm_client *client,
 		/* A binary syncobj (no chain) has no points: 0. */
 		struct ttm_fence *head = ttm_syncobj_fence_get(objs[i]);
 
-		ret_points[i] = sc_query(head,
+		ret_points[i] = timeline_query(head,
 				flags & TTM_SYNCOBJ_QUERY_LAST_SUBMITTED);
 		ttm_fence_put(head);
 		ttm_syncobj_put(objs[i]);
@@ -476,7 +564,7 @@ TTM_EXPORT int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
 {
 	struct ttm_fence *stub;
 	struct ttm_syncobj **objs;
-	struct sc_node **nodes;
+	struct ttm_fence_chain **links;
 	unsigned int i;
 	int ret;
 
@@ -485,19 +573,19 @@ TTM_EXPORT int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
 	ret = client_syncobj_lookup_array(client, handles, count, &objs);
 	if (ret)
 		return ret;
-	/* Every node first: nothing changes unless every point can. */
-	nodes = calloc(count, sizeof(*nodes));
-	for (i = 0; i < count && nodes; i++) {
-		if (points[i] && !(nodes[i] = sc_node_alloc()))
+	/* Every link first: nothing changes unless every point can. */
+	links = calloc(count, sizeof(*links));
+	for (i = 0; i < count && links; i++) {
+		if (points[i] && ttm_fence_chain_alloc(&links[i]))
 			break;
 	}
-	if (!nodes || i < count) {
+	if (!links || i < count) {
 		for (i = 0; i < count; i++) {
-			if (nodes)
-				sc_node_free(nodes[i]);
+			if (links)
+				ttm_fence_chain_free(links[i]);
 			ttm_syncobj_put(objs[i]);
 		}
-		free(nodes);
+		free(links);
 		free(objs);
 		return -ENOMEM;
 	}
@@ -505,13 +593,13 @@ TTM_EXPORT int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
 	for (i = 0; i < count; i++) {
 		/* Point 0 signals as a binary syncobj: the stub replaces. */
 		if (points[i])
-			syncobj_point_add(objs[i], nodes[i], stub, points[i]);
+			syncobj_point_add(objs[i], links[i], stub, points[i]);
 		else
 			ttm_syncobj_replace_fence(objs[i], stub);
 		ttm_syncobj_put(objs[i]);
 	}
 	ttm_fence_put(stub);
-	free(nodes);
+	free(links);
 	free(objs);
 	return 0;
 }
@@ -524,7 +612,7 @@ TTM_EXPORT int ttm_client_syncobj_transfer(struct ttm_client *client,
 {
 	struct ttm_syncobj *src, *dst;
 	struct ttm_fence *fence = NULL;
-	struct sc_node *node = NULL;
+	struct ttm_fence_chain *link = NULL;
 	int ret;
 
 	if (flags & ~TTM_SYNCOBJ_WAIT_FOR_SUBMIT)
@@ -546,14 +634,11 @@ TTM_EXPORT int ttm_client_syncobj_transfer(struct ttm_client *client,
 		ret = ttm_syncobj_find_fence(src, src_point, &fence);
 		ttm_syncobj_put(src);
 	}
-	if (ret == 0 && dst_point) {
-		node = sc_node_alloc();
-		if (!node)
-			ret = -ENOMEM;
-	}
+	if (ret == 0 && dst_point)
+		ret = ttm_fence_chain_alloc(&link);
 	if (ret == 0) {
 		if (dst_point)
-			syncobj_point_add(dst, node, fence, dst_point);
+			syncobj_point_add(dst, link, fence, dst_point);
 		else
 			ttm_syncobj_replace_fence(dst, fence);
 	}

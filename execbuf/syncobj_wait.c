@@ -27,6 +27,7 @@ struct wait_entry {
 	struct syncobj_waiter waiter;   /* waiter.fence: a reference */
 	struct ttm_fence_cb cb;
 	bool cb_added;
+	bool resolved;                  /* waiter.fence is the point's */
 };
 
 static void wait_entry_wake(struct ttm_fence *fence, struct ttm_fence_cb *cb)
@@ -44,6 +45,23 @@ static struct ttm_fence *entry_fence(struct wait_entry *e)
 }
 
 /*
+ * The fence of @e's point, once its syncobj has handed a head over. Only
+ * this thread writes waiter.fence then: the syncobj hands it over once,
+ * and the entry is off the syncobj's list by then.
+ */
+static struct ttm_fence *entry_point_fence(struct wait_entry *e)
+{
+	struct ttm_fence *f = entry_fence(e);
+
+	if (f && !e->resolved) {
+		f = syncobj_point_resolve(f, e->waiter.point);
+		__atomic_store_n(&e->waiter.fence, f, __ATOMIC_RELAXED);
+		e->resolved = true;
+	}
+	return f;
+}
+
+/*
  * One look at every entry: give each new fence a callback, and say
  * whether the wait is over (*@ret_first: the first signalled entry).
  */
@@ -54,7 +72,7 @@ static bool wait_done(struct wait_entry *v, unsigned int count, bool all,
 	bool first_found = false;
 
 	for (i = 0; i < count; i++) {
-		struct ttm_fence *f = entry_fence(&v[i]);
+		struct ttm_fence *f = entry_point_fence(&v[i]);
 
 		if (!f)
 			continue;
@@ -128,6 +146,8 @@ int syncobj_wait_many(struct ttm_syncobj **objs, const uint64_t *points,
 		v[i].syncobj = objs[i];
 		v[i].waiter.thread = self;
 		v[i].waiter.point = points ? points[i] : 0;
+		/* Found from the syncobj's fence now, or a head later. */
+		v[i].resolved = !queue;
 	}
 
 	/*
@@ -174,7 +194,7 @@ int syncobj_wait_many(struct ttm_syncobj **objs, const uint64_t *points,
 
 		if (queue)
 			syncobj_waiter_remove(v[i].syncobj, &v[i].waiter);
-		f = entry_fence(&v[i]);
+		f = entry_point_fence(&v[i]);
 		if (v[i].cb_added)
 			ttm_fence_remove_callback(f, &v[i].cb);
 		if (ret == 0 && ret_fences)

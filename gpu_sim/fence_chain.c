@@ -306,3 +306,10 @@ ttm_fence_chain_contained(const struct ttm_fence *fence)
 
 	return c ? c->fence : (struct ttm_fence *)fence;
 }
+
+uint64_t fence_chain_prev_seqno(const struct ttm_fence *fence)
+{
+	struct ttm_fence_chain *c = to_chain(fence);
+
+	return c ? c->prev_seqno : 0;
+}

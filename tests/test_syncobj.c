@@ -1057,7 +1057,7 @@ static void test_execbuf_two_clients(void **state)
 	ttm_fence_put(job_a);
 }
 
-/* ---- timelines (the chain is a stand-in, see execbuf/syncobj_chain.c) - */
+/* ---- timelines (ttm_fence_chain links, as the kernel's) --------------- */
 
 static void add_point(struct ttm_client *c, uint32_t h, struct ttm_fence *f,
 		      uint64_t point)
@@ -1401,6 +1401,100 @@ static void test_execbuf_timeline(void **state)
 	ttm_fence_put(job2);
 }
 
+static int counted_releases;     /* atomic */
+
+static const char *counted_name(struct ttm_fence *f)
+{
+	(void)f;
+	return "counted";
+}
+
+static void counted_release(struct ttm_fence *f)
+{
+	__atomic_add_fetch(&counted_releases, 1, __ATOMIC_RELAXED);
+	free(f);
+}
+
+static const struct ttm_fence_ops counted_ops = {
+	.use_64bit_seqno = true,
+	.get_driver_name = counted_name,
+	.get_timeline_name = counted_name,
+	.release = counted_release,
+};
+
+/* A driver fence whose release is counted (after a grace period). */
+static struct ttm_fence *counted_fence(void)
+{
+	struct ttm_fence *f = malloc(sizeof(*f));
+
+	assert_non_null(f);
+	ttm_fence_init(f, &counted_ops, ttm_fence_context_alloc(1), 1);
+	return f;
+}
+
+/* Releases so far, once every deferred one has run. */
+static int counted(void)
+{
+	assert_int_equal(ttm_fence_rcu_barrier(), 0);
+	return __atomic_load_n(&counted_releases, __ATOMIC_RELAXED);
+}
+
+#define N_LONG 10000
+
+/*
+ * A long-lived timeline does not keep its signalled points: the query's
+ * walk drops every link behind the head whose fence has signalled (their
+ * fences are released), stopping at a point still pending, as the
+ * kernel's dma_fence_chain_walk(); a point whose links are all gone is
+ * then the stub (drm_syncobj_find_fence()). A point no one waits for arms
+ * no callback, so a fence that never signals does not keep its link, nor
+ * the chain, alive once the syncobj goes.
+ */
+static void test_timeline_prunes(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t h = syncobj_new(fx->a, 0), h2 = syncobj_new(fx->a, 0);
+	struct ttm_fence *first = counted_fence(), *f, *got;
+	struct ttm_syncobj *s;
+	int base = counted();
+	uint64_t i;
+
+	/* Point 1 pending, 2..N_LONG signalled. */
+	add_point(fx->a, h, first, 1);
+	for (i = 2; i <= N_LONG; i++) {
+		f = counted_fence();
+		add_point(fx->a, h, f, i);
+		assert_int_equal(ttm_fence_signal(f, 0), 0);
+		ttm_fence_put(f);
+	}
+	assert_int_equal(counted(), base);
+	assert_int_equal(query(fx->a, h, 0), 0);
+	/* All but the head's fence and the pending one. */
+	assert_int_equal(counted(), base + N_LONG - 2);
+	assert_int_equal(ttm_fence_signal(first, 0), 0);
+	ttm_fence_put(first);
+	assert_int_equal(query(fx->a, h, 0), N_LONG);
+	assert_int_equal(counted(), base + N_LONG - 1);
+	s = ttm_client_syncobj_lookup(fx->a, h);
+	assert_int_equal(ttm_syncobj_find_fence(s, 1, &got), 0);
+	f = ttm_fence_get_stub();
+	assert_ptr_equal(got, f);
+	ttm_fence_put(f);
+	ttm_fence_put(got);
+	ttm_syncobj_put(s);
+	assert_int_equal(twait(fx->a, h, N_LONG, 0), 0);
+	assert_int_equal(ttm_client_syncobj_destroy(fx->a, h), 0);
+	assert_int_equal(counted(), base + N_LONG);
+
+	/* Never signalled, never waited for: freed with the syncobj. */
+	f = counted_fence();
+	add_point(fx->a, h2, f, 1);
+	ttm_fence_put(f);
+	assert_int_equal(query(fx->a, h2, 0), 0);
+	assert_int_equal(ttm_client_syncobj_destroy(fx->a, h2), 0);
+	assert_int_equal(counted(), base + N_LONG + 1);
+}
+
 #define SYNCOBJ_TEST(fn) \
 	cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
@@ -1436,6 +1530,7 @@ int main(void)
 		SYNCOBJ_TEST(test_transfer_wait),
 		SYNCOBJ_TEST(test_timeline_threads),
 		SYNCOBJ_TEST(test_execbuf_timeline),
+		SYNCOBJ_TEST(test_timeline_prunes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 #include "execbuf/execbuf.h"
 #include "ttmsim/exec.h"
 
-struct sc_node;
+struct ttm_fence_chain;
 
 /* A job's dependencies: fence references, growing. */
 struct submit_deps {
@@ -39,10 +39,10 @@ struct submit {
 	struct submit_deps deps; /* explicit in-fences first, then implicit */
 	/*
 	 * args->out_syncobjs, looked up: references; and for each with a
-	 * point, its node, allocated before the job is submitted.
+	 * point, its chain link, allocated before the job is submitted.
 	 */
 	struct ttm_syncobj **out_syncobjs;
-	struct sc_node **out_nodes;
+	struct ttm_fence_chain **out_links;
 };
 
 /*

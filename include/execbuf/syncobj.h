@@ -22,7 +22,11 @@ struct syncobj_waiter {
 	struct syncobj_waiter *next, **pprev;  /* under the syncobj's lock */
 	struct ww_thread *thread;
 	uint64_t point;
-	struct ttm_fence *fence;  /* atomic: NULL until a fence comes */
+	/*
+	 * Atomic: NULL until a fence comes; then the syncobj's head (the
+	 * point's fence is found from it with no lock held).
+	 */
+	struct ttm_fence *fence;
 };
 
 struct ttm_syncobj {
@@ -61,13 +65,22 @@ int syncobj_wait_many(struct ttm_syncobj **objs, const uint64_t *points,
 		      struct ttm_fence **ret_fences);
 
 /*
- * A timeline point's node, allocated before and linked after something
- * that must not fail in between (a job's submission): syncobj_point_add()
- * links @node for @fence at @point as the new head of @s (then frees
- * nothing: the node is the syncobj's).
+ * A timeline point's chain link, allocated before and initialised after
+ * something that must not fail in between (a job's submission):
+ * syncobj_point_add() makes @link the new head of @s for @fence (a new
+ * reference is taken) at @point; the link is the syncobj's then.
  */
-struct sc_node;
-void syncobj_point_add(struct ttm_syncobj *s, struct sc_node *node,
+struct ttm_fence_chain;
+void syncobj_point_add(struct ttm_syncobj *s, struct ttm_fence_chain *link,
 		       struct ttm_fence *fence, uint64_t point);
+
+/*
+ * The fence of @point in @head, a head that a waiter was handed because it
+ * holds one (the reference passes here): the point's link, or the stub if
+ * the walk found every point up to it signalled (execbuf/syncobj.c). With
+ * no lock held: it walks the chain.
+ */
+struct ttm_fence *syncobj_point_resolve(struct ttm_fence *head,
+					uint64_t point);
 
 #endif /* TTMSIM_EXECBUF_SYNCOBJ_H */

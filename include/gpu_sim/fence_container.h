@@ -19,4 +19,13 @@ int fence_unwrap_collect(unsigned int count, struct ttm_fence *const *fences,
 			 struct ttm_fence ***ret_fences,
 			 unsigned int *ret_count);
 
+/*
+ * The point before chain link @fence's when it was added (its @prev's
+ * seqno if @prev was a link of the same timeline), 0 if there was none or
+ * @fence is no link; kept as the link was made, whatever the walks have
+ * dropped since (the kernel's dma_fence_chain::prev_seqno, which the
+ * syncobj query reads).
+ */
+uint64_t fence_chain_prev_seqno(const struct ttm_fence *fence);
+
 #endif /* TTMSIM_GPU_SIM_FENCE_CONTAINER_H */
