@@ -198,6 +198,13 @@ TTM_EXPORT void ttm_fence_cb_barrier(struct ttm_fence *fence)
 		return;
 	pthread_mutex_lock(&fence->lock);
 	pthread_mutex_unlock(&fence->lock);
-	while (__atomic_load_n(&fence->running, __ATOMIC_ACQUIRE))
+	fence_callbacks_wait(fence);
+}
+
+void fence_callbacks_wait(struct ttm_fence *f)
+{
+	if (fence_signalling_now(f))
+		return;
+	while (__atomic_load_n(&f->running, __ATOMIC_ACQUIRE))
 		sched_yield();
 }

@@ -121,8 +121,14 @@ TTM_EXPORT int ttm_fence_wait(struct ttm_fence *fence, bool interruptible,
 
 	self = ww_thread_self();
 	w.thread = self;
-	if (!fence_waiter_queue(fence, &w))
+	if (!fence_waiter_queue(fence, &w)) {
+		/*
+		 * Signalled since the peek above, maybe by another thread
+		 * still running the callbacks: the wait promises them done.
+		 */
+		fence_callbacks_wait(fence);
 		return 0;
+	}
 	ret = fence_waiters_sleep(self, &w, 1, interruptible,
 				  timeout_ns > 0 ? &deadline : NULL);
 	if (!ret)

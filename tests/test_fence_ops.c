@@ -1130,6 +1130,74 @@ static void test_cb_barrier_from_callback(void **state)
 }
 
 /*
+ * A wait that finds the fence pending returns only once its callbacks have
+ * run, even when the fence is signalled elsewhere between the wait's peek
+ * and its queueing: the signaled op, which the peek calls, lets another
+ * thread signal the fence right then, whose slow callback is still
+ * running when the wait goes on to queue itself.
+ */
+static void spin(long ns);
+
+struct late_signal {
+	struct actor sig;
+	int armed;              /* atomic: the next poll lets it signal */
+	int entered, done;      /* atomic: the callback's progress */
+	struct ttm_fence_cb cb;
+};
+
+static struct late_signal *late;
+
+static void late_func(struct ttm_fence *f, struct ttm_fence_cb *cb)
+{
+	struct late_signal *l = container_of(cb, struct late_signal, cb);
+
+	(void)f;
+	__atomic_store_n(&l->entered, 1, __ATOMIC_RELEASE);
+	spin(100 * NS_PER_MS);
+	__atomic_store_n(&l->done, 1, __ATOMIC_RELEASE);
+}
+
+static bool late_signaled(struct ttm_fence *f)
+{
+	if (__atomic_exchange_n(&late->armed, 0, __ATOMIC_ACQ_REL)) {
+		CHECK(actor_post(&late->sig, act_signal, f));
+		/* Marked signalled, its callback running: we said pending. */
+		CHECK(wait_for_int(&late->entered, 1));
+	}
+	return false;
+}
+
+static const struct ttm_fence_ops late_ops = {
+	.get_driver_name = drv_name,
+	.get_timeline_name = drv_timeline,
+	.signaled = late_signaled,
+};
+
+static void test_wait_after_late_callbacks(void **state)
+{
+	struct late_signal l = { .armed = 0 };
+	struct ttm_fence *f = malloc(sizeof(*f));
+
+	(void)state;
+	assert_non_null(f);
+	late = &l;
+	actor_start(&l.sig, NULL);
+	ttm_fence_init(f, &late_ops, ttm_fence_context_alloc(1), 1);
+	assert_int_equal(ttm_fence_add_callback(f, &l.cb, late_func), 0);
+	__atomic_store_n(&l.armed, 1, __ATOMIC_RELEASE);
+	assert_int_equal(ttm_fence_wait(f, false, -1), 0);
+	assert_int_equal(load(&l.entered), 1);
+	assert_int_equal(load(&l.done), 1);
+	assert_true(actor_wait(&l.sig));
+	assert_int_equal(actor_ret(&l.sig), 0);
+	actor_stop(&l.sig);
+	ttm_fence_put(f);
+	assert_int_equal(ttm_fence_rcu_barrier(), 0);
+	late = NULL;
+	assert_checks_passed();
+}
+
+/*
  * The kernel's callback-race self-test, afresh: two threads, each round
  * publishing a fence of its own, adding a callback to the other's, then
  * signalling its own. A thread that does not find its callback run yet
@@ -1272,6 +1340,7 @@ int main(void)
 		TEST(test_wait_any),
 		TEST(test_cb_barrier),
 		TEST(test_cb_barrier_from_callback),
+		TEST(test_wait_after_late_callbacks),
 		TEST(test_callback_race),
 	};
 	int ret = cmocka_run_group_tests_name("fence-ops", tests, NULL, NULL);

@@ -104,6 +104,13 @@ void fence_rcu_retire(struct ttm_fence *f);
 void fence_destroy(struct ttm_fence *f);
 /* fence_cb.c: whether this thread runs @f's callbacks now. */
 bool fence_signalling_now(const struct ttm_fence *f);
+
+/*
+ * Wait (yielding) until the callbacks of @f, seen signalled under its lock
+ * or after taking it once, have finished in the signalling thread; at once
+ * if this thread is running them (fence_cb.c).
+ */
+void fence_callbacks_wait(struct ttm_fence *f);
 /* fence.c: the enable_signaling op, once. */
 void fence_enable_signaling(struct ttm_fence *f);
 

@@ -581,7 +581,8 @@ void ttm_fence_read_unlock(void);
  * Runs release ops in the calling thread. Not inside a read-side section,
  * a fence callback or a release op.
  * Return: 0, or -EDEADLK if the calling thread is inside a read-side
- * section (it would wait for itself).
+ * section or a release op (it would wait for itself); -EINVAL if the ww
+ * debug checker's handler refused it inside a fence-signalling section.
  */
 int ttm_fence_rcu_barrier(void);
 
@@ -601,7 +602,10 @@ int ttm_fence_rcu_barrier(void);
  * Inside a section, as in the kernel's "may be called from atomic
  * context", a thread may:
  *
- * - signal fences, add and remove callbacks, take and drop fence
+ * - signal fences, add callbacks, remove them (but a remove that comes
+ *   as another thread signals that fence waits for its callbacks, as
+ *   ttm_fence_cb_barrier(): two sections removing callbacks of each
+ *   other's fences deadlock, unreported), take and drop fence
  *   references, test fences (ttm_fence_is_signaled(), ttm_fence_wait()
  *   and ttm_resv_wait() with a zero timeout);
  * - try-lock: ww_mutex_trylock(), ttm_bo_reserve() with @no_wait;
