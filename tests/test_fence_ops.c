@@ -5,8 +5,8 @@
  *
  *  - each op called in its context and as often as it should: names on
  *    demand; enable_signaling once, lazily (not by peeks nor by a wait of
- *    timeout 0, never on a signalled fence), without the fence's lock,
- *    and returning false signals the fence; signaled polled while
+ *    timeout 0, not on a fence signalled before it is asked), without
+ *    the fence's lock, and returning false signals the fence; signaled polled while
  *    pending, its true signalling the fence in the polling thread;
  *    release once, at the last put and only once no reader that could see
  *    the fence is in its read-side section; set_deadline only while

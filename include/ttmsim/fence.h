@@ -138,8 +138,11 @@ struct ttm_fence {
  *	Context: Does not sleep. Any thread, any locks held.
  * @enable_signaling: the first time anyone waits for the fence or adds a
  *	callback to it (or calls ttm_fence_enable_sw_signaling()), once, and
- *	only if it has not signalled by then: make sure it will signal (arm
- *	an interrupt...). Return false if it turns out to have signalled
+ *	only if it had not signalled when that started; it runs without the
+ *	fence's lock, so the driver may signal the fence meanwhile: the op
+ *	must cope with a fence that has just signalled (the kernel calls it
+ *	under the lock instead). Make sure it will signal (arm an
+ *	interrupt...). Return false if it turns out to have signalled
  *	already: ttmsim then signals it (with the error set by
  *	ttm_fence_set_error(), if any). Optional: without it, a driver
  *	signals each fence anyway.
@@ -162,9 +165,11 @@ struct ttm_fence {
  *	ran, its pipe is closed, its lock destroyed. Optional: without it,
  *	ttmsim calls free() on the fence, which must then be the start of a
  *	malloc()ed block.
- *	Context: Does not sleep. In the thread of a later last put of a
- *	driver fence (with whatever locks that thread holds), or in
- *	ttm_fence_rcu_barrier(). Must not call ttm_fence_rcu_barrier(); may
+ *	Context: Does not sleep. In the thread of the last put itself when
+ *	no reader is inside a section, else of a later last put of a driver
+ *	fence (with whatever locks that thread holds), or in
+ *	ttm_fence_rcu_barrier(): a driver that unloads calls the barrier,
+ *	or a release held back by a reader may wait for the next put. Must not call ttm_fence_rcu_barrier(); may
  *	put other fences.
  * @set_deadline: a hint from ttm_fence_set_deadline(): someone would like
  *	the fence signalled by @deadline_ns (CLOCK_MONOTONIC). Optional.
@@ -514,8 +519,9 @@ void ttm_fence_set_deadline(struct ttm_fence *fence, uint64_t deadline_ns);
  * @ret_index: the index of the first signalled fence in @fences (the
  *	lowest, if several have).
  *
- * Enables signalling on each fence it waits for; interrupts as in
- * ttm_fence_wait().
+ * Enables signalling on the fences it waits for, in order, up to the
+ * first one found signalled (as the kernel's dma_fence_wait_any_timeout());
+ * interrupts as in ttm_fence_wait().
  *
  * Context: May sleep unless @timeout_ns is 0; interruptibly with
  * @interruptible. Takes and releases the fences' locks. Allocates.

@@ -284,7 +284,9 @@ int ttm_client_syncobj_reset(struct ttm_client *client,
  * signalled. The wait is interruptible, as the kernel's ioctl:
  * ttm_interrupt_thread() ends it with -EINTR.
  *
- * Context: May sleep unless the timeout has passed. Takes and releases
+ * Context: May sleep unless the deadline is 0 (a deadline already past
+ * does not sleep either, but the debug checker's rule 13 counts any
+ * other than 0 as a wait). Takes and releases
  * @client's lock and the syncobjs' and fences' locks. Allocates.
  * Return: 0 (and *@ret_first); -ETIME if the timeout came first; -EINVAL
  * for an empty syncobj without TTM_SYNCOBJ_WAIT_FOR_SUBMIT, unknown
@@ -428,7 +430,7 @@ int ttm_client_syncobj_timeline_signal(struct ttm_client *client,
  * least as high is added, and, with WAIT_AVAILABLE, that is the end of it
  * (the point need not signal).
  *
- * Context: May sleep unless the timeout has passed. As
+ * Context: May sleep unless the deadline is 0. As
  * ttm_client_syncobj_wait().
  * Return: as ttm_client_syncobj_wait(); -EINVAL also for a NULL @points.
  */
