@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A job scheduler in front of a ring, like the kernel's drm_sched: a
+ * driver creates one scheduler per ring with its backend ops
+ * (struct ttm_sched_backend_ops), clients queue jobs on entities
+ * (per-context queues with a priority), and the scheduler runs them on the
+ * backend once their dependencies have signalled and the ring has room
+ * (its credit limit). Every job has two fences of the scheduler's: the
+ * scheduled fence signals when run_job is called, the finished fence when
+ * the hardware fence run_job returned signals, with its error. The
+ * finished fence is what goes into reservation objects.
+ *
+ * Design and what is left: docs/sched-design.md.
+ */
+#ifndef TTMSIM_SCHED_H
+#define TTMSIM_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ttmsim/fence.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ttm_gpu;
+struct ttm_sched;
+struct ttm_sched_entity;
+struct ttm_sched_job;
+
+/**
+ * enum ttm_sched_priority - an entity's priority; higher ones run first.
+ * @TTM_SCHED_PRIORITY_KERNEL: the driver's own work (moves, clears).
+ * @TTM_SCHED_PRIORITY_HIGH: a high-priority client context.
+ * @TTM_SCHED_PRIORITY_NORMAL: the default.
+ * @TTM_SCHED_PRIORITY_LOW: background work.
+ * @TTM_SCHED_PRIORITY_COUNT: the number of priorities.
+ */
+enum ttm_sched_priority {
+	TTM_SCHED_PRIORITY_KERNEL,
+	TTM_SCHED_PRIORITY_HIGH,
+	TTM_SCHED_PRIORITY_NORMAL,
+	TTM_SCHED_PRIORITY_LOW,
+	TTM_SCHED_PRIORITY_COUNT,
+};
+
+/**
+ * enum ttm_sched_stat - what a timedout_job op did.
+ * @TTM_SCHED_STAT_RESET: the ring was reset; the driver has signalled (or
+ *	will signal) the job's hardware fence, normally with an error such
+ *	as -ETIMEDOUT, which the finished fence then carries. The next
+ *	running job gets a fresh timeout.
+ * @TTM_SCHED_STAT_NO_HANG: the job is still making progress: the timeout
+ *	is re-armed for it, counted from now.
+ * @TTM_SCHED_STAT_ENODEV: the device is gone: no more timeouts fire; the
+ *	driver signals the hardware fences itself.
+ */
+enum ttm_sched_stat {
+	TTM_SCHED_STAT_RESET,
+	TTM_SCHED_STAT_NO_HANG,
+	TTM_SCHED_STAT_ENODEV,
+};
+
+/**
+ * struct ttm_sched_backend_ops - the hardware behind a scheduler.
+ * @run_job: start @job on the ring. Called once per job, in order of
+ *	selection, after its dependencies have signalled without error and
+ *	its scheduled fence has signalled. Returns the hardware fence (a
+ *	reference the scheduler takes over), which signals when the job is
+ *	done, with an error if it failed; or an error pointer
+ *	(ttm_sched_err_ptr()) if it could not be started: the finished
+ *	fence then signals with that error at once. Mandatory.
+ *	Context: May sleep, but holds up the ring while it does. Runs in the
+ *	scheduler's thread, no scheduler lock held.
+ * @timedout_job: @job has run for longer than the scheduler's timeout.
+ *	Reset the ring, resubmit, mark the context guilty: see
+ *	enum ttm_sched_stat for what each answer means. Optional: without
+ *	it a timeout does nothing.
+ *	Context: May sleep. Runs in the scheduler's thread, no scheduler
+ *	lock held.
+ * @free_job: the job's finished fence has signalled (or it was never run,
+ *	see ttm_sched_entity_destroy()): drop the scheduler's state with
+ *	ttm_sched_job_cleanup() and free the driver's object. Mandatory.
+ *	Context: May sleep. Runs in the scheduler's thread, or in the thread
+ *	that destroys the entity or the scheduler.
+ */
+struct ttm_sched_backend_ops {
+	struct ttm_fence *(*run_job)(struct ttm_sched_job *job);
+	enum ttm_sched_stat (*timedout_job)(struct ttm_sched_job *job);
+	void (*free_job)(struct ttm_sched_job *job);
+};
+
+/**
+ * struct ttm_sched_options - how to create a scheduler.
+ * @name: the ring's name, for fence timelines; copied (up to 31 bytes).
+ * @credit_limit: how many credits of jobs may be on the ring at once
+ *	(handed to run_job and not yet finished); at least 1.
+ * @timeout_ns: how long a job may run before timedout_job is called, from
+ *	run_job; 0 for no timeout.
+ * @ops: the backend; must outlive the scheduler.
+ * @gpu: the GPU whose clock the scheduler follows, or NULL for real
+ *	time. Only a real-time GPU is accepted in this version.
+ */
+struct ttm_sched_options {
+	const char *name;
+	uint32_t credit_limit;
+	uint64_t timeout_ns;
+	const struct ttm_sched_backend_ops *ops;
+	struct ttm_gpu *gpu;
+};
+
+/**
+ * struct ttm_sched_job - a job, for drivers to embed in their own object.
+ *
+ * A driver embeds it, fills it with ttm_sched_job_init() and finds its
+ * object again with container_of() in its ops. The fields are private to
+ * ttmsim.
+ */
+struct ttm_sched_job {
+	/* private: */
+	struct ttm_sched *sched;
+	struct ttm_sched_entity *entity;
+	uint32_t credits;
+	bool armed;                     /* the fences are initialised */
+	bool dep_armed;                 /* dep_cb is on a dependency */
+	bool done;                      /* off the ring, waits for free */
+	struct ttm_fence *scheduled;    /* ttm_sched_job_scheduled() */
+	struct ttm_fence *finished;     /* ttm_sched_job_finished() */
+	struct ttm_fence **deps;        /* references, deps[next_dep..] left */
+	unsigned int n_deps, max_deps, next_dep;
+	struct ttm_fence_cb dep_cb;     /* on deps[next_dep] */
+	struct ttm_fence *hw_fence;     /* run_job's, once running */
+	struct ttm_fence_cb hw_cb;
+	int error;                      /* for the finished fence */
+	uint64_t deadline_ns;           /* timeout, while running */
+	struct ttm_sched_job *next;     /* entity queue, pending or done */
+	struct ttm_sched_job *prev;     /* pending list */
+};
+
+/**
+ * ttm_sched_err_ptr() - an error as a fence pointer, for run_job.
+ * @error: a negative errno.
+ *
+ * Context: Does not sleep.
+ * Return: a pointer that ttm_sched_is_err() recognises.
+ */
+static inline struct ttm_fence *ttm_sched_err_ptr(int error)
+{
+	return (struct ttm_fence *)(intptr_t)error;
+}
+
+/**
+ * ttm_sched_is_err() - is @fence an error pointer?
+ * @fence: what run_job returned.
+ *
+ * Context: Does not sleep.
+ * Return: true for ttm_sched_err_ptr() values.
+ */
+static inline bool ttm_sched_is_err(const struct ttm_fence *fence)
+{
+	return (uintptr_t)fence >= (uintptr_t)-4095;
+}
+
+/**
+ * ttm_sched_create() - create a scheduler for one ring and start it.
+ * @options: name, credit limit, timeout, backend and clock.
+ * @ret_sched: the new scheduler.
+ *
+ * Context: Does not sleep. Starts the scheduler's thread.
+ * Return: 0 and *@ret_sched; -EINVAL for missing ops or a zero credit
+ * limit; -EOPNOTSUPP for a GPU on the virtual clock (not yet); -ENOMEM;
+ * -EAGAIN (no thread).
+ */
+int ttm_sched_create(const struct ttm_sched_options *options,
+		     struct ttm_sched **ret_sched);
+
+/**
+ * ttm_sched_destroy() - wait for the ring to drain, then stop and free.
+ * @sched: the scheduler, or NULL.
+ *
+ * Every entity must have been destroyed. Waits until every job handed to
+ * run_job has finished (so the driver must make its hardware fences
+ * signal, resetting if need be) and free_job has been called for it, then
+ * joins the thread.
+ *
+ * Context: May sleep. Not from a fence callback nor from the ops.
+ */
+void ttm_sched_destroy(struct ttm_sched *sched);
+
+/**
+ * ttm_sched_entity_create() - a queue of jobs with a priority.
+ * @sched: the scheduler it feeds.
+ * @priority: one of enum ttm_sched_priority.
+ * @ret_entity: the new entity.
+ *
+ * Jobs of one entity run in the order they were pushed; entities of one
+ * priority take turns (round-robin), and a higher priority goes first.
+ *
+ * Context: Does not sleep. Takes and releases the scheduler's lock.
+ * Return: 0 and *@ret_entity; -EINVAL for a bad priority; -ENOMEM.
+ */
+int ttm_sched_entity_create(struct ttm_sched *sched,
+			    enum ttm_sched_priority priority,
+			    struct ttm_sched_entity **ret_entity);
+
+/**
+ * ttm_sched_entity_destroy() - flush an entity, kill what is left, free.
+ * @entity: the entity, or NULL.
+ * @timeout_ns: how long to wait for its queue to drain; 0 kills at once.
+ *
+ * As the kernel's drm_sched_entity_destroy(): first waits up to
+ * @timeout_ns for the queued jobs to be handed to the ring; the jobs still
+ * queued then are killed: their scheduled fences signal, their finished
+ * fences signal -ESRCH (the context is gone), and free_job is called for
+ * them in the calling thread without run_job. Jobs already on the ring
+ * finish normally.
+ *
+ * Context: May sleep. Not from a fence callback nor from the ops.
+ */
+void ttm_sched_entity_destroy(struct ttm_sched_entity *entity,
+			      uint64_t timeout_ns);
+
+/**
+ * ttm_sched_job_init() - prepare a job for @entity.
+ * @job: the job, in the driver's memory.
+ * @entity: where it will be pushed.
+ * @credits: its share of the ring's credit limit; at least 1, clamped to
+ *	the limit.
+ *
+ * Allocates the scheduled and finished fences (not yet armed).
+ *
+ * Context: Does not sleep.
+ * Return: 0; -EINVAL for 0 credits; -ENOMEM.
+ */
+int ttm_sched_job_init(struct ttm_sched_job *job,
+		       struct ttm_sched_entity *entity, uint32_t credits);
+
+/**
+ * ttm_sched_job_add_dependency() - make @job wait for @fence.
+ * @job: an initialised job, not yet pushed.
+ * @fence: a fence of any scheduler or timeline; the call takes over the
+ *	caller's reference, even on error.
+ *
+ * A dependency that signals with an error fails the job: its finished
+ * fence gets that error and run_job is not called. Later fences of the
+ * same context replace earlier ones, as in the kernel.
+ *
+ * Context: Does not sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
+				 struct ttm_fence *fence);
+
+/**
+ * ttm_sched_job_arm() - give the job its place on the entity's timeline.
+ * @job: an initialised job.
+ *
+ * From now on its finished fence may be published (in reservations,
+ * syncobjs) and the job must be pushed: there is no way back.
+ *
+ * Context: Does not sleep.
+ */
+void ttm_sched_job_arm(struct ttm_sched_job *job);
+
+/**
+ * ttm_sched_entity_push_job() - queue an armed job on its entity.
+ * @job: the job; the scheduler owns it until free_job.
+ *
+ * Context: Does not sleep. Takes and releases the scheduler's lock. Any
+ * thread, the ops included; not concurrently with
+ * ttm_sched_entity_destroy() of the same entity.
+ */
+void ttm_sched_entity_push_job(struct ttm_sched_job *job);
+
+/**
+ * ttm_sched_job_cleanup() - drop the scheduler's state of a job.
+ * @job: an initialised job: from free_job, or one never armed.
+ *
+ * Puts the dependencies, the hardware fence and the job's references to
+ * its scheduled and finished fences (take your own first to keep them).
+ *
+ * Context: Does not sleep.
+ */
+void ttm_sched_job_cleanup(struct ttm_sched_job *job);
+
+/**
+ * ttm_sched_job_scheduled() - the fence that signals at run_job.
+ * @job: an initialised job.
+ *
+ * Context: Does not sleep.
+ * Return: the fence, without a new reference.
+ */
+struct ttm_fence *ttm_sched_job_scheduled(struct ttm_sched_job *job);
+
+/**
+ * ttm_sched_job_finished() - the fence that signals when the job is done.
+ * @job: an initialised job.
+ *
+ * It carries the hardware fence's error, or -ESRCH, or a failed
+ * dependency's error, or run_job's.
+ *
+ * Context: Does not sleep.
+ * Return: the fence, without a new reference.
+ */
+struct ttm_fence *ttm_sched_job_finished(struct ttm_sched_job *job);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTMSIM_SCHED_H */

@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The job scheduler (ttmsim/sched.h), real-time mode: one thread per
+ * scheduler (ring) selects the next job, calls run_job, fires timeouts and
+ * calls free_job. Everything else (push, dependency and hardware fence
+ * callbacks) only queues state under the scheduler's lock and wakes it.
+ *
+ * Rule: the scheduler's lock is never held while calling out (backend ops,
+ * fence signalling, fence status polls or callback registration, which may
+ * run a driver's fence ops). Design: docs/sched-design.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/compiler.h"
+#include "ttmsim/sched.h"
+
+struct ttm_sched_entity {
+	struct ttm_sched *sched;
+	enum ttm_sched_priority priority;
+	/* The run queue of @priority: a circular list, under sched->lock. */
+	struct ttm_sched_entity *rq_next, *rq_prev;
+	/* Queued jobs, oldest first, under sched->lock. */
+	struct ttm_sched_job *q_head, *q_tail;
+	/* The thread is looking at the head job without the lock. */
+	bool busy;
+	/* Being destroyed: never selected again. */
+	bool dead;
+	uint64_t context;       /* scheduled; finished is context + 1 */
+	uint64_t seqno;         /* the last armed job's */
+};
+
+struct ttm_sched {
+	char name[32];
+	uint32_t credit_limit;
+	uint64_t timeout_ns;
+	const struct ttm_sched_backend_ops *ops;
+
+	pthread_mutex_t lock;
+	pthread_cond_t wake;    /* the thread: work, or a deadline */
+	pthread_cond_t idle;    /* destroyers: progress was made */
+	pthread_t thread;
+	bool stop;
+	bool no_timeouts;       /* timedout_job said ENODEV */
+
+	/* The entity each priority tries first (round-robin cursor). */
+	struct ttm_sched_entity *rq[TTM_SCHED_PRIORITY_COUNT];
+	unsigned int n_entities;
+	uint32_t in_flight;     /* credits of the pending jobs */
+	/* Handed to run_job, not finished: oldest first. */
+	struct ttm_sched_job *pending_head, *pending_tail;
+	/* Finished, waiting for free_job in the thread. */
+	struct ttm_sched_job *done_head, *done_tail;
+};
+
+/* A scheduled or finished fence: the timeline's name outlives the ring. */
+struct sched_fence {
+	struct ttm_fence base;
+	char name[32];
+};
+
+static const char *sched_fence_driver_name(struct ttm_fence *fence)
+{
+	(void)fence;
+	return "ttm_sched";
+}
+
+static const char *sched_fence_timeline_name(struct ttm_fence *fence)
+{
+	return container_of(fence, struct sched_fence, base)->name;
+}
+
+static void sched_fence_release(struct ttm_fence *fence)
+{
+	free(container_of(fence, struct sched_fence, base));
+}
+
+static const struct ttm_fence_ops sched_fence_ops = {
+	.use_64bit_seqno = true,
+	.get_driver_name = sched_fence_driver_name,
+	.get_timeline_name = sched_fence_timeline_name,
+	.release = sched_fence_release,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void abs_time(struct timespec *ts, uint64_t ns)
+{
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+/* List helpers; all under sched->lock. */
+static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
+{
+	job->next = NULL;
+	if (s->done_tail)
+		s->done_tail->next = job;
+	else
+		s->done_head = job;
+	s->done_tail = job;
+	pthread_cond_signal(&s->wake);
+}
+
+static void pending_append(struct ttm_sched *s, struct ttm_sched_job *job)
+{
+	job->next = NULL;
+	job->prev = s->pending_tail;
+	if (s->pending_tail)
+		s->pending_tail->next = job;
+	else
+		s->pending_head = job;
+	s->pending_tail = job;
+}
+
+static void pending_remove(struct ttm_sched *s, struct ttm_sched_job *job)
+{
+	if (job->prev)
+		job->prev->next = job->next;
+	else
+		s->pending_head = job->next;
+	if (job->next)
+		job->next->prev = job->prev;
+	else
+		s->pending_tail = job->prev;
+	job->next = job->prev = NULL;
+}
+
+/*
+ * The job left the ring (its hardware fence signalled, or run_job
+ * failed): signal its finished fence, give its credits back, queue it for
+ * free_job. Runs in the fence's signalling thread, so no ops here.
+ */
+static void job_done(struct ttm_sched_job *job, int error)
+{
+	struct ttm_sched *s = job->sched;
+
+	if (!error)
+		error = job->error;
+	ttm_fence_signal(job->finished, error < 0 ? error : 0);
+	pthread_mutex_lock(&s->lock);
+	pending_remove(s, job);
+	job->done = true;
+	s->in_flight -= job->credits;
+	done_append(s, job);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
+						 hw_cb);
+	int status = ttm_fence_get_status(fence);
+
+	job_done(job, status < 0 ? status : 0);
+}
+
+/* A dependency signalled: the head of its entity may be ready now. */
+static void dep_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
+						 dep_cb);
+	struct ttm_sched *s = job->sched;
+
+	(void)fence;
+	pthread_mutex_lock(&s->lock);
+	job->dep_armed = false;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Walk the head job's remaining dependencies, without the lock (status
+ * polls and callback registration may run a driver's fence ops). Only the
+ * scheduler's thread does this, with entity->busy set, so the job stays.
+ * Return: true if all have signalled; false if a callback is armed.
+ */
+static bool job_deps_signalled(struct ttm_sched_job *job)
+{
+	struct ttm_sched *s = job->sched;
+
+	while (job->next_dep < job->n_deps) {
+		struct ttm_fence *dep = job->deps[job->next_dep];
+		int status = ttm_fence_get_status(dep);
+
+		if (!status) {
+			pthread_mutex_lock(&s->lock);
+			job->dep_armed = true;
+			pthread_mutex_unlock(&s->lock);
+			if (!ttm_fence_add_callback(dep, &job->dep_cb,
+						    dep_fence_cb))
+				return false;
+			pthread_mutex_lock(&s->lock);
+			job->dep_armed = false;
+			pthread_mutex_unlock(&s->lock);
+			status = ttm_fence_get_status(dep);
+		}
+		if (status < 0 && !job->error)
+			job->error = status;
+		job->next_dep++;
+	}
+	return true;
+}
+
+/*
+ * The next entity to serve, highest priority first, round-robin within
+ * one: the first whose head job is not waiting for a dependency and fits
+ * in the free credits. A job too big for the free credits lets a smaller
+ * one of another entity (even of a lower priority) pass, as in the kernel.
+ */
+static struct ttm_sched_entity *select_entity(struct ttm_sched *s)
+{
+	for (int p = 0; p < TTM_SCHED_PRIORITY_COUNT; p++) {
+		struct ttm_sched_entity *first = s->rq[p], *e = first;
+
+		if (!e)
+			continue;
+		do {
+			struct ttm_sched_job *job = e->q_head;
+
+			if (job && !e->dead && !job->dep_armed &&
+			    job->credits <= s->credit_limit - s->in_flight)
+				return e;
+			e = e->rq_next;
+		} while (e != first);
+	}
+	return NULL;
+}
+
+/* Under the lock: the earliest timeout of a running job, or 0. */
+static struct ttm_sched_job *first_timeout(struct ttm_sched *s)
+{
+	struct ttm_sched_job *best = NULL;
+
+	if (!s->timeout_ns || s->no_timeouts)
+		return NULL;
+	for (struct ttm_sched_job *j = s->pending_head; j; j = j->next)
+		if (j->deadline_ns && (!best ||
+				       j->deadline_ns < best->deadline_ns))
+			best = j;
+	return best;
+}
+
+/* Called with the lock held, returns with it held. */
+static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
+{
+	enum ttm_sched_stat stat = TTM_SCHED_STAT_NO_HANG;
+
+	/* Not again for this run unless the driver says it still runs. */
+	job->deadline_ns = 0;
+	pthread_mutex_unlock(&s->lock);
+	if (s->ops->timedout_job)
+		stat = s->ops->timedout_job(job);
+	pthread_mutex_lock(&s->lock);
+	/*
+	 * The job is still ours: only this thread calls free_job. It may
+	 * have finished meanwhile (it is on the done list then).
+	 */
+	if (stat == TTM_SCHED_STAT_ENODEV)
+		s->no_timeouts = true;
+	else if (stat == TTM_SCHED_STAT_NO_HANG && !job->done)
+		job->deadline_ns = now_ns() + s->timeout_ns;
+}
+
+/* Called with the lock held, returns with it held. */
+static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
+{
+	struct ttm_sched_job *job = e->q_head;
+	struct ttm_fence *hw;
+	bool ready;
+
+	e->busy = true;
+	pthread_mutex_unlock(&s->lock);
+	ready = job_deps_signalled(job);
+	pthread_mutex_lock(&s->lock);
+	e->busy = false;
+	pthread_cond_broadcast(&s->idle);
+	if (!ready || e->dead)
+		return;
+
+	e->q_head = job->next;
+	if (!e->q_head)
+		e->q_tail = NULL;
+	s->rq[e->priority] = e->rq_next; /* the next one's turn */
+	s->in_flight += job->credits;
+	job->deadline_ns = s->timeout_ns ? now_ns() + s->timeout_ns : 0;
+	pending_append(s, job);
+	pthread_cond_broadcast(&s->idle); /* entity flushes */
+	pthread_mutex_unlock(&s->lock);
+
+	ttm_fence_signal(job->scheduled, 0);
+	if (job->error) {
+		/* A dependency failed: never runs, fails at once. */
+		job_done(job, job->error);
+		pthread_mutex_lock(&s->lock);
+		return;
+	}
+	hw = s->ops->run_job(job);
+	if (!hw || ttm_sched_is_err(hw)) {
+		job_done(job, hw ? (int)(intptr_t)hw : -EINVAL);
+	} else {
+		job->hw_fence = hw;
+		if (ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
+			hw_fence_cb(hw, &job->hw_cb);
+	}
+	pthread_mutex_lock(&s->lock);
+}
+
+static void *sched_thread(void *arg)
+{
+	struct ttm_sched *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct ttm_sched_entity *e;
+		struct ttm_sched_job *job;
+		struct timespec ts;
+
+		if (s->done_head) {
+			job = s->done_head;
+			s->done_head = job->next;
+			if (!s->done_head)
+				s->done_tail = NULL;
+			pthread_mutex_unlock(&s->lock);
+			s->ops->free_job(job);
+			pthread_mutex_lock(&s->lock);
+			pthread_cond_broadcast(&s->idle);
+			continue;
+		}
+		job = first_timeout(s);
+		if (job && job->deadline_ns <= now_ns()) {
+			handle_timeout(s, job);
+			continue;
+		}
+		if (s->stop)
+			break;
+		e = select_entity(s);
+		if (e) {
+			run_one(s, e);
+			continue;
+		}
+		if (job) {
+			abs_time(&ts, job->deadline_ns);
+			pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+		} else {
+			pthread_cond_wait(&s->wake, &s->lock);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
+				struct ttm_sched **ret_sched)
+{
+	struct ttm_sched *s;
+	pthread_condattr_t attr;
+
+	if (!options || !options->ops || !options->ops->run_job ||
+	    !options->ops->free_job || !options->credit_limit || !ret_sched)
+		return -EINVAL;
+	/* The virtual clock drives the scheduler from ttm_gpu_advance(). */
+	if (options->gpu)
+		return -EOPNOTSUPP;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	snprintf(s->name, sizeof(s->name), "%s",
+		 options->name ? options->name : "sched");
+	s->credit_limit = options->credit_limit;
+	s->timeout_ns = options->timeout_ns;
+	s->ops = options->ops;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &attr);
+	pthread_cond_init(&s->idle, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&s->thread, NULL, sched_thread, s)) {
+		pthread_cond_destroy(&s->idle);
+		pthread_cond_destroy(&s->wake);
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		return -EAGAIN;
+	}
+	*ret_sched = s;
+	return 0;
+}
+
+TTM_EXPORT void ttm_sched_destroy(struct ttm_sched *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	while (s->pending_head || s->done_head)
+		pthread_cond_wait(&s->idle, &s->lock);
+	s->stop = true;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->idle);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+TTM_EXPORT int ttm_sched_entity_create(struct ttm_sched *s,
+				       enum ttm_sched_priority priority,
+				       struct ttm_sched_entity **ret_entity)
+{
+	struct ttm_sched_entity *e, *head;
+
+	if (!s || !ret_entity || (unsigned int)priority >=
+				  TTM_SCHED_PRIORITY_COUNT)
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->sched = s;
+	e->priority = priority;
+	e->context = ttm_fence_context_alloc(2);
+	pthread_mutex_lock(&s->lock);
+	head = s->rq[priority];
+	if (head) {
+		/* Last in the turn order: just before the cursor. */
+		e->rq_next = head;
+		e->rq_prev = head->rq_prev;
+		head->rq_prev->rq_next = e;
+		head->rq_prev = e;
+	} else {
+		e->rq_next = e->rq_prev = e;
+		s->rq[priority] = e;
+	}
+	s->n_entities++;
+	pthread_mutex_unlock(&s->lock);
+	*ret_entity = e;
+	return 0;
+}
+
+TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
+					 uint64_t timeout_ns)
+{
+	struct ttm_sched_job *job, *next;
+	struct ttm_sched *s;
+	struct timespec ts;
+	uint64_t end;
+
+	if (!e)
+		return;
+	s = e->sched;
+	end = now_ns() + timeout_ns;
+	if (end < timeout_ns)
+		end = UINT64_MAX;
+	pthread_mutex_lock(&s->lock);
+	/* Flush: give the queue a chance to reach the ring. */
+	while (e->q_head && now_ns() < end) {
+		abs_time(&ts, end);
+		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
+	}
+	/* Kill: nothing of it is selected or looked at any more. */
+	e->dead = true;
+	while (e->busy)
+		pthread_cond_wait(&s->idle, &s->lock);
+	if (e->rq_next == e) {
+		s->rq[e->priority] = NULL;
+	} else {
+		e->rq_prev->rq_next = e->rq_next;
+		e->rq_next->rq_prev = e->rq_prev;
+		if (s->rq[e->priority] == e)
+			s->rq[e->priority] = e->rq_next;
+	}
+	s->n_entities--;
+	job = e->q_head;
+	e->q_head = e->q_tail = NULL;
+	pthread_mutex_unlock(&s->lock);
+
+	for (; job; job = next) {
+		bool armed;
+
+		next = job->next;
+		/* Read under the lock the callback clears it under. */
+		pthread_mutex_lock(&s->lock);
+		armed = job->dep_armed;
+		pthread_mutex_unlock(&s->lock);
+		if (armed) {
+			struct ttm_fence *dep = job->deps[job->next_dep];
+
+			/* Its callback must be over before the job goes. */
+			if (!ttm_fence_remove_callback(dep, &job->dep_cb))
+				ttm_fence_cb_barrier(dep);
+		}
+		ttm_fence_signal(job->scheduled, 0);
+		ttm_fence_signal(job->finished, -ESRCH);
+		s->ops->free_job(job);
+	}
+	free(e);
+}
+
+static struct ttm_fence *sched_fence_alloc(const char *name)
+{
+	struct sched_fence *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	return &f->base;
+}
+
+static void sched_fence_free_unarmed(struct ttm_fence *fence)
+{
+	if (fence)
+		free(container_of(fence, struct sched_fence, base));
+}
+
+TTM_EXPORT int ttm_sched_job_init(struct ttm_sched_job *job,
+				  struct ttm_sched_entity *e, uint32_t credits)
+{
+	if (!job || !e || !credits)
+		return -EINVAL;
+	memset(job, 0, sizeof(*job));
+	job->sched = e->sched;
+	job->entity = e;
+	/* The kernel warns and clamps: a bigger job could never run. */
+	job->credits = credits < e->sched->credit_limit ?
+		       credits : e->sched->credit_limit;
+	job->scheduled = sched_fence_alloc(e->sched->name);
+	job->finished = sched_fence_alloc(e->sched->name);
+	if (!job->scheduled || !job->finished) {
+		sched_fence_free_unarmed(job->scheduled);
+		sched_fence_free_unarmed(job->finished);
+		job->scheduled = job->finished = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+TTM_EXPORT int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
+					    struct ttm_fence *fence)
+{
+	struct ttm_fence **deps;
+	unsigned int max;
+
+	if (!fence)
+		return 0;
+	/* One fence per context is enough: keep the later one. */
+	for (unsigned int i = 0; i < job->n_deps; i++) {
+		if (ttm_fence_context(job->deps[i]) !=
+		    ttm_fence_context(fence))
+			continue;
+		if (ttm_fence_is_later(fence, job->deps[i])) {
+			ttm_fence_put(job->deps[i]);
+			job->deps[i] = fence;
+		} else {
+			ttm_fence_put(fence);
+		}
+		return 0;
+	}
+	if (job->n_deps == job->max_deps) {
+		max = job->max_deps ? 2 * job->max_deps : 4;
+		deps = realloc(job->deps, max * sizeof(*deps));
+		if (!deps) {
+			ttm_fence_put(fence);
+			return -ENOMEM;
+		}
+		job->deps = deps;
+		job->max_deps = max;
+	}
+	job->deps[job->n_deps++] = fence;
+	return 0;
+}
+
+TTM_EXPORT void ttm_sched_job_arm(struct ttm_sched_job *job)
+{
+	struct ttm_sched_entity *e = job->entity;
+	uint64_t seqno;
+
+	/* Arms and pushes of one entity are serialised by its owner. */
+	seqno = ++e->seqno;
+	ttm_fence_init(job->scheduled, &sched_fence_ops, e->context, seqno);
+	ttm_fence_init(job->finished, &sched_fence_ops, e->context + 1,
+		       seqno);
+	job->armed = true;
+}
+
+TTM_EXPORT void ttm_sched_entity_push_job(struct ttm_sched_job *job)
+{
+	struct ttm_sched_entity *e = job->entity;
+	struct ttm_sched *s = e->sched;
+
+	job->next = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (e->q_tail)
+		e->q_tail->next = job;
+	else
+		e->q_head = job;
+	e->q_tail = job;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+}
+
+TTM_EXPORT void ttm_sched_job_cleanup(struct ttm_sched_job *job)
+{
+	for (unsigned int i = 0; i < job->n_deps; i++)
+		ttm_fence_put(job->deps[i]);
+	free(job->deps);
+	job->deps = NULL;
+	job->n_deps = job->max_deps = job->next_dep = 0;
+	ttm_fence_put(job->hw_fence);
+	job->hw_fence = NULL;
+	if (job->armed) {
+		ttm_fence_put(job->scheduled);
+		ttm_fence_put(job->finished);
+	} else {
+		sched_fence_free_unarmed(job->scheduled);
+		sched_fence_free_unarmed(job->finished);
+	}
+	job->scheduled = job->finished = NULL;
+}
+
+TTM_EXPORT struct ttm_fence *ttm_sched_job_scheduled(struct ttm_sched_job *job)
+{
+	return job->scheduled;
+}
+
+TTM_EXPORT struct ttm_fence *ttm_sched_job_finished(struct ttm_sched_job *job)
+{
+	return job->finished;
+}
