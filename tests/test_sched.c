@@ -28,7 +28,56 @@ struct mock {
 	/* What timedout_job answers: NO_HANG this many times, then RESET. */
 	unsigned int no_hang;
 	int run_error;                  /* run_job fails with it */
+	bool dep_waited;                /* a probe fence got a callback */
 };
+
+/*
+ * A dependency that tells the test when the scheduler starts waiting for
+ * it: its enable_signaling op runs on the first ttm_fence_add_callback().
+ */
+struct probe_fence {
+	struct ttm_fence base;
+	struct mock *m;
+};
+
+static const char *probe_name(struct ttm_fence *fence)
+{
+	(void)fence;
+	return "probe";
+}
+
+static bool probe_enable_signaling(struct ttm_fence *fence)
+{
+	struct mock *m = container_of(fence, struct probe_fence, base)->m;
+
+	pthread_mutex_lock(&m->lock);
+	m->dep_waited = true;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	return true;
+}
+
+static void probe_release(struct ttm_fence *fence)
+{
+	free(container_of(fence, struct probe_fence, base));
+}
+
+static const struct ttm_fence_ops probe_ops = {
+	.get_driver_name = probe_name,
+	.get_timeline_name = probe_name,
+	.enable_signaling = probe_enable_signaling,
+	.release = probe_release,
+};
+
+static struct ttm_fence *probe_new(struct mock *m)
+{
+	struct probe_fence *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	p->m = m;
+	ttm_fence_init(&p->base, &probe_ops, ttm_fence_context_alloc(1), 1);
+	return &p->base;
+}
 
 struct mock_job {
 	struct ttm_sched_job base;
@@ -446,7 +495,7 @@ static void test_entity_teardown(void **state)
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
 	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_sched_entity *w = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_fence *never = mock_fence_new("never");
+	struct ttm_fence *never = probe_new(m);
 	struct ttm_fence *fin[4], *sched_f[4];
 
 	(void)state;
@@ -463,6 +512,11 @@ static void test_entity_teardown(void **state)
 	}
 	hw_done(m, 0, 0);
 	wait_ok(fin[0], 1);
+	/* Room on the ring: the scheduler now waits for the dependency. */
+	pthread_mutex_lock(&m->lock);
+	while (!m->dep_waited)
+		pthread_cond_wait(&m->cond, &m->lock);
+	pthread_mutex_unlock(&m->lock);
 	ttm_sched_entity_destroy(w, 0);
 	assert_true(ttm_fence_is_signaled(sched_f[3]));
 	wait_ok(fin[3], -ESRCH);
@@ -471,6 +525,7 @@ static void test_entity_teardown(void **state)
 	assert_int_equal(m->n_freed, 4);
 	for (int i = 0; i < 4; i++)
 		ttm_fence_put(sched_f[i]);
+	/* The killed job's callback is gone: nothing runs on freed memory. */
 	ttm_fence_signal(never, 0);
 	ttm_fence_put(never);
 	mock_free(m);
