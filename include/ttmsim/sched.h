@@ -125,6 +125,7 @@ struct ttm_sched_job {
 	bool armed;                     /* the fences are initialised */
 	bool dep_armed;                 /* dep_cb is on a dependency */
 	bool done;                      /* off the ring, waits for free */
+	bool killed;                    /* its entity is gone: -ESRCH */
 	struct ttm_fence *scheduled;    /* ttm_sched_job_scheduled() */
 	struct ttm_fence *finished;     /* ttm_sched_job_finished() */
 	struct ttm_fence **deps;        /* references, deps[next_dep..] left */
