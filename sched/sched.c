@@ -669,12 +669,16 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	 * event until the queue has reached the ring (or nothing is left to
 	 * happen: then the clock stops there rather than jump to the end).
 	 */
-	if (s->gpu && timeout_ns)
-		gpu_clock_run(s->gpu, timeout_ns / 1000 + !!(timeout_ns % 1000),
-			      entity_queued, e);
-	end = now_ns() + timeout_ns;
-	if (end < timeout_ns || s->gpu)
-		end = s->gpu ? 0 : UINT64_MAX;
+	if (s->gpu) {
+		if (timeout_ns)
+			gpu_clock_run(s->gpu, timeout_ns / 1000 +
+				      !!(timeout_ns % 1000), entity_queued, e);
+		end = 0; /* no real-time wait below */
+	} else {
+		end = now_ns() + timeout_ns;
+		if (end < timeout_ns)
+			end = UINT64_MAX;
+	}
 	pthread_mutex_lock(&s->lock);
 	/* Flush: give the queue a chance to reach the ring. */
 	while (e->q_head && now_ns() < end) {
