@@ -134,7 +134,8 @@ static uint64_t run_events(struct ttm_gpu *gpu, uint64_t target,
 			     job->info.id < first->info.id))
 				first = job;
 		}
-		if (deadline <= target &&
+		/* UINT64_MAX: no deadline, even with no target either. */
+		if (deadline != UINT64_MAX && deadline <= target &&
 		    (!first || deadline < first->end_us)) {
 			/* Past deadlines fired in the step: never back. */
 			if (deadline > now)

@@ -507,15 +507,14 @@ static bool sched_busy(void *data)
  */
 static void sched_drain_virtual(struct ttm_sched *s)
 {
-	for (;;) {
+	while (sched_busy(s)) {
 		gpu_clock_run(s->gpu, UINT64_MAX, sched_busy, s);
+		/*
+		 * A job_done() or a kill callback of another thread ends this
+		 * wait (or that thread's ttm_gpu_advance() did it all).
+		 */
 		pthread_mutex_lock(&s->lock);
-		if (!sched_busy_locked(s)) {
-			pthread_mutex_unlock(&s->lock);
-			return;
-		}
-		/* Only a job_done() or a kill callback ends this wait. */
-		while (!s->done_head)
+		while (!s->done_head && sched_busy_locked(s))
 			pthread_cond_wait(&s->idle, &s->lock);
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -670,7 +669,7 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	 * happen: then the clock stops there rather than jump to the end).
 	 */
 	if (s->gpu) {
-		if (timeout_ns)
+		if (timeout_ns && entity_queued(e))
 			gpu_clock_run(s->gpu, timeout_ns / 1000 +
 				      !!(timeout_ns % 1000), entity_queued, e);
 		end = 0; /* no real-time wait below */

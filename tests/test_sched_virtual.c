@@ -516,6 +516,40 @@ static void test_v_flush(void **state)
 	vm_free(m);
 }
 
+static void *signal_hw0(void *arg)
+{
+	struct vm *m = arg;
+
+	ttm_fence_signal(m->hw[0], 0);
+	return NULL;
+}
+
+/*
+ * A hardware fence the GPU does not signal (a driver's): with no event
+ * left, the virtual destroy waits for it, as the real-time one does, and
+ * then frees the job.
+ */
+static void test_v_destroy_waits_for_driver_fence(void **state)
+{
+	struct vm *m = vm_new(1, 0);
+	struct ttm_sched *s = vsched_new(m, "ring0", 1, 0);
+	struct ttm_sched_entity *e = ventity(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin;
+	pthread_t t;
+
+	(void)state;
+	fin = vpush(m, e, 0, 0, MOCK_HW, 1, NULL);
+	advance(m, 0);
+	ttm_sched_entity_destroy(e, UINT64_MAX);
+	assert_int_equal(pthread_create(&t, NULL, signal_hw0, m), 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(m->n_freed, 1);
+	assert_string_equal(m->trace, "0 run 0\n0 fin 0 1\n0 free 0\n");
+	ttm_fence_put(fin);
+	vm_free(m);
+}
+
 /* A mixed run: two rings, priorities, a dependency, a timeout, a kill. */
 static void scenario(struct vm *m)
 {
@@ -603,6 +637,7 @@ int main(void)
 		T(test_v_timeout),
 		T(test_v_kill_order),
 		T(test_v_flush),
+		T(test_v_destroy_waits_for_driver_fence),
 		T(test_v_same_trace_twice),
 		T(test_v_realtime_gpu),
 #undef T
