@@ -185,9 +185,10 @@ static inline bool ttm_sched_is_err(const struct ttm_fence *fence)
  * @options: name, credit limit, timeout, backend and clock.
  * @ret_sched: the new scheduler.
  *
- * Context: Starts the scheduler's thread, in real time. On the virtual
- * clock it joins the GPU's clock: may sleep, waiting for a concurrent
- * ttm_gpu_advance() (so not from the ops of a scheduler on that clock).
+ * Context: May sleep: on the virtual clock it waits for a concurrent
+ * ttm_gpu_advance() to join the GPU's clock (so not from the ops of a
+ * scheduler on that clock). In real time it starts the scheduler's
+ * thread and does not sleep.
  * Return: 0 and *@ret_sched; -EINVAL for missing ops or a zero credit
  * limit; -ENOMEM; -EAGAIN (no thread).
  */
