@@ -437,6 +437,27 @@ static void test_v_timeout(void **state)
 	vm_free(m);
 }
 
+/* A timeout that is not whole us is rounded up, never down to none. */
+static void test_v_timeout_rounding(void **state)
+{
+	struct vm *m = vm_new(1, 0);
+	struct ttm_sched *s = vsched_new(m, "ring0", 1, 1500);
+	struct ttm_sched_entity *e = ventity(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin;
+
+	(void)state;
+	fin = vpush(m, e, 0, 0, MOCK_HW, 1, NULL);
+	advance(m, 1);
+	assert_int_equal(m->n_timedout, 0);
+	advance(m, 10);
+	assert_string_equal(m->trace,
+		"0 run 0\n2 timeout 0\n2 fin 0 -110\n2 free 0\n");
+	ttm_fence_put(fin);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	vm_free(m);
+}
+
 /*
  * Killed jobs signal -ESRCH only after the entity's last job on the ring
  * has finished, in order: nothing after the kill before what preceded it.
@@ -635,6 +656,7 @@ int main(void)
 		T(test_v_deps_across),
 		T(test_v_credit_limit),
 		T(test_v_timeout),
+		T(test_v_timeout_rounding),
 		T(test_v_kill_order),
 		T(test_v_flush),
 		T(test_v_destroy_waits_for_driver_fence),
