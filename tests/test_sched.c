@@ -29,6 +29,14 @@ struct mock {
 	unsigned int no_hang;
 	int run_error;                  /* run_job fails with it */
 	bool dep_waited;                /* a probe fence got a callback */
+	/* Recovery (mock_recover()): armed by the test, done once. */
+	struct ttm_sched *sched;
+	struct ttm_sched_job *jobs[MAX_JOBS];   /* by id */
+	bool recover, recovered;
+	bool resubmit;                  /* else the "driver" keeps its fences */
+	int guilty_id;
+	unsigned int guilty_flags;
+	int rc_stop, rc_guilty, rc_resubmit, rc_start;
 };
 
 /*
@@ -100,6 +108,7 @@ static struct ttm_fence *mock_run_job(struct ttm_sched_job *job)
 		return ttm_sched_err_ptr(m->run_error);
 	hw = mock_fence_new("mock-ring");
 	pthread_mutex_lock(&m->lock);
+	ttm_fence_put(m->hw[mj->id]);   /* run again: resubmitted */
 	m->hw[mj->id] = ttm_fence_get(hw);
 	m->order[m->n_run++] = mj->id;
 	m->in_flight += m->credits[mj->id];
@@ -110,16 +119,50 @@ static struct ttm_fence *mock_run_job(struct ttm_sched_job *job)
 	return hw;
 }
 
+/*
+ * A driver's recovery, whatever job timed out: stop, blame the test's
+ * guilty job, "reset" the ring (every old hardware fence fails, which
+ * must no longer finish anything), then run the others again with new
+ * fences, or keep the old ones (a driver that re-emits its ring itself:
+ * no failing them then), and start.
+ */
+static void mock_recover(struct mock *m)
+{
+	m->rc_stop = ttm_sched_stop(m->sched);
+	m->rc_guilty = ttm_sched_job_set_guilty(m->jobs[m->guilty_id],
+						-ETIMEDOUT, m->guilty_flags);
+	if (m->resubmit) {
+		for (unsigned int i = 0; i < m->n_run; i++) {
+			struct ttm_fence *hw = m->hw[m->order[i]];
+
+			if (!ttm_fence_is_signaled(hw))
+				ttm_fence_signal(hw, -ECANCELED);
+		}
+		m->rc_resubmit = ttm_sched_resubmit_jobs(m->sched);
+	}
+	m->rc_start = ttm_sched_start(m->sched, 0);
+}
+
 static enum ttm_sched_stat mock_timedout_job(struct ttm_sched_job *job)
 {
 	struct mock_job *mj = to_mock(job);
 	struct mock *m = mj->m;
-	bool reset;
+	bool reset, recover;
 
 	pthread_mutex_lock(&m->lock);
 	m->n_timedout++;
 	reset = m->n_timedout > m->no_hang;
+	recover = m->recover && !m->recovered;
 	pthread_mutex_unlock(&m->lock);
+	if (recover) {
+		/* Unlocked: resubmitting calls run_job, which locks. */
+		mock_recover(m);
+		pthread_mutex_lock(&m->lock);
+		m->recovered = true;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		return TTM_SCHED_STAT_RESET;
+	}
 	if (!reset)
 		return TTM_SCHED_STAT_NO_HANG;
 	/* The "reset": the hardware gives up on the job. */
@@ -203,6 +246,7 @@ static struct ttm_fence *push(struct mock *m, struct ttm_sched_entity *e,
 	mj->m = m;
 	mj->id = id;
 	m->credits[id] = credits;
+	m->jobs[id] = &mj->base;
 	assert_int_equal(ttm_sched_job_init(&mj->base, e, credits), 0);
 	if (dep)
 		assert_int_equal(ttm_sched_job_add_dependency(&mj->base, dep),
@@ -564,6 +608,192 @@ static void test_entity_flush(void **state)
 	mock_free(m);
 }
 
+/* Arm the mock's recovery for the next timeout; blame job @guilty. */
+static void arm_recovery(struct mock *m, struct ttm_sched *s, int guilty,
+			 unsigned int flags, bool resubmit)
+{
+	pthread_mutex_lock(&m->lock);
+	m->sched = s;
+	m->guilty_id = guilty;
+	m->guilty_flags = flags;
+	m->resubmit = resubmit;
+	m->recover = true;
+	while (!m->recovered)
+		pthread_cond_wait(&m->cond, &m->lock);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static uint64_t stamp(struct ttm_fence *f)
+{
+	uint64_t ns = 0;
+
+	assert_int_equal(ttm_fence_timestamp(f, &ns), 0);
+	return ns;
+}
+
+/*
+ * Timeout -> reset -> resubmit: three jobs on the ring, the first one
+ * guilty. It fails with -ETIMEDOUT, and so does a job of another entity
+ * depending on it (without running); the innocent two run again with new
+ * hardware fences (the old ones failing changes nothing) and finish
+ * fine; the finished fences signal in ring order.
+ */
+static void test_reset_resubmit(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 4, 1000000); /* 1 ms */
+	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *c = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[4], *dep_sched;
+	int x, y;                       /* the innocent two, in ring order */
+
+	(void)state;
+	m->no_hang = UINT32_MAX;        /* until the recovery is armed */
+	fin[0] = push(m, a, 0, 1, NULL, NULL);
+	fin[1] = push(m, a, 1, 1, NULL, NULL);
+	fin[2] = push(m, b, 2, 1, NULL, NULL);
+	fin[3] = push(m, c, 3, 1, ttm_fence_get(fin[0]), &dep_sched);
+	wait_run(m, 3);
+	/* Round-robin: a's 0, b's 2, a's 1. */
+	assert_int_equal(m->order[0], 0);
+	x = m->order[1];
+	y = m->order[2];
+	assert_int_equal(x, 2);
+	arm_recovery(m, s, 0, 0, true);
+	assert_int_equal(m->rc_stop, 0);
+	assert_int_equal(m->rc_guilty, 0);
+	assert_int_equal(m->rc_resubmit, 2);
+	assert_int_equal(m->rc_start, 0);
+	wait_run(m, 5);
+	assert_int_equal(m->order[3], x);
+	assert_int_equal(m->order[4], y);
+	assert_int_equal(ttm_fence_get_status(fin[0]), -ETIMEDOUT);
+	assert_int_equal(ttm_fence_wait(fin[3], false, -1), 0);
+	assert_int_equal(ttm_fence_get_status(fin[3]), -ETIMEDOUT);
+	assert_true(ttm_fence_is_signaled(dep_sched));
+	/* The old fences failed; the jobs follow their new ones. */
+	assert_false(ttm_fence_is_signaled(fin[1]));
+	assert_false(ttm_fence_is_signaled(fin[2]));
+	hw_done(m, x, 0);
+	hw_done(m, y, 0);
+	assert_int_equal(ttm_fence_wait(fin[x], false, -1), 0);
+	assert_int_equal(ttm_fence_wait(fin[y], false, -1), 0);
+	assert_true(stamp(fin[0]) <= stamp(fin[x]));
+	assert_true(stamp(fin[x]) <= stamp(fin[y]));
+	wait_ok(fin[1], 1);
+	wait_ok(fin[2], 1);
+	wait_ok(fin[0], -ETIMEDOUT);
+	wait_ok(fin[3], -ETIMEDOUT);
+	ttm_fence_put(dep_sched);
+	assert_int_equal(m->n_run, 5);  /* the dependent job never ran */
+	ttm_sched_entity_destroy(c, 0);
+	ttm_sched_entity_destroy(b, 0);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(m->n_freed, 4);
+	mock_free(m);
+}
+
+/*
+ * A guilty job that bans its entity: the entity's other job on the ring
+ * fails -ECANCELED instead of running again, and so do its queued job and
+ * one pushed after the reset, without run_job; another entity goes on.
+ */
+static void test_reset_ban(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 3, 1000000);
+	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[6];
+
+	(void)state;
+	m->no_hang = UINT32_MAX;
+	fin[0] = push(m, a, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	fin[1] = push(m, b, 1, 1, NULL, NULL);
+	wait_run(m, 2);
+	fin[2] = push(m, a, 2, 1, NULL, NULL);
+	wait_run(m, 3);
+	fin[3] = push(m, a, 3, 1, NULL, NULL); /* no credits: queued */
+	arm_recovery(m, s, 0, TTM_SCHED_GUILTY_BAN, true);
+	assert_int_equal(m->rc_resubmit, 1);
+	wait_ok(fin[0], -ETIMEDOUT);
+	wait_ok(fin[2], -ECANCELED);
+	wait_ok(fin[3], -ECANCELED);
+	fin[4] = push(m, a, 4, 1, NULL, NULL);
+	wait_ok(fin[4], -ECANCELED);
+	fin[5] = push(m, b, 5, 1, NULL, NULL);
+	wait_run(m, 5);
+	assert_int_equal(m->order[3], 1);
+	assert_int_equal(m->order[4], 5);
+	hw_done(m, 1, 0);
+	hw_done(m, 5, 0);
+	wait_ok(fin[1], 1);
+	wait_ok(fin[5], 1);
+	ttm_sched_entity_destroy(b, 0);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(m->n_run, 5);
+	assert_int_equal(m->n_freed, 6);
+	mock_free(m);
+}
+
+/*
+ * A driver that re-emits its ring itself keeps the hardware fences: no
+ * resubmit; start follows the old fences of the innocent jobs and
+ * finishes the guilty one without waiting for its fence.
+ */
+static void test_reset_keep_fences(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 2, 1000000);
+	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[2];
+
+	(void)state;
+	m->no_hang = UINT32_MAX;
+	fin[0] = push(m, a, 0, 1, NULL, NULL);
+	fin[1] = push(m, a, 1, 1, NULL, NULL);
+	wait_run(m, 2);
+	arm_recovery(m, s, 1, 0, false);
+	wait_ok(fin[1], -ETIMEDOUT);
+	assert_false(ttm_fence_is_signaled(fin[0]));
+	hw_done(m, 0, 0);
+	wait_ok(fin[0], 1);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(m->n_run, 2);
+	mock_free(m);
+}
+
+/* The recovery calls belong to timedout_job: refused elsewhere. */
+static void test_reset_outside_timedout(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 1, 0);
+	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin;
+
+	(void)state;
+	fin = push(m, e, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	assert_int_equal(ttm_sched_stop(s), -EPERM);
+	assert_int_equal(ttm_sched_job_set_guilty(m->jobs[0], -EIO, 0),
+			 -EPERM);
+	assert_int_equal(ttm_sched_job_set_guilty(m->jobs[0], 0, 0), -EINVAL);
+	assert_int_equal(ttm_sched_job_set_guilty(m->jobs[0], -EIO, 2),
+			 -EINVAL);
+	assert_int_equal(ttm_sched_resubmit_jobs(s), -EPERM);
+	assert_int_equal(ttm_sched_start(s, 0), -EPERM);
+	hw_done(m, 0, 0);
+	wait_ok(fin, 1);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	mock_free(m);
+}
+
 static void test_bad_args(void **state)
 {
 	struct ttm_sched_options opts = { .credit_limit = 1, .ops = &mock_ops };
@@ -597,6 +827,10 @@ int main(void)
 		T(test_run_job_error),
 		T(test_entity_teardown),
 		T(test_entity_flush),
+		T(test_reset_resubmit),
+		T(test_reset_ban),
+		T(test_reset_keep_fences),
+		T(test_reset_outside_timedout),
 		T(test_bad_args),
 #undef T
 	};
