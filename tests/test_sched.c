@@ -7,6 +7,7 @@
  * by what the test signals, so every case is deterministic.
  */
 #include "lib/helpers.h"
+#include "lib/sched_helpers.h"
 #include "lib/mock_fence.h"
 
 #include "ttmsim/fence.h"
@@ -221,15 +222,6 @@ static struct ttm_sched *sched_new(const char *name, uint32_t credits,
 	return s;
 }
 
-static struct ttm_sched_entity *entity_new(struct ttm_sched *s,
-					   enum ttm_sched_priority prio)
-{
-	struct ttm_sched_entity *e = NULL;
-
-	assert_int_equal(ttm_sched_entity_create(s, prio, &e), 0);
-	return e;
-}
-
 /*
  * Push job @id (credits @credits, dependency @dep: a reference taken over)
  * on @e; returns a reference to its finished fence, and to its scheduled
@@ -307,18 +299,11 @@ static void drain_serial(struct mock *m, unsigned int n, int *order)
 	}
 }
 
-static void wait_ok(struct ttm_fence *f, int status)
-{
-	assert_int_equal(ttm_fence_wait(f, false, -1), 0);
-	assert_int_equal(ttm_fence_get_status(f), status);
-	ttm_fence_put(f);
-}
-
 static void test_basic(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 4, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *sched_f, *fin;
 
 	(void)state;
@@ -329,7 +314,7 @@ static void test_basic(void **state)
 	assert_string_equal(ttm_fence_driver_name(fin), "ttm_sched");
 	wait_run(m, 1);
 	hw_done(m, 0, 0);
-	wait_ok(fin, 1);
+	fence_wait_status(fin, 1);
 	ttm_fence_put(sched_f);
 	wait_freed(m, 1);
 	ttm_sched_entity_destroy(e, 0);
@@ -342,10 +327,10 @@ static void test_priority_overtakes(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *n = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *h = entity_new(s, TTM_SCHED_PRIORITY_HIGH);
-	struct ttm_sched_entity *l = entity_new(s, TTM_SCHED_PRIORITY_LOW);
-	struct ttm_sched_entity *k = entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
+	struct ttm_sched_entity *n = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *h = sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *l = sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
+	struct ttm_sched_entity *k = sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
 	struct ttm_fence *fin[6];
 	int order[6];
 	const int want[6] = { 0, 5, 4, 1, 2, 3 };
@@ -361,7 +346,7 @@ static void test_priority_overtakes(void **state)
 	drain_serial(m, 6, order);
 	assert_memory_equal(order, want, sizeof(want));
 	for (int i = 0; i < 6; i++)
-		wait_ok(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	ttm_sched_entity_destroy(k, 0);
 	ttm_sched_entity_destroy(l, 0);
 	ttm_sched_entity_destroy(h, 0);
@@ -384,7 +369,7 @@ static void test_fairness(void **state)
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
-		e[i] = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+		e[i] = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	fin[0] = push(m, e[0], 0, 1, NULL, NULL);
 	wait_run(m, 1);
 	fin[1] = push(m, e[0], 1, 1, NULL, NULL);
@@ -396,7 +381,7 @@ static void test_fairness(void **state)
 	drain_serial(m, 7, order);
 	assert_memory_equal(order, want, sizeof(want));
 	for (int i = 0; i < 7; i++)
-		wait_ok(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	for (int i = 0; i < 3; i++)
 		ttm_sched_entity_destroy(e[i], 0);
 	ttm_sched_destroy(s);
@@ -412,9 +397,9 @@ static void test_deps_across(void **state)
 	struct mock *m = mock_new();
 	struct ttm_sched *s1 = sched_new("ring1", 4, 0);
 	struct ttm_sched *s2 = sched_new("ring2", 4, 0);
-	struct ttm_sched_entity *e1 = entity_new(s1,
+	struct ttm_sched_entity *e1 = sched_entity_new(s1,
 						 TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *e2 = entity_new(s2,
+	struct ttm_sched_entity *e2 = sched_entity_new(s2,
 						 TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *a, *b, *b_sched, *c, *d, *d_sched;
 
@@ -430,7 +415,7 @@ static void test_deps_across(void **state)
 	wait_run(m, 2);
 	assert_int_equal(m->order[1], 1);
 	hw_done(m, 1, 0);
-	wait_ok(b, 1);
+	fence_wait_status(b, 1);
 	ttm_fence_put(b_sched);
 
 	/* c fails on the hardware; d depends on it and never runs. */
@@ -438,11 +423,11 @@ static void test_deps_across(void **state)
 	d = push(m, e2, 3, 1, ttm_fence_get(c), &d_sched);
 	wait_run(m, 3);
 	hw_done(m, 2, -EIO);
-	wait_ok(d, -EIO);
+	fence_wait_status(d, -EIO);
 	assert_true(ttm_fence_is_signaled(d_sched));
 	ttm_fence_put(d_sched);
-	wait_ok(c, -EIO);
-	wait_ok(a, 1);
+	fence_wait_status(c, -EIO);
+	fence_wait_status(a, 1);
 	wait_freed(m, 4);
 	assert_int_equal(m->n_run, 3);
 	ttm_sched_entity_destroy(e2, 0);
@@ -457,7 +442,7 @@ static void test_credit_limit(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 3, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[4];
 
 	(void)state;
@@ -479,7 +464,7 @@ static void test_credit_limit(void **state)
 	wait_run(m, 4);
 	hw_done(m, 3, 0);
 	for (int i = 0; i < 4; i++)
-		wait_ok(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	assert_true(m->max_in_flight <= 3);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
@@ -494,19 +479,19 @@ static void test_timeout(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 1000000); /* 1 ms */
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
 	m->no_hang = 1;
 	fin = push(m, e, 0, 1, NULL, NULL);
-	wait_ok(fin, -ETIMEDOUT);
+	fence_wait_status(fin, -ETIMEDOUT);
 	assert_int_equal(m->n_timedout, 2);
 	/* The ring goes on after the reset. */
 	fin = push(m, e, 1, 1, NULL, NULL);
 	wait_run(m, 2);
 	hw_done(m, 1, 0);
-	wait_ok(fin, 1);
+	fence_wait_status(fin, 1);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
 	mock_free(m);
@@ -517,11 +502,11 @@ static void test_run_job_error(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 
 	(void)state;
 	m->run_error = -ENOSPC;
-	wait_ok(push(m, e, 0, 1, NULL, NULL), -ENOSPC);
+	fence_wait_status(push(m, e, 0, 1, NULL, NULL), -ENOSPC);
 	wait_freed(m, 1);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
@@ -537,8 +522,8 @@ static void test_entity_teardown(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *w = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *w = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *never = probe_new(m);
 	struct ttm_fence *fin[4], *sched_f[4];
 
@@ -552,10 +537,10 @@ static void test_entity_teardown(void **state)
 	ttm_sched_entity_destroy(e, 0);
 	for (int i = 1; i < 3; i++) {
 		assert_true(ttm_fence_is_signaled(sched_f[i]));
-		wait_ok(fin[i], -ESRCH);
+		fence_wait_status(fin[i], -ESRCH);
 	}
 	hw_done(m, 0, 0);
-	wait_ok(fin[0], 1);
+	fence_wait_status(fin[0], 1);
 	/* Room on the ring: the scheduler now waits for the dependency. */
 	pthread_mutex_lock(&m->lock);
 	while (!m->dep_waited)
@@ -563,7 +548,7 @@ static void test_entity_teardown(void **state)
 	pthread_mutex_unlock(&m->lock);
 	ttm_sched_entity_destroy(w, 0);
 	assert_true(ttm_fence_is_signaled(sched_f[3]));
-	wait_ok(fin[3], -ESRCH);
+	fence_wait_status(fin[3], -ESRCH);
 	ttm_sched_destroy(s);
 	assert_int_equal(m->n_run, 1);
 	assert_int_equal(m->n_freed, 4);
@@ -591,7 +576,7 @@ static void test_entity_flush(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[2];
 	pthread_t t;
 
@@ -601,8 +586,8 @@ static void test_entity_flush(void **state)
 	assert_int_equal(pthread_create(&t, NULL, finish_two, m), 0);
 	ttm_sched_entity_destroy(e, UINT64_MAX);
 	pthread_join(t, NULL);
-	wait_ok(fin[0], 1);
-	wait_ok(fin[1], 1);
+	fence_wait_status(fin[0], 1);
+	fence_wait_status(fin[1], 1);
 	ttm_sched_destroy(s);
 	assert_int_equal(m->n_run, 2);
 	mock_free(m);
@@ -642,9 +627,9 @@ static void test_reset_resubmit(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 4, 1000000); /* 1 ms */
-	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *c = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *c = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[4], *dep_sched;
 	int x, y;                       /* the innocent two, in ring order */
 
@@ -681,10 +666,10 @@ static void test_reset_resubmit(void **state)
 	assert_int_equal(ttm_fence_wait(fin[y], false, -1), 0);
 	assert_true(stamp(fin[0]) <= stamp(fin[x]));
 	assert_true(stamp(fin[x]) <= stamp(fin[y]));
-	wait_ok(fin[1], 1);
-	wait_ok(fin[2], 1);
-	wait_ok(fin[0], -ETIMEDOUT);
-	wait_ok(fin[3], -ETIMEDOUT);
+	fence_wait_status(fin[1], 1);
+	fence_wait_status(fin[2], 1);
+	fence_wait_status(fin[0], -ETIMEDOUT);
+	fence_wait_status(fin[3], -ETIMEDOUT);
 	ttm_fence_put(dep_sched);
 	assert_int_equal(m->n_run, 5);  /* the dependent job never ran */
 	ttm_sched_entity_destroy(c, 0);
@@ -704,8 +689,8 @@ static void test_reset_ban(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 3, 1000000);
-	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[6];
 
 	(void)state;
@@ -719,19 +704,19 @@ static void test_reset_ban(void **state)
 	fin[3] = push(m, a, 3, 1, NULL, NULL); /* no credits: queued */
 	arm_recovery(m, s, 0, TTM_SCHED_GUILTY_BAN, true);
 	assert_int_equal(m->rc_resubmit, 1);
-	wait_ok(fin[0], -ETIMEDOUT);
-	wait_ok(fin[2], -ECANCELED);
-	wait_ok(fin[3], -ECANCELED);
+	fence_wait_status(fin[0], -ETIMEDOUT);
+	fence_wait_status(fin[2], -ECANCELED);
+	fence_wait_status(fin[3], -ECANCELED);
 	fin[4] = push(m, a, 4, 1, NULL, NULL);
-	wait_ok(fin[4], -ECANCELED);
+	fence_wait_status(fin[4], -ECANCELED);
 	fin[5] = push(m, b, 5, 1, NULL, NULL);
 	wait_run(m, 5);
 	assert_int_equal(m->order[3], 1);
 	assert_int_equal(m->order[4], 5);
 	hw_done(m, 1, 0);
 	hw_done(m, 5, 0);
-	wait_ok(fin[1], 1);
-	wait_ok(fin[5], 1);
+	fence_wait_status(fin[1], 1);
+	fence_wait_status(fin[5], 1);
 	ttm_sched_entity_destroy(b, 0);
 	ttm_sched_entity_destroy(a, 0);
 	ttm_sched_destroy(s);
@@ -749,7 +734,7 @@ static void test_reset_keep_fences(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 2, 1000000);
-	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[2];
 
 	(void)state;
@@ -758,10 +743,10 @@ static void test_reset_keep_fences(void **state)
 	fin[1] = push(m, a, 1, 1, NULL, NULL);
 	wait_run(m, 2);
 	arm_recovery(m, s, 1, 0, false);
-	wait_ok(fin[1], -ETIMEDOUT);
+	fence_wait_status(fin[1], -ETIMEDOUT);
 	assert_false(ttm_fence_is_signaled(fin[0]));
 	hw_done(m, 0, 0);
-	wait_ok(fin[0], 1);
+	fence_wait_status(fin[0], 1);
 	ttm_sched_entity_destroy(a, 0);
 	ttm_sched_destroy(s);
 	assert_int_equal(m->n_run, 2);
@@ -773,7 +758,7 @@ static void test_reset_outside_timedout(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
@@ -788,7 +773,7 @@ static void test_reset_outside_timedout(void **state)
 	assert_int_equal(ttm_sched_resubmit_jobs(s), -EPERM);
 	assert_int_equal(ttm_sched_start(s, 0), -EPERM);
 	hw_done(m, 0, 0);
-	wait_ok(fin, 1);
+	fence_wait_status(fin, 1);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
 	mock_free(m);

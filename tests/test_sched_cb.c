@@ -13,6 +13,7 @@
  * (-ETIMEDOUT), so a broken scheduler fails a case instead of hanging it.
  */
 #include "lib/helpers.h"
+#include "lib/sched_helpers.h"
 
 #include "ttmsim/fence.h"
 #include "ttmsim/fence_container.h"
@@ -51,7 +52,7 @@ static int call_fn(struct ttm_sched_job *job, void *data)
 	struct cbt *t = c->t;
 	int ret = c->ret;
 
-	assert_non_null(job);
+	CHECK(job);     /* a worker: no cmocka assert here */
 	pthread_mutex_lock(&t->lock);
 	if (t->active[c->entity]++)
 		t->overlap = true;
@@ -92,6 +93,7 @@ static struct cbt *cbt_new(void)
 static void cbt_free(struct cbt *t)
 {
 	assert_false(t->overlap);
+	assert_checks_passed();
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -125,15 +127,6 @@ static struct ttm_sched *cb_new(unsigned int workers, uint32_t credits)
 	return s;
 }
 
-static struct ttm_sched_entity *entity_new(struct ttm_sched *s,
-					   enum ttm_sched_priority prio)
-{
-	struct ttm_sched_entity *e = NULL;
-
-	assert_int_equal(ttm_sched_entity_create(s, prio, &e), 0);
-	return e;
-}
-
 /* Submit call @id of entity index @ent; returns its finished fence. */
 static struct ttm_fence *submit(struct cbt *t, struct ttm_sched_entity *e,
 				int ent, int id, int ret, struct event *gate,
@@ -156,24 +149,17 @@ static struct ttm_fence *submit(struct cbt *t, struct ttm_sched_entity *e,
 	return fin;
 }
 
-static void wait_status(struct ttm_fence *f, int status)
-{
-	assert_int_equal(ttm_fence_wait(f, false, -1), 0);
-	assert_int_equal(ttm_fence_get_status(f), status);
-	ttm_fence_put(f);
-}
-
 static void test_cb_runs(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 4);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
 	fin = submit(t, e, 0, 7, 0, NULL, NULL, NULL, 0);
 	assert_string_equal(ttm_fence_timeline_name(fin), "cb");
-	wait_status(fin, 1);
+	fence_wait_status(fin, 1);
 	assert_int_equal(cbt_ran(t), 1);
 	assert_int_equal(t->order[0], 7);
 	assert_false(t->ran_in_main);
@@ -188,17 +174,17 @@ static void test_cb_error(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 4);
-	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[3];
 
 	(void)state;
 	fin[0] = submit(t, a, 0, 0, -EIO, NULL, NULL, NULL, 0);
 	fin[1] = submit(t, b, 1, 1, 0, NULL, NULL, &fin[0], 1);
 	fin[2] = submit(t, b, 1, 2, 5, NULL, NULL, NULL, 0);
-	wait_status(fin[2], 1);         /* positive counts as success */
-	wait_status(fin[1], -EIO);
-	wait_status(fin[0], -EIO);
+	fence_wait_status(fin[2], 1);         /* positive counts as success */
+	fence_wait_status(fin[1], -EIO);
+	fence_wait_status(fin[0], -EIO);
 	ttm_sched_entity_destroy(a, 0);
 	ttm_sched_entity_destroy(b, 0);
 	ttm_sched_destroy(s);
@@ -225,7 +211,7 @@ static void test_cb_entity_order(void **state)
 
 	(void)state;
 	for (int i = 0; i < N_ENT; i++)
-		e[i] = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+		e[i] = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	for (int k = 0; k < N_JOBS; k++)
 		for (int i = 0; i < N_ENT; i++)
 			fin[i][k] = submit(t, e[i], i, i * 100 + k, 0, NULL,
@@ -258,8 +244,8 @@ static void test_cb_parallel(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 2);
-	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct event b_started;
 	struct ttm_fence *fa, *fb;
 
@@ -267,8 +253,8 @@ static void test_cb_parallel(void **state)
 	event_init(&b_started);
 	fa = submit(t, a, 0, 0, 0, &b_started, NULL, NULL, 0);
 	fb = submit(t, b, 1, 1, 0, NULL, &b_started, NULL, 0);
-	wait_status(fa, 1);     /* -ETIMEDOUT had they run one by one */
-	wait_status(fb, 1);
+	fence_wait_status(fa, 1);     /* -ETIMEDOUT had they run one by one */
+	fence_wait_status(fb, 1);
 	ttm_sched_entity_destroy(a, 0);
 	ttm_sched_entity_destroy(b, 0);
 	ttm_sched_destroy(s);
@@ -284,10 +270,10 @@ static void test_cb_priorities(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(1, 1);
-	struct ttm_sched_entity *n = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *l = entity_new(s, TTM_SCHED_PRIORITY_LOW);
-	struct ttm_sched_entity *h = entity_new(s, TTM_SCHED_PRIORITY_HIGH);
-	struct ttm_sched_entity *k = entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
+	struct ttm_sched_entity *n = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *l = sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
+	struct ttm_sched_entity *h = sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *k = sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
 	struct event gate, started;
 	struct ttm_fence *fin[6];
 	const int want[6] = { 0, 5, 4, 1, 2, 3 };
@@ -304,7 +290,7 @@ static void test_cb_priorities(void **state)
 	fin[5] = submit(t, k, 3, 5, 0, NULL, NULL, NULL, 0);
 	event_set(&gate);
 	for (int i = 0; i < 6; i++)
-		wait_status(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	assert_int_equal(cbt_ran(t), 6);
 	assert_memory_equal(t->order, want, sizeof(want));
 	ttm_sched_entity_destroy(k, 0);
@@ -326,7 +312,7 @@ static void test_cb_destroy_queued(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 1);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct event gate, started;
 	struct ttm_fence *fin[4];
 
@@ -339,12 +325,12 @@ static void test_cb_destroy_queued(void **state)
 		fin[i] = submit(t, e, 0, i, 0, NULL, NULL, NULL, 0);
 	ttm_sched_entity_destroy(e, 0);
 	for (int i = 1; i < 4; i++)
-		wait_status(fin[i], -ESRCH);
+		fence_wait_status(fin[i], -ESRCH);
 	assert_int_equal(cbt_released(t), 3);
 	assert_false(ttm_fence_is_signaled(fin[0]));
 	event_set(&gate);
 	ttm_sched_destroy(s);
-	wait_status(fin[0], 1);
+	fence_wait_status(fin[0], 1);
 	assert_int_equal(cbt_ran(t), 1);
 	assert_int_equal(cbt_released(t), 4);
 	event_destroy(&gate);
@@ -362,9 +348,9 @@ static void test_cb_deps_containers(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 4);
-	struct ttm_sched_entity *a = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *c = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *c = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *p1, *p2, *p3, *arr, *bad, *point, *bin;
 	struct ttm_fence *fa, *fx, *fy, *fz, *fw, **pair;
 	struct ttm_syncobj *timeline, *binary;
@@ -412,19 +398,19 @@ static void test_cb_deps_containers(void **state)
 						false, &bad), 0);
 	assert_int_equal(ttm_fence_signal(p3, -EPIPE), 0);
 	fz = submit(t, c, 2, 4, 0, NULL, NULL, &bad, 1);
-	wait_status(fz, -EPIPE);
+	fence_wait_status(fz, -EPIPE);
 
 	assert_true(event_wait_for(&started, 10));
 	ttm_fence_signal(p1, 0);
 	event_set(&gate);
-	wait_status(ttm_fence_get(fa), 1);
+	fence_wait_status(ttm_fence_get(fa), 1);
 	/* X ran; Y still waits for point 1 (p2); W for Y. */
-	wait_status(ttm_fence_get(fx), 1);
+	fence_wait_status(ttm_fence_get(fx), 1);
 	assert_false(ttm_fence_is_signaled(fy));
 	assert_false(ttm_fence_is_signaled(fw));
 	ttm_fence_signal(p2, 0);
-	wait_status(fw, 1);
-	wait_status(fy, 1);
+	fence_wait_status(fw, 1);
+	fence_wait_status(fy, 1);
 	assert_int_equal(cbt_ran(t), 4);
 	assert_int_equal(t->order[0], 0);
 	assert_int_equal(t->order[1], 1);
@@ -478,7 +464,7 @@ static void test_cb_virtual(void **state)
 		skip();
 	}
 	assert_int_equal(ret, 0);
-	e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	for (int i = 0; i < 3; i++)
 		fin[i] = submit(t, e, 0, i, i == 1 ? -EIO : 0, NULL, NULL,
 				NULL, 0);
@@ -531,14 +517,14 @@ static void test_cb_bad_args(void **state)
 	opts.ops = &other_ops;
 	assert_int_equal(ttm_sched_cb_create(&opts, 1, &s), -EINVAL);
 	assert_int_equal(ttm_sched_create(&opts, &other), 0);
-	e = entity_new(other, TTM_SCHED_PRIORITY_NORMAL);
+	e = sched_entity_new(other, TTM_SCHED_PRIORITY_NORMAL);
 	/* Not a callback-backend entity: refused, nothing queued. */
 	assert_int_equal(ttm_sched_cb_submit(e, &args, NULL), -EINVAL);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(other);
 	opts.ops = NULL;
 	assert_int_equal(ttm_sched_cb_create(&opts, 1, &s), 0);
-	e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	args.fn = NULL;
 	assert_int_equal(ttm_sched_cb_submit(e, &args, NULL), -EINVAL);
 	ttm_sched_entity_destroy(e, 0);
@@ -548,15 +534,15 @@ static void test_cb_bad_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cb_runs),
-		cmocka_unit_test(test_cb_error),
-		cmocka_unit_test(test_cb_entity_order),
-		cmocka_unit_test(test_cb_parallel),
-		cmocka_unit_test(test_cb_priorities),
-		cmocka_unit_test(test_cb_destroy_queued),
-		cmocka_unit_test(test_cb_deps_containers),
-		cmocka_unit_test(test_cb_virtual),
-		cmocka_unit_test(test_cb_bad_args),
+		cmocka_unit_test_setup(test_cb_runs, checks_reset),
+		cmocka_unit_test_setup(test_cb_error, checks_reset),
+		cmocka_unit_test_setup(test_cb_entity_order, checks_reset),
+		cmocka_unit_test_setup(test_cb_parallel, checks_reset),
+		cmocka_unit_test_setup(test_cb_priorities, checks_reset),
+		cmocka_unit_test_setup(test_cb_destroy_queued, checks_reset),
+		cmocka_unit_test_setup(test_cb_deps_containers, checks_reset),
+		cmocka_unit_test_setup(test_cb_virtual, checks_reset),
+		cmocka_unit_test_setup(test_cb_bad_args, checks_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
