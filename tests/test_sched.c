@@ -35,6 +35,7 @@ struct mock {
 	struct ttm_sched_job *jobs[MAX_JOBS];   /* by id */
 	bool recover, recovered;
 	bool resubmit;                  /* else the "driver" keeps its fences */
+	bool forget_start;              /* returns still stopped */
 	int guilty_id;
 	unsigned int guilty_flags;
 	int rc_stop, rc_guilty, rc_resubmit, rc_start;
@@ -141,7 +142,8 @@ static void mock_recover(struct mock *m)
 		}
 		m->rc_resubmit = ttm_sched_resubmit_jobs(m->sched);
 	}
-	m->rc_start = ttm_sched_start(m->sched, 0);
+	if (!m->forget_start)
+		m->rc_start = ttm_sched_start(m->sched, 0);
 }
 
 static enum ttm_sched_stat mock_timedout_job(struct ttm_sched_job *job)
@@ -752,6 +754,34 @@ static void test_reset_keep_fences(void **state)
 	mock_free(m);
 }
 
+/*
+ * A timedout_job that stops the scheduler and returns without starting
+ * it: the scheduler starts itself, the guilty job fails, the ring goes on.
+ */
+static void test_reset_forgets_start(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 1, 1000000);
+	struct ttm_sched_entity *e = sched_entity_new(s,
+						      TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin;
+
+	(void)state;
+	m->no_hang = UINT32_MAX;
+	m->forget_start = true;
+	fin = push(m, e, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	arm_recovery(m, s, 0, 0, false);
+	fence_wait_status(fin, -ETIMEDOUT);
+	fin = push(m, e, 1, 1, NULL, NULL);
+	wait_run(m, 2);
+	hw_done(m, 1, 0);
+	fence_wait_status(fin, 1);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	mock_free(m);
+}
+
 /* The recovery calls belong to timedout_job: refused elsewhere. */
 static void test_reset_outside_timedout(void **state)
 {
@@ -814,6 +844,7 @@ int main(void)
 		T(test_reset_resubmit),
 		T(test_reset_ban),
 		T(test_reset_keep_fences),
+		T(test_reset_forgets_start),
 		T(test_reset_outside_timedout),
 		T(test_bad_args),
 #undef T

@@ -263,6 +263,39 @@ static void test_cb_parallel(void **state)
 }
 
 /*
+ * Two workers, an entity's two jobs and another entity's one, handed out
+ * in that order (priorities): while the first job blocks until the other
+ * entity's job has started, the free worker must pass over the blocked
+ * entity's second job and take the other entity's. Taking it instead
+ * would run two jobs of one entity at once (the overlap check).
+ */
+static void test_cb_entity_serialised(void **state)
+{
+	struct cbt *t = cbt_new();
+	struct ttm_sched *s = cb_new(2, 3);
+	struct ttm_sched_entity *a = sched_entity_new(s,
+						      TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *b = sched_entity_new(s,
+						      TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[3];
+	struct event b_started;
+
+	(void)state;
+	event_init(&b_started);
+	fin[0] = submit(t, a, 0, 0, 0, &b_started, NULL, NULL, 0);
+	fin[1] = submit(t, a, 0, 1, 0, NULL, NULL, NULL, 0);
+	fin[2] = submit(t, b, 1, 2, 0, NULL, &b_started, NULL, 0);
+	for (int i = 0; i < 3; i++)
+		fence_wait_status(fin[i], 1);
+	assert_int_equal(cbt_ran(t), 3);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_entity_destroy(b, 0);
+	ttm_sched_destroy(s);
+	event_destroy(&b_started);
+	cbt_free(t);    /* no overlap */
+}
+
+/*
  * One credit: while job 0 blocks the ring, jobs of every priority queue
  * up; they then run highest priority first.
  */
@@ -538,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cb_error, checks_reset),
 		cmocka_unit_test_setup(test_cb_entity_order, checks_reset),
 		cmocka_unit_test_setup(test_cb_parallel, checks_reset),
+		cmocka_unit_test_setup(test_cb_entity_serialised, checks_reset),
 		cmocka_unit_test_setup(test_cb_priorities, checks_reset),
 		cmocka_unit_test_setup(test_cb_destroy_queued, checks_reset),
 		cmocka_unit_test_setup(test_cb_deps_containers, checks_reset),
