@@ -253,8 +253,9 @@ TTM_EXPORT int ttm_sched_cb_submit(struct ttm_sched_entity *entity,
 		goto err_cleanup;
 	}
 	for (unsigned int i = 0; i < args->n_deps; i++) {
-		ret = ttm_sched_job_add_dependency(&cj->base,
-						   ttm_fence_get(args->deps[i]));
+		struct ttm_fence *dep = ttm_fence_get(args->deps[i]);
+
+		ret = ttm_sched_job_add_dependency(&cj->base, dep);
 		if (ret)
 			goto err_cleanup;
 	}

@@ -305,7 +305,8 @@ static void test_basic(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 4, 0);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *sched_f, *fin;
 
 	(void)state;
@@ -329,10 +330,14 @@ static void test_priority_overtakes(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *n = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *h = sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
-	struct ttm_sched_entity *l = sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
-	struct ttm_sched_entity *k = sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
+	struct ttm_sched_entity *n =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *h =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *l =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
+	struct ttm_sched_entity *k =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
 	struct ttm_fence *fin[6];
 	int order[6];
 	const int want[6] = { 0, 5, 4, 1, 2, 3 };
@@ -444,7 +449,8 @@ static void test_credit_limit(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 3, 0);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[4];
 
 	(void)state;
@@ -481,7 +487,8 @@ static void test_timeout(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 1000000); /* 1 ms */
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
@@ -504,7 +511,8 @@ static void test_run_job_error(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 
 	(void)state;
 	m->run_error = -ENOSPC;
@@ -524,8 +532,10 @@ static void test_entity_teardown(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *w = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *w =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *never = probe_new(m);
 	struct ttm_fence *fin[4], *sched_f[4];
 
@@ -578,7 +588,8 @@ static void test_entity_flush(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[2];
 	pthread_t t;
 
@@ -629,9 +640,12 @@ static void test_reset_resubmit(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 4, 1000000); /* 1 ms */
-	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *c = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *c =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[4], *dep_sched;
 	int x, y;                       /* the innocent two, in ring order */
 
@@ -690,8 +704,10 @@ static void test_reset_ban(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 3, 1000000);
-	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[6];
 
 	(void)state;
@@ -735,7 +751,8 @@ static void test_reset_keep_fences(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 2, 1000000);
-	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[2];
 
 	(void)state;
@@ -762,8 +779,8 @@ static void test_reset_forgets_start(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 1000000);
-	struct ttm_sched_entity *e = sched_entity_new(s,
-						      TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
@@ -787,7 +804,8 @@ static void test_reset_outside_timedout(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;

@@ -153,7 +153,8 @@ static void test_cb_runs(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 4);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
@@ -174,8 +175,10 @@ static void test_cb_error(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 4);
-	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[3];
 
 	(void)state;
@@ -244,8 +247,10 @@ static void test_cb_parallel(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 2);
-	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct event b_started;
 	struct ttm_fence *fa, *fb;
 
@@ -273,10 +278,10 @@ static void test_cb_entity_serialised(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 3);
-	struct ttm_sched_entity *a = sched_entity_new(s,
-						      TTM_SCHED_PRIORITY_HIGH);
-	struct ttm_sched_entity *b = sched_entity_new(s,
-						      TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[3];
 	struct event b_started;
 
@@ -303,10 +308,14 @@ static void test_cb_priorities(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(1, 1);
-	struct ttm_sched_entity *n = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *l = sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
-	struct ttm_sched_entity *h = sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
-	struct ttm_sched_entity *k = sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
+	struct ttm_sched_entity *n =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *l =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
+	struct ttm_sched_entity *h =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *k =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
 	struct event gate, started;
 	struct ttm_fence *fin[6];
 	const int want[6] = { 0, 5, 4, 1, 2, 3 };
@@ -345,7 +354,8 @@ static void test_cb_destroy_queued(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 1);
-	struct ttm_sched_entity *e = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct event gate, started;
 	struct ttm_fence *fin[4];
 
@@ -381,9 +391,12 @@ static void test_cb_deps_containers(void **state)
 {
 	struct cbt *t = cbt_new();
 	struct ttm_sched *s = cb_new(2, 4);
-	struct ttm_sched_entity *a = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *b = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *c = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *c =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *p1, *p2, *p3, *arr, *bad, *point, *bin;
 	struct ttm_fence *fa, *fx, *fy, *fz, *fw, **pair;
 	struct ttm_syncobj *timeline, *binary;
