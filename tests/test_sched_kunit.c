@@ -391,9 +391,12 @@ static void test_basic_interdependent(void **state)
 /*
  * A chain of 100 jobs across four entities; once the middle one has
  * finished, the entities are destroyed with half the chain still queued
- * (no flush: killed at once). Every finished fence signals: a prefix of
- * the chain with success, the rest with the kill's error (-ESRCH) passed
- * down the chain; every job is freed.
+ * (no flush: killed at once). Here the jobs after the middle one do not
+ * complete by themselves, so the kill surely meets them: the one after
+ * the middle may have reached the ring (completed by hand afterwards),
+ * the rest wait for it and are killed. Every finished fence signals: a
+ * prefix of the chain with success, the rest with the kill's error
+ * (-ESRCH, passed down the chain); every job is freed.
  */
 static void test_basic_entity_cleanup(void **state)
 {
@@ -408,7 +411,7 @@ static void test_basic_entity_cleanup(void **state)
 		e[i] = sched_entity_new(m->sched, TTM_SCHED_PRIORITY_NORMAL);
 	for (unsigned int i = 0; i < QD; i++) {
 		jobs[i] = kjob_new(m, e[i % 4]);
-		jobs[i]->self_completing = true;
+		jobs[i]->self_completing = i <= QD / 2;
 		if (i)
 			kjob_depend(jobs[i], jobs[i - 1]);
 		kjob_submit(jobs[i]);
@@ -416,6 +419,12 @@ static void test_basic_entity_cleanup(void **state)
 	assert_true(kjob_wait_finished(jobs[QD / 2]));
 	for (unsigned int i = 0; i < 4; i++)
 		ttm_sched_entity_destroy(e[i], 0);
+	/* Killed (finished at once) or handed to run_job (complete it). */
+	assert_true(kjob_wait_scheduled(jobs[QD / 2 + 1]));
+	if (!ttm_fence_is_signaled(jobs[QD / 2 + 1]->finished)) {
+		kmock_wait_run(m, QD / 2 + 2);
+		assert_int_equal(kmock_advance(m, 1), 1);
+	}
 	for (unsigned int i = 0; i < QD; i++) {
 		int status;
 
@@ -423,6 +432,8 @@ static void test_basic_entity_cleanup(void **state)
 		status = ttm_fence_get_status(jobs[i]->finished);
 		if (i <= QD / 2)
 			assert_int_equal(status, 1);
+		if (i > QD / 2 + 1)
+			assert_int_equal(status, -ESRCH);
 		if (failed)
 			assert_int_equal(status, -ESRCH);
 		else if (status != 1)
