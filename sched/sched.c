@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sched/backend.h"
 #include "util/compiler.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/sched.h"
@@ -33,6 +34,8 @@ struct ttm_sched_entity {
 	bool busy;
 	/* Being destroyed: never selected again. */
 	bool dead;
+	/* Guilty with TTM_SCHED_GUILTY_BAN: its jobs fail -ECANCELED. */
+	bool banned;
 	uint64_t context;       /* scheduled; finished is context + 1 */
 	uint64_t seqno;         /* the last armed job's */
 	/* The finished fence of the last job handed to the ring; lock. */
@@ -56,6 +59,10 @@ struct ttm_sched {
 	struct gpu_clock_client clock;
 	/* Killed jobs not yet freed (waiting for their turn to signal). */
 	unsigned int n_killed;
+	/* Recovery: who may call it (timedout_job), and whether it did. */
+	bool in_timedout;
+	pthread_t timedout_thread;
+	bool stopped;           /* ttm_sched_stop() until ttm_sched_start() */
 
 	/* The entity each priority tries first (round-robin cursor). */
 	struct ttm_sched_entity *rq[TTM_SCHED_PRIORITY_COUNT];
@@ -65,6 +72,9 @@ struct ttm_sched {
 	struct ttm_sched_job *pending_head, *pending_tail;
 	/* Finished, waiting for free_job in the thread. */
 	struct ttm_sched_job *done_head, *done_tail;
+	/* A backend's teardown, after the thread (sched/backend.h). */
+	void (*fini)(void *data);
+	void *fini_data;
 };
 
 /* A scheduled or finished fence: the timeline's name outlives the ring. */
@@ -238,6 +248,8 @@ static bool job_deps_signalled(struct ttm_sched_job *job)
  */
 static struct ttm_sched_entity *select_entity(struct ttm_sched *s)
 {
+	if (s->stopped)
+		return NULL;
 	for (int p = 0; p < TTM_SCHED_PRIORITY_COUNT; p++) {
 		struct ttm_sched_entity *first = s->rq[p], *e = first;
 
@@ -260,7 +272,7 @@ static struct ttm_sched_job *first_timeout(struct ttm_sched *s)
 {
 	struct ttm_sched_job *best = NULL;
 
-	if (!s->timeout_ns || s->no_timeouts)
+	if (!s->timeout_ns || s->no_timeouts || s->stopped)
 		return NULL;
 	for (struct ttm_sched_job *j = s->pending_head; j; j = j->next)
 		if (j->deadline_ns && (!best ||
@@ -276,10 +288,19 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 
 	/* Not again for this run unless the driver says it still runs. */
 	job->deadline_ns = 0;
+	s->in_timedout = true;
+	s->timedout_thread = pthread_self();
 	pthread_mutex_unlock(&s->lock);
 	if (s->ops->timedout_job)
 		stat = s->ops->timedout_job(job);
 	pthread_mutex_lock(&s->lock);
+	if (s->stopped) {
+		/* The op forgot ttm_sched_start(): the ring must go on. */
+		pthread_mutex_unlock(&s->lock);
+		ttm_sched_start(s, -ECANCELED);
+		pthread_mutex_lock(&s->lock);
+	}
+	s->in_timedout = false;
 	/*
 	 * The job is still ours: only this thread calls free_job. It may
 	 * have finished meanwhile (it is on the done list then).
@@ -317,6 +338,9 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	prev = e->last_scheduled;
 	e->last_scheduled = ttm_fence_get(job->finished);
 	pthread_cond_broadcast(&s->idle); /* entity flushes */
+	/* A guilty context's jobs never reach the hardware again. */
+	if (e->banned && !job->error)
+		job->error = -ECANCELED;
 	pthread_mutex_unlock(&s->lock);
 	ttm_fence_put(prev);
 
@@ -536,6 +560,9 @@ TTM_EXPORT void ttm_sched_destroy(struct ttm_sched *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 	}
+	/* The backend's own threads go last: nothing can reach them now. */
+	if (s->fini)
+		s->fini(s->fini_data);
 	pthread_cond_destroy(&s->idle);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
@@ -836,4 +863,222 @@ TTM_EXPORT struct ttm_fence *ttm_sched_job_scheduled(struct ttm_sched_job *job)
 TTM_EXPORT struct ttm_fence *ttm_sched_job_finished(struct ttm_sched_job *job)
 {
 	return job->finished;
+}
+
+const struct ttm_sched_backend_ops *sched_ops(const struct ttm_sched *s)
+{
+	return s->ops; /* set at creation, never changed */
+}
+
+void sched_set_fini(struct ttm_sched *s, void (*fini)(void *data),
+		    void *data)
+{
+	pthread_mutex_lock(&s->lock);
+	s->fini = fini;
+	s->fini_data = data;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Recovery (ttm_sched_stop() to ttm_sched_start()). It runs in the
+ * timedout_job op, so in the only thread that calls run_job and free_job:
+ * the jobs of the pending list stay allocated throughout, though hardware
+ * fence callbacks of other threads may still move them to the done list
+ * until stop has detached them. Each walk therefore restarts from the
+ * head under the lock, taking the first job not yet visited; job->recovery
+ * says which.
+ */
+enum {
+	JOB_DETACHED = 1 << 0,  /* hw_cb removed by stop */
+	JOB_FAIL = 1 << 1,      /* start finishes it with job->error */
+	JOB_BAN = 1 << 2,       /* guilty, its context banned */
+	JOB_VISITED = 1 << 3,   /* resubmit has dealt with it */
+};
+
+/* Under the lock: may the calling thread recover @s now? */
+static bool in_recovery(struct ttm_sched *s)
+{
+	return s->in_timedout && pthread_equal(s->timedout_thread,
+					       pthread_self());
+}
+
+static struct ttm_sched_job *first_pending(struct ttm_sched *s,
+					   uint8_t all, uint8_t none)
+{
+	for (struct ttm_sched_job *j = s->pending_head; j; j = j->next)
+		if ((j->recovery & all) == all && !(j->recovery & none))
+			return j;
+	return NULL;
+}
+
+static uint64_t job_context(struct ttm_sched_job *job)
+{
+	return ttm_fence_context(job->scheduled);
+}
+
+TTM_EXPORT int ttm_sched_stop(struct ttm_sched *s)
+{
+	struct ttm_sched_job *job;
+
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	if (!in_recovery(s)) {
+		pthread_mutex_unlock(&s->lock);
+		return -EPERM;
+	}
+	if (s->stopped) {
+		pthread_mutex_unlock(&s->lock);
+		return -EALREADY;
+	}
+	s->stopped = true;
+	while ((job = first_pending(s, 0, JOB_DETACHED))) {
+		struct ttm_fence *hw = job->hw_fence;
+		bool removed;
+
+		job->recovery = JOB_DETACHED;
+		pthread_mutex_unlock(&s->lock);
+		/*
+		 * false: the callback has run (a racing one is waited for),
+		 * so job_done() has moved the job to the done list.
+		 */
+		removed = hw && ttm_fence_remove_callback(hw, &job->hw_cb);
+		pthread_mutex_lock(&s->lock);
+		if (!removed && hw)
+			job->recovery = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* Under the lock: ban the live entity whose jobs are on @context. */
+static void ban_context(struct ttm_sched *s, uint64_t context)
+{
+	for (int p = 0; p < TTM_SCHED_PRIORITY_COUNT; p++) {
+		struct ttm_sched_entity *first = s->rq[p], *e = first;
+
+		if (!e)
+			continue;
+		do {
+			if (e->context == context)
+				e->banned = true;
+			e = e->rq_next;
+		} while (e != first);
+	}
+}
+
+TTM_EXPORT int ttm_sched_job_set_guilty(struct ttm_sched_job *job,
+					int error, unsigned int flags)
+{
+	struct ttm_sched *s;
+	int ret = 0;
+
+	if (!job || error >= 0 || error < -4095 ||
+	    (flags & ~TTM_SCHED_GUILTY_BAN))
+		return -EINVAL;
+	s = job->sched;
+	pthread_mutex_lock(&s->lock);
+	if (!in_recovery(s) || !s->stopped) {
+		ret = -EPERM;
+	} else if (!(job->recovery & JOB_DETACHED)) {
+		ret = -EALREADY;
+	} else {
+		job->error = error;
+		job->recovery |= JOB_FAIL;
+		if (flags & TTM_SCHED_GUILTY_BAN) {
+			/*
+			 * By context: the entity may be gone while its
+			 * jobs are still on the ring.
+			 */
+			job->recovery |= JOB_BAN;
+			ban_context(s, job_context(job));
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* Under the lock: is @job of a context a guilty job banned? */
+static bool job_banned(struct ttm_sched *s, struct ttm_sched_job *job)
+{
+	for (struct ttm_sched_job *j = s->pending_head; j; j = j->next)
+		if ((j->recovery & JOB_BAN) &&
+		    job_context(j) == job_context(job))
+			return true;
+	return false;
+}
+
+TTM_EXPORT int ttm_sched_resubmit_jobs(struct ttm_sched *s)
+{
+	struct ttm_sched_job *job;
+	int n = 0;
+
+	if (!s)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	if (!in_recovery(s) || !s->stopped) {
+		pthread_mutex_unlock(&s->lock);
+		return -EPERM;
+	}
+	while ((job = first_pending(s, JOB_DETACHED, JOB_VISITED))) {
+		struct ttm_fence *old, *hw;
+
+		job->recovery |= JOB_VISITED;
+		if (job->recovery & JOB_FAIL)
+			continue;
+		if (job_banned(s, job)) {
+			job->error = -ECANCELED;
+			job->recovery |= JOB_FAIL;
+			continue;
+		}
+		old = job->hw_fence;
+		job->hw_fence = NULL;
+		pthread_mutex_unlock(&s->lock);
+		ttm_fence_put(old);
+		hw = s->ops->run_job(job);
+		n++;
+		pthread_mutex_lock(&s->lock);
+		if (!hw || ttm_sched_is_err(hw)) {
+			job->error = hw ? (int)(intptr_t)hw : -EINVAL;
+			job->recovery |= JOB_FAIL;
+		} else {
+			job->hw_fence = hw;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+TTM_EXPORT int ttm_sched_start(struct ttm_sched *s, int error)
+{
+	struct ttm_sched_job *job;
+
+	if (!s)
+		return -EINVAL;
+	if (error >= 0 || error < -4095)
+		error = -ECANCELED;
+	pthread_mutex_lock(&s->lock);
+	if (!in_recovery(s) || !s->stopped) {
+		pthread_mutex_unlock(&s->lock);
+		return -EPERM;
+	}
+	while ((job = first_pending(s, JOB_DETACHED, 0))) {
+		struct ttm_fence *hw = job->hw_fence;
+		bool fail = (job->recovery & JOB_FAIL) || !hw;
+
+		job->recovery = 0;
+		if (!fail)
+			job->deadline_ns = s->timeout_ns ?
+					   sched_now_ns(s) + s->timeout_ns : 0;
+		pthread_mutex_unlock(&s->lock);
+		if (fail)
+			job_done(job, job->error ? job->error : error);
+		else if (ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
+			hw_fence_cb(hw, &job->hw_cb);
+		pthread_mutex_lock(&s->lock);
+	}
+	s->stopped = false;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
 }

@@ -7,6 +7,7 @@
  * by what the test signals, so every case is deterministic.
  */
 #include "lib/helpers.h"
+#include "lib/sched_helpers.h"
 #include "lib/mock_fence.h"
 
 #include "ttmsim/fence.h"
@@ -29,6 +30,15 @@ struct mock {
 	unsigned int no_hang;
 	int run_error;                  /* run_job fails with it */
 	bool dep_waited;                /* a probe fence got a callback */
+	/* Recovery (mock_recover()): armed by the test, done once. */
+	struct ttm_sched *sched;
+	struct ttm_sched_job *jobs[MAX_JOBS];   /* by id */
+	bool recover, recovered;
+	bool resubmit;                  /* else the "driver" keeps its fences */
+	bool forget_start;              /* returns still stopped */
+	int guilty_id;
+	unsigned int guilty_flags;
+	int rc_stop, rc_guilty, rc_resubmit, rc_start;
 };
 
 /*
@@ -100,6 +110,7 @@ static struct ttm_fence *mock_run_job(struct ttm_sched_job *job)
 		return ttm_sched_err_ptr(m->run_error);
 	hw = mock_fence_new("mock-ring");
 	pthread_mutex_lock(&m->lock);
+	ttm_fence_put(m->hw[mj->id]);   /* run again: resubmitted */
 	m->hw[mj->id] = ttm_fence_get(hw);
 	m->order[m->n_run++] = mj->id;
 	m->in_flight += m->credits[mj->id];
@@ -110,16 +121,51 @@ static struct ttm_fence *mock_run_job(struct ttm_sched_job *job)
 	return hw;
 }
 
+/*
+ * A driver's recovery, whatever job timed out: stop, blame the test's
+ * guilty job, "reset" the ring (every old hardware fence fails, which
+ * must no longer finish anything), then run the others again with new
+ * fences, or keep the old ones (a driver that re-emits its ring itself:
+ * no failing them then), and start.
+ */
+static void mock_recover(struct mock *m)
+{
+	m->rc_stop = ttm_sched_stop(m->sched);
+	m->rc_guilty = ttm_sched_job_set_guilty(m->jobs[m->guilty_id],
+						-ETIMEDOUT, m->guilty_flags);
+	if (m->resubmit) {
+		for (unsigned int i = 0; i < m->n_run; i++) {
+			struct ttm_fence *hw = m->hw[m->order[i]];
+
+			if (!ttm_fence_is_signaled(hw))
+				ttm_fence_signal(hw, -ECANCELED);
+		}
+		m->rc_resubmit = ttm_sched_resubmit_jobs(m->sched);
+	}
+	if (!m->forget_start)
+		m->rc_start = ttm_sched_start(m->sched, 0);
+}
+
 static enum ttm_sched_stat mock_timedout_job(struct ttm_sched_job *job)
 {
 	struct mock_job *mj = to_mock(job);
 	struct mock *m = mj->m;
-	bool reset;
+	bool reset, recover;
 
 	pthread_mutex_lock(&m->lock);
 	m->n_timedout++;
 	reset = m->n_timedout > m->no_hang;
+	recover = m->recover && !m->recovered;
 	pthread_mutex_unlock(&m->lock);
+	if (recover) {
+		/* Unlocked: resubmitting calls run_job, which locks. */
+		mock_recover(m);
+		pthread_mutex_lock(&m->lock);
+		m->recovered = true;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		return TTM_SCHED_STAT_RESET;
+	}
 	if (!reset)
 		return TTM_SCHED_STAT_NO_HANG;
 	/* The "reset": the hardware gives up on the job. */
@@ -178,15 +224,6 @@ static struct ttm_sched *sched_new(const char *name, uint32_t credits,
 	return s;
 }
 
-static struct ttm_sched_entity *entity_new(struct ttm_sched *s,
-					   enum ttm_sched_priority prio)
-{
-	struct ttm_sched_entity *e = NULL;
-
-	assert_int_equal(ttm_sched_entity_create(s, prio, &e), 0);
-	return e;
-}
-
 /*
  * Push job @id (credits @credits, dependency @dep: a reference taken over)
  * on @e; returns a reference to its finished fence, and to its scheduled
@@ -203,6 +240,7 @@ static struct ttm_fence *push(struct mock *m, struct ttm_sched_entity *e,
 	mj->m = m;
 	mj->id = id;
 	m->credits[id] = credits;
+	m->jobs[id] = &mj->base;
 	assert_int_equal(ttm_sched_job_init(&mj->base, e, credits), 0);
 	if (dep)
 		assert_int_equal(ttm_sched_job_add_dependency(&mj->base, dep),
@@ -263,18 +301,12 @@ static void drain_serial(struct mock *m, unsigned int n, int *order)
 	}
 }
 
-static void wait_ok(struct ttm_fence *f, int status)
-{
-	assert_int_equal(ttm_fence_wait(f, false, -1), 0);
-	assert_int_equal(ttm_fence_get_status(f), status);
-	ttm_fence_put(f);
-}
-
 static void test_basic(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 4, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *sched_f, *fin;
 
 	(void)state;
@@ -285,7 +317,7 @@ static void test_basic(void **state)
 	assert_string_equal(ttm_fence_driver_name(fin), "ttm_sched");
 	wait_run(m, 1);
 	hw_done(m, 0, 0);
-	wait_ok(fin, 1);
+	fence_wait_status(fin, 1);
 	ttm_fence_put(sched_f);
 	wait_freed(m, 1);
 	ttm_sched_entity_destroy(e, 0);
@@ -298,10 +330,14 @@ static void test_priority_overtakes(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *n = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *h = entity_new(s, TTM_SCHED_PRIORITY_HIGH);
-	struct ttm_sched_entity *l = entity_new(s, TTM_SCHED_PRIORITY_LOW);
-	struct ttm_sched_entity *k = entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
+	struct ttm_sched_entity *n =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *h =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_HIGH);
+	struct ttm_sched_entity *l =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_LOW);
+	struct ttm_sched_entity *k =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_KERNEL);
 	struct ttm_fence *fin[6];
 	int order[6];
 	const int want[6] = { 0, 5, 4, 1, 2, 3 };
@@ -317,7 +353,7 @@ static void test_priority_overtakes(void **state)
 	drain_serial(m, 6, order);
 	assert_memory_equal(order, want, sizeof(want));
 	for (int i = 0; i < 6; i++)
-		wait_ok(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	ttm_sched_entity_destroy(k, 0);
 	ttm_sched_entity_destroy(l, 0);
 	ttm_sched_entity_destroy(h, 0);
@@ -340,7 +376,7 @@ static void test_fairness(void **state)
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
-		e[i] = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+		e[i] = sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	fin[0] = push(m, e[0], 0, 1, NULL, NULL);
 	wait_run(m, 1);
 	fin[1] = push(m, e[0], 1, 1, NULL, NULL);
@@ -352,7 +388,7 @@ static void test_fairness(void **state)
 	drain_serial(m, 7, order);
 	assert_memory_equal(order, want, sizeof(want));
 	for (int i = 0; i < 7; i++)
-		wait_ok(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	for (int i = 0; i < 3; i++)
 		ttm_sched_entity_destroy(e[i], 0);
 	ttm_sched_destroy(s);
@@ -368,9 +404,9 @@ static void test_deps_across(void **state)
 	struct mock *m = mock_new();
 	struct ttm_sched *s1 = sched_new("ring1", 4, 0);
 	struct ttm_sched *s2 = sched_new("ring2", 4, 0);
-	struct ttm_sched_entity *e1 = entity_new(s1,
+	struct ttm_sched_entity *e1 = sched_entity_new(s1,
 						 TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *e2 = entity_new(s2,
+	struct ttm_sched_entity *e2 = sched_entity_new(s2,
 						 TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *a, *b, *b_sched, *c, *d, *d_sched;
 
@@ -386,7 +422,7 @@ static void test_deps_across(void **state)
 	wait_run(m, 2);
 	assert_int_equal(m->order[1], 1);
 	hw_done(m, 1, 0);
-	wait_ok(b, 1);
+	fence_wait_status(b, 1);
 	ttm_fence_put(b_sched);
 
 	/* c fails on the hardware; d depends on it and never runs. */
@@ -394,11 +430,11 @@ static void test_deps_across(void **state)
 	d = push(m, e2, 3, 1, ttm_fence_get(c), &d_sched);
 	wait_run(m, 3);
 	hw_done(m, 2, -EIO);
-	wait_ok(d, -EIO);
+	fence_wait_status(d, -EIO);
 	assert_true(ttm_fence_is_signaled(d_sched));
 	ttm_fence_put(d_sched);
-	wait_ok(c, -EIO);
-	wait_ok(a, 1);
+	fence_wait_status(c, -EIO);
+	fence_wait_status(a, 1);
 	wait_freed(m, 4);
 	assert_int_equal(m->n_run, 3);
 	ttm_sched_entity_destroy(e2, 0);
@@ -413,7 +449,8 @@ static void test_credit_limit(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 3, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[4];
 
 	(void)state;
@@ -435,7 +472,7 @@ static void test_credit_limit(void **state)
 	wait_run(m, 4);
 	hw_done(m, 3, 0);
 	for (int i = 0; i < 4; i++)
-		wait_ok(fin[i], 1);
+		fence_wait_status(fin[i], 1);
 	assert_true(m->max_in_flight <= 3);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
@@ -450,19 +487,27 @@ static void test_timeout(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 1000000); /* 1 ms */
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin;
 
 	(void)state;
 	m->no_hang = 1;
 	fin = push(m, e, 0, 1, NULL, NULL);
-	wait_ok(fin, -ETIMEDOUT);
+	fence_wait_status(fin, -ETIMEDOUT);
+	pthread_mutex_lock(&m->lock);
 	assert_int_equal(m->n_timedout, 2);
+	/*
+	 * The next job may time out too before the test finishes it (1 ms
+	 * on a loaded machine): from now on the mock says it still runs.
+	 */
+	m->no_hang = UINT32_MAX;
+	pthread_mutex_unlock(&m->lock);
 	/* The ring goes on after the reset. */
 	fin = push(m, e, 1, 1, NULL, NULL);
 	wait_run(m, 2);
 	hw_done(m, 1, 0);
-	wait_ok(fin, 1);
+	fence_wait_status(fin, 1);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
 	mock_free(m);
@@ -473,11 +518,12 @@ static void test_run_job_error(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 
 	(void)state;
 	m->run_error = -ENOSPC;
-	wait_ok(push(m, e, 0, 1, NULL, NULL), -ENOSPC);
+	fence_wait_status(push(m, e, 0, 1, NULL, NULL), -ENOSPC);
 	wait_freed(m, 1);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
@@ -522,8 +568,10 @@ static void test_entity_teardown(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
-	struct ttm_sched_entity *w = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *w =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *never = probe_new(m);
 	struct ttm_fence *fin[4], *sched_f[4];
 	struct watch watches[3];
@@ -546,9 +594,9 @@ static void test_entity_teardown(void **state)
 		assert_false(ttm_fence_is_signaled(fin[i]));
 	}
 	hw_done(m, 0, 0);
-	wait_ok(fin[0], 1);
+	fence_wait_status(fin[0], 1);
 	for (int i = 1; i < 3; i++) {
-		wait_ok(fin[i], -ESRCH);
+		fence_wait_status(fin[i], -ESRCH);
 		assert_true(ttm_fence_is_signaled(sched_f[i]));
 	}
 	assert_int_equal(n_signalled, 3);
@@ -560,7 +608,7 @@ static void test_entity_teardown(void **state)
 	pthread_mutex_unlock(&m->lock);
 	ttm_sched_entity_destroy(w, 0);
 	assert_true(ttm_fence_is_signaled(sched_f[3]));
-	wait_ok(fin[3], -ESRCH);
+	fence_wait_status(fin[3], -ESRCH);
 	ttm_sched_destroy(s);
 	assert_int_equal(m->n_run, 1);
 	assert_int_equal(m->n_freed, 4);
@@ -588,7 +636,8 @@ static void test_entity_flush(void **state)
 {
 	struct mock *m = mock_new();
 	struct ttm_sched *s = sched_new("ring0", 1, 0);
-	struct ttm_sched_entity *e = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *fin[2];
 	pthread_t t;
 
@@ -598,10 +647,230 @@ static void test_entity_flush(void **state)
 	assert_int_equal(pthread_create(&t, NULL, finish_two, m), 0);
 	ttm_sched_entity_destroy(e, UINT64_MAX);
 	pthread_join(t, NULL);
-	wait_ok(fin[0], 1);
-	wait_ok(fin[1], 1);
+	fence_wait_status(fin[0], 1);
+	fence_wait_status(fin[1], 1);
 	ttm_sched_destroy(s);
 	assert_int_equal(m->n_run, 2);
+	mock_free(m);
+}
+
+/* Arm the mock's recovery for the next timeout; blame job @guilty. */
+static void arm_recovery(struct mock *m, struct ttm_sched *s, int guilty,
+			 unsigned int flags, bool resubmit)
+{
+	pthread_mutex_lock(&m->lock);
+	m->sched = s;
+	m->guilty_id = guilty;
+	m->guilty_flags = flags;
+	m->resubmit = resubmit;
+	m->recover = true;
+	while (!m->recovered)
+		pthread_cond_wait(&m->cond, &m->lock);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static uint64_t stamp(struct ttm_fence *f)
+{
+	uint64_t ns = 0;
+
+	assert_int_equal(ttm_fence_timestamp(f, &ns), 0);
+	return ns;
+}
+
+/*
+ * Timeout -> reset -> resubmit: three jobs on the ring, the first one
+ * guilty. It fails with -ETIMEDOUT, and so does a job of another entity
+ * depending on it (without running); the innocent two run again with new
+ * hardware fences (the old ones failing changes nothing) and finish
+ * fine; the finished fences signal in ring order.
+ */
+static void test_reset_resubmit(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 4, 1000000); /* 1 ms */
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *c =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[4], *dep_sched;
+	int x, y;                       /* the innocent two, in ring order */
+
+	(void)state;
+	m->no_hang = UINT32_MAX;        /* until the recovery is armed */
+	fin[0] = push(m, a, 0, 1, NULL, NULL);
+	fin[1] = push(m, a, 1, 1, NULL, NULL);
+	fin[2] = push(m, b, 2, 1, NULL, NULL);
+	fin[3] = push(m, c, 3, 1, ttm_fence_get(fin[0]), &dep_sched);
+	wait_run(m, 3);
+	/* 1 and 2 in either order: 1 may run before 2 is pushed. */
+	assert_int_equal(m->order[0], 0);
+	x = m->order[1];
+	y = m->order[2];
+	arm_recovery(m, s, 0, 0, true);
+	assert_int_equal(m->rc_stop, 0);
+	assert_int_equal(m->rc_guilty, 0);
+	assert_int_equal(m->rc_resubmit, 2);
+	assert_int_equal(m->rc_start, 0);
+	wait_run(m, 5);
+	assert_int_equal(m->order[3], x);
+	assert_int_equal(m->order[4], y);
+	assert_int_equal(ttm_fence_get_status(fin[0]), -ETIMEDOUT);
+	assert_int_equal(ttm_fence_wait(fin[3], false, -1), 0);
+	assert_int_equal(ttm_fence_get_status(fin[3]), -ETIMEDOUT);
+	assert_true(ttm_fence_is_signaled(dep_sched));
+	/* The old fences failed; the jobs follow their new ones. */
+	assert_false(ttm_fence_is_signaled(fin[1]));
+	assert_false(ttm_fence_is_signaled(fin[2]));
+	hw_done(m, x, 0);
+	hw_done(m, y, 0);
+	assert_int_equal(ttm_fence_wait(fin[x], false, -1), 0);
+	assert_int_equal(ttm_fence_wait(fin[y], false, -1), 0);
+	assert_true(stamp(fin[0]) <= stamp(fin[x]));
+	assert_true(stamp(fin[x]) <= stamp(fin[y]));
+	fence_wait_status(fin[1], 1);
+	fence_wait_status(fin[2], 1);
+	fence_wait_status(fin[0], -ETIMEDOUT);
+	fence_wait_status(fin[3], -ETIMEDOUT);
+	ttm_fence_put(dep_sched);
+	assert_int_equal(m->n_run, 5);  /* the dependent job never ran */
+	ttm_sched_entity_destroy(c, 0);
+	ttm_sched_entity_destroy(b, 0);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(m->n_freed, 4);
+	mock_free(m);
+}
+
+/*
+ * A guilty job that bans its entity: the entity's other job on the ring
+ * fails -ECANCELED instead of running again, and so do its queued job and
+ * one pushed after the reset, without run_job; another entity goes on.
+ */
+static void test_reset_ban(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 3, 1000000);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *b =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[6];
+
+	(void)state;
+	m->no_hang = UINT32_MAX;
+	fin[0] = push(m, a, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	fin[1] = push(m, b, 1, 1, NULL, NULL);
+	wait_run(m, 2);
+	fin[2] = push(m, a, 2, 1, NULL, NULL);
+	wait_run(m, 3);
+	fin[3] = push(m, a, 3, 1, NULL, NULL); /* no credits: queued */
+	arm_recovery(m, s, 0, TTM_SCHED_GUILTY_BAN, true);
+	assert_int_equal(m->rc_resubmit, 1);
+	fence_wait_status(fin[0], -ETIMEDOUT);
+	fence_wait_status(fin[2], -ECANCELED);
+	fence_wait_status(fin[3], -ECANCELED);
+	fin[4] = push(m, a, 4, 1, NULL, NULL);
+	fence_wait_status(fin[4], -ECANCELED);
+	fin[5] = push(m, b, 5, 1, NULL, NULL);
+	wait_run(m, 5);
+	assert_int_equal(m->order[3], 1);
+	assert_int_equal(m->order[4], 5);
+	hw_done(m, 1, 0);
+	hw_done(m, 5, 0);
+	fence_wait_status(fin[1], 1);
+	fence_wait_status(fin[5], 1);
+	ttm_sched_entity_destroy(b, 0);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(m->n_run, 5);
+	assert_int_equal(m->n_freed, 6);
+	mock_free(m);
+}
+
+/*
+ * A driver that re-emits its ring itself keeps the hardware fences: no
+ * resubmit; start follows the old fences of the innocent jobs and
+ * finishes the guilty one without waiting for its fence.
+ */
+static void test_reset_keep_fences(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 2, 1000000);
+	struct ttm_sched_entity *a =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin[2];
+
+	(void)state;
+	m->no_hang = UINT32_MAX;
+	fin[0] = push(m, a, 0, 1, NULL, NULL);
+	fin[1] = push(m, a, 1, 1, NULL, NULL);
+	wait_run(m, 2);
+	arm_recovery(m, s, 1, 0, false);
+	fence_wait_status(fin[1], -ETIMEDOUT);
+	assert_false(ttm_fence_is_signaled(fin[0]));
+	hw_done(m, 0, 0);
+	fence_wait_status(fin[0], 1);
+	ttm_sched_entity_destroy(a, 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(m->n_run, 2);
+	mock_free(m);
+}
+
+/*
+ * A timedout_job that stops the scheduler and returns without starting
+ * it: the scheduler starts itself, the guilty job fails, the ring goes on.
+ */
+static void test_reset_forgets_start(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 1, 1000000);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin;
+
+	(void)state;
+	m->no_hang = UINT32_MAX;
+	m->forget_start = true;
+	fin = push(m, e, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	arm_recovery(m, s, 0, 0, false);
+	fence_wait_status(fin, -ETIMEDOUT);
+	fin = push(m, e, 1, 1, NULL, NULL);
+	wait_run(m, 2);
+	hw_done(m, 1, 0);
+	fence_wait_status(fin, 1);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	mock_free(m);
+}
+
+/* The recovery calls belong to timedout_job: refused elsewhere. */
+static void test_reset_outside_timedout(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 1, 0);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin;
+
+	(void)state;
+	fin = push(m, e, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	assert_int_equal(ttm_sched_stop(s), -EPERM);
+	assert_int_equal(ttm_sched_job_set_guilty(m->jobs[0], -EIO, 0),
+			 -EPERM);
+	assert_int_equal(ttm_sched_job_set_guilty(m->jobs[0], 0, 0), -EINVAL);
+	assert_int_equal(ttm_sched_job_set_guilty(m->jobs[0], -EIO, 2),
+			 -EINVAL);
+	assert_int_equal(ttm_sched_resubmit_jobs(s), -EPERM);
+	assert_int_equal(ttm_sched_start(s, 0), -EPERM);
+	hw_done(m, 0, 0);
+	fence_wait_status(fin, 1);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
 	mock_free(m);
 }
 
@@ -638,6 +907,11 @@ int main(void)
 		T(test_run_job_error),
 		T(test_entity_teardown),
 		T(test_entity_flush),
+		T(test_reset_resubmit),
+		T(test_reset_ban),
+		T(test_reset_keep_fences),
+		T(test_reset_forgets_start),
+		T(test_reset_outside_timedout),
 		T(test_bad_args),
 #undef T
 	};

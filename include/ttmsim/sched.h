@@ -49,8 +49,10 @@ enum ttm_sched_priority {
  * enum ttm_sched_stat - what a timedout_job op did.
  * @TTM_SCHED_STAT_RESET: the ring was reset; the driver has signalled (or
  *	will signal) the job's hardware fence, normally with an error such
- *	as -ETIMEDOUT, which the finished fence then carries. The next
- *	running job gets a fresh timeout.
+ *	as -ETIMEDOUT, which the finished fence then carries; or it has
+ *	recovered the ring with ttm_sched_stop(), ttm_sched_job_set_guilty(),
+ *	ttm_sched_resubmit_jobs() and ttm_sched_start(). The next running
+ *	job gets a fresh timeout.
  * @TTM_SCHED_STAT_NO_HANG: the job is still making progress: the timeout
  *	is re-armed for it, counted from now.
  * @TTM_SCHED_STAT_ENODEV: the device is gone: no more timeouts fire; the
@@ -78,10 +80,12 @@ enum ttm_sched_stat {
  *	starts at this virtual time) but not advance or destroy the GPU,
  *	nor create or destroy a scheduler or entity on its clock.
  * @timedout_job: @job has run for longer than the scheduler's timeout.
- *	Reset the ring, resubmit, mark the context guilty: see
- *	enum ttm_sched_stat for what each answer means. Optional: without
- *	it a timeout does nothing.
- *	Context: May sleep. Runs where run_job does, with the same rules.
+ *	Reset the ring, resubmit, mark the context guilty (the recovery
+ *	calls below, which only this op may make): see enum ttm_sched_stat
+ *	for what each answer means. Optional: without it a timeout does
+ *	nothing.
+ *	Context: May sleep. Runs in the scheduler's thread, no scheduler
+ *	lock held.
  * @free_job: the job's finished fence has signalled (or it was never run,
  *	see ttm_sched_entity_destroy()): drop the scheduler's state with
  *	ttm_sched_job_cleanup() and free the driver's object. Mandatory.
@@ -143,6 +147,7 @@ struct ttm_sched_job {
 	bool dep_armed;                 /* dep_cb is on a dependency */
 	bool done;                      /* off the ring, waits for free */
 	bool killed;                    /* its entity is gone: -ESRCH */
+	uint8_t recovery;               /* ttm_sched_stop() to _start() */
 	struct ttm_fence *scheduled;    /* ttm_sched_job_scheduled() */
 	struct ttm_fence *finished;     /* ttm_sched_job_finished() */
 	struct ttm_fence **deps;        /* references, deps[next_dep..] left */
@@ -341,6 +346,183 @@ struct ttm_fence *ttm_sched_job_scheduled(struct ttm_sched_job *job);
  * Return: the fence, without a new reference.
  */
 struct ttm_fence *ttm_sched_job_finished(struct ttm_sched_job *job);
+
+/*
+ * The callback backend (sched/sched_cb.c): a job's payload is a C
+ * function of the driver's, run on one of the backend's worker threads
+ * (a CPU "shader"). Entities, priorities, dependencies and credits work
+ * as with any backend; the jobs of one entity run one after the other, in
+ * order, while jobs of different entities may run at once on different
+ * workers. See docs/sched-design.md, "The callback backend".
+ */
+
+/**
+ * typedef ttm_sched_cb_fn - the payload of a callback-backend job.
+ * @job: the scheduler's job (for ttm_sched_job_finished() and the like).
+ * @data: ttm_sched_cb_args.data.
+ *
+ * Context: May sleep, holding up its worker. Runs in a worker thread of
+ * the backend; or, on a deterministic GPU, in the thread in
+ * ttm_gpu_advance() (then it must not advance or destroy that GPU).
+ * Return: 0, or a negative errno that the job's finished fence carries
+ * (positive values count as 0).
+ */
+typedef int ttm_sched_cb_fn(struct ttm_sched_job *job, void *data);
+
+/**
+ * struct ttm_sched_cb_args - one job for ttm_sched_cb_submit().
+ * @fn: the payload; mandatory.
+ * @data: handed to @fn and @release.
+ * @release: called once when the job is freed, whether @fn ran or not
+ *	(the entity was destroyed first); NULL if @data needs nothing.
+ *	Runs in the scheduler's thread or the one destroying the entity.
+ * @deps: fences to wait for before @fn runs (any scheduler, containers,
+ *	syncobj points through ttm_syncobj_find_fence()); borrowed: the
+ *	call takes its own references. A dependency's error fails the job
+ *	without running @fn.
+ * @n_deps: how many in @deps.
+ * @credits: the job's credits; 0 means 1.
+ */
+struct ttm_sched_cb_args {
+	ttm_sched_cb_fn *fn;
+	void *data;
+	void (*release)(void *data);
+	struct ttm_fence *const *deps;
+	unsigned int n_deps;
+	uint32_t credits;
+};
+
+/**
+ * ttm_sched_cb_create() - a scheduler whose jobs are C functions.
+ * @options: as for ttm_sched_create(), but @options->ops must be NULL
+ *	(the backend supplies them); no timedout_job: a function cannot be
+ *	interrupted, so set no timeout.
+ * @n_workers: worker threads, 1 to 64; ignored (no workers) when
+ *	@options->gpu is deterministic: @fn then runs inline in run_job,
+ *	inside ttm_gpu_advance(), so runs are reproducible.
+ * @ret_sched: the new scheduler; ttm_sched_destroy() destroys it and
+ *	joins the workers.
+ *
+ * Context: Does not sleep. Starts the workers and the scheduler's thread.
+ * Return: 0 and *@ret_sched; -EINVAL for non-NULL ops or a bad
+ * @n_workers; what ttm_sched_create() returns; -ENOMEM; -EAGAIN.
+ */
+int ttm_sched_cb_create(const struct ttm_sched_options *options,
+			unsigned int n_workers, struct ttm_sched **ret_sched);
+
+/**
+ * ttm_sched_cb_submit() - queue a function call on an entity.
+ * @entity: an entity of a callback-backend scheduler.
+ * @args: the function, its data, dependencies and credits.
+ * @ret_finished: a new reference to the job's finished fence, or NULL.
+ *
+ * Allocates the job, arms and pushes it. On success the job owns
+ * @args->data (@args->release frees it); on error nothing was queued and
+ * the data stays the caller's. Submissions to one entity must not race
+ * (as ttm_sched_job_arm()).
+ *
+ * Context: Does not sleep. Takes and releases the scheduler's lock.
+ * Return: 0; -EINVAL for a missing @fn or an entity of another backend;
+ * -ENOMEM.
+ */
+int ttm_sched_cb_submit(struct ttm_sched_entity *entity,
+			const struct ttm_sched_cb_args *args,
+			struct ttm_fence **ret_finished);
+
+/*
+ * Recovery after a hang, in the spirit of the kernel's drm_sched_stop(),
+ * drm_sched_resubmit_jobs() and drm_sched_start(), for a timedout_job op:
+ *
+ *	ttm_sched_stop(sched);               (the ring's fences ignored)
+ *	...reset the "hardware"...
+ *	ttm_sched_job_set_guilty(job, -ETIMEDOUT, 0);
+ *	ttm_sched_resubmit_jobs(sched);      (run_job again for the others)
+ *	ttm_sched_start(sched, -ECANCELED);  (their new fences followed)
+ *	return TTM_SCHED_STAT_RESET;
+ *
+ * See docs/sched-design.md, "Reset and resubmit".
+ */
+
+/* ttm_sched_job_set_guilty(): cancel the rest of the job's entity too. */
+#define TTM_SCHED_GUILTY_BAN (1u << 0)
+
+/**
+ * ttm_sched_stop() - stop following the ring, for a reset.
+ * @sched: the scheduler whose timedout_job op is running.
+ *
+ * Detaches the scheduler from the hardware fences of the jobs on the ring
+ * (handed to run_job, not finished): from now on those fences signalling
+ * (the driver failing or forgetting them while it resets) no longer
+ * finishes the jobs. A job whose fence had already signalled finishes
+ * normally. No job is handed to run_job and no timeout fires until
+ * ttm_sched_start().
+ *
+ * Context: May sleep (waits for a hardware fence callback that races
+ * with it). Only from @sched's timedout_job op.
+ * Return: 0; -EPERM outside @sched's timedout_job op; -EALREADY if
+ * already stopped.
+ */
+int ttm_sched_stop(struct ttm_sched *sched);
+
+/**
+ * ttm_sched_job_set_guilty() - blame @job for the hang.
+ * @job: a job still on the ring of a stopped scheduler.
+ * @error: a negative errno for its finished fence (e.g. -ETIMEDOUT).
+ * @flags: 0, or TTM_SCHED_GUILTY_BAN to ban its entity as well: the jobs
+ *	of that entity still on the ring fail with -ECANCELED instead of
+ *	being resubmitted, and those queued or pushed later fail with
+ *	-ECANCELED without run_job (the kernel's guilty context).
+ *
+ * @job is not resubmitted: ttm_sched_start() finishes it with @error
+ * without waiting for its hardware fence. Jobs that depend on its
+ * finished fence fail with @error in turn.
+ *
+ * Context: Does not sleep. Only from the timedout_job op, between
+ * ttm_sched_stop() and ttm_sched_start().
+ * Return: 0; -EINVAL for a bad @error or @flags; -EPERM outside
+ * recovery; -EALREADY if @job is no longer on the ring (it finished
+ * before ttm_sched_stop()).
+ */
+int ttm_sched_job_set_guilty(struct ttm_sched_job *job, int error,
+			     unsigned int flags);
+
+/**
+ * ttm_sched_resubmit_jobs() - run the innocent jobs of the ring again.
+ * @sched: a stopped scheduler.
+ *
+ * For each job still on the ring, oldest first: a guilty job, or one of a
+ * banned entity, is left to fail; every other one is handed to run_job
+ * again (the driver sees it a second time; its scheduled fence has
+ * signalled already), and the hardware fence it returns replaces the
+ * old one, whose reference is dropped. A run_job error fails the job. A
+ * driver that re-emits the ring itself, keeping its hardware fences,
+ * does not call this: ttm_sched_start() follows the old fences.
+ *
+ * Context: May sleep (calls run_job). Only from the timedout_job op,
+ * between ttm_sched_stop() and ttm_sched_start().
+ * Return: how many jobs were handed to run_job again; -EPERM outside
+ * recovery.
+ */
+int ttm_sched_resubmit_jobs(struct ttm_sched *sched);
+
+/**
+ * ttm_sched_start() - follow the ring again after a reset.
+ * @sched: a stopped scheduler.
+ * @error: for the jobs left without a hardware fence and without an
+ *	error of their own; 0 means -ECANCELED.
+ *
+ * Guilty jobs, those of a banned entity and those whose resubmission
+ * failed finish now with their error, in ring order; every other job on
+ * the ring is followed through its hardware fence (resubmit's, or the
+ * old one) with a fresh timeout. Then selection resumes. A timedout_job
+ * op that returns with its scheduler still stopped gets this call made
+ * for it, with -ECANCELED.
+ *
+ * Context: May sleep. Only from the timedout_job op, after
+ * ttm_sched_stop(). Signals finished fences (their callbacks run here).
+ * Return: 0; -EPERM outside recovery.
+ */
+int ttm_sched_start(struct ttm_sched *sched, int error);
 
 #ifdef __cplusplus
 }
