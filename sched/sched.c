@@ -13,12 +13,12 @@
  * run a driver's fence ops). Design: docs/sched-design.md.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "sched/backend.h"
+#include "sched/fence.h"
 #include "util/compiler.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/sched.h"
@@ -43,7 +43,7 @@ struct ttm_sched_entity {
 };
 
 struct ttm_sched {
-	char name[32];
+	struct sched_name *name; /* shared with the fences */
 	uint32_t credit_limit;
 	uint64_t timeout_ns;
 	const struct ttm_sched_backend_ops *ops;
@@ -75,35 +75,6 @@ struct ttm_sched {
 	/* A backend's teardown, after the thread (sched/backend.h). */
 	void (*fini)(void *data);
 	void *fini_data;
-};
-
-/* A scheduled or finished fence: the timeline's name outlives the ring. */
-struct sched_fence {
-	struct ttm_fence base;
-	char name[32];
-};
-
-static const char *sched_fence_driver_name(struct ttm_fence *fence)
-{
-	(void)fence;
-	return "ttm_sched";
-}
-
-static const char *sched_fence_timeline_name(struct ttm_fence *fence)
-{
-	return container_of(fence, struct sched_fence, base)->name;
-}
-
-static void sched_fence_release(struct ttm_fence *fence)
-{
-	free(container_of(fence, struct sched_fence, base));
-}
-
-static const struct ttm_fence_ops sched_fence_ops = {
-	.use_64bit_seqno = true,
-	.get_driver_name = sched_fence_driver_name,
-	.get_timeline_name = sched_fence_timeline_name,
-	.release = sched_fence_release,
 };
 
 static uint64_t now_ns(void)
@@ -468,8 +439,11 @@ TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	snprintf(s->name, sizeof(s->name), "%s",
-		 options->name ? options->name : "sched");
+	s->name = sched_name_new(options->name ? options->name : "sched");
+	if (!s->name) {
+		free(s);
+		return -ENOMEM;
+	}
 	s->credit_limit = options->credit_limit;
 	s->timeout_ns = options->timeout_ns;
 	s->ops = options->ops;
@@ -498,6 +472,7 @@ TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
 		pthread_cond_destroy(&s->idle);
 		pthread_cond_destroy(&s->wake);
 		pthread_mutex_destroy(&s->lock);
+		sched_name_put(s->name);
 		free(s);
 		return -EAGAIN;
 	}
@@ -566,6 +541,7 @@ TTM_EXPORT void ttm_sched_destroy(struct ttm_sched *s)
 	pthread_cond_destroy(&s->idle);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
+	sched_name_put(s->name);
 	free(s);
 }
 
@@ -734,22 +710,6 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	free(e);
 }
 
-static struct ttm_fence *sched_fence_alloc(const char *name)
-{
-	struct sched_fence *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return NULL;
-	snprintf(f->name, sizeof(f->name), "%s", name);
-	return &f->base;
-}
-
-static void sched_fence_free_unarmed(struct ttm_fence *fence)
-{
-	if (fence)
-		free(container_of(fence, struct sched_fence, base));
-}
-
 TTM_EXPORT int ttm_sched_job_init(struct ttm_sched_job *job,
 				  struct ttm_sched_entity *e, uint32_t credits)
 {
@@ -761,15 +721,8 @@ TTM_EXPORT int ttm_sched_job_init(struct ttm_sched_job *job,
 	/* The kernel warns and clamps: a bigger job could never run. */
 	job->credits = credits < e->sched->credit_limit ?
 		       credits : e->sched->credit_limit;
-	job->scheduled = sched_fence_alloc(e->sched->name);
-	job->finished = sched_fence_alloc(e->sched->name);
-	if (!job->scheduled || !job->finished) {
-		sched_fence_free_unarmed(job->scheduled);
-		sched_fence_free_unarmed(job->finished);
-		job->scheduled = job->finished = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return sched_fences_alloc(e->sched->name, &job->scheduled,
+				  &job->finished);
 }
 
 TTM_EXPORT int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
@@ -814,9 +767,7 @@ TTM_EXPORT void ttm_sched_job_arm(struct ttm_sched_job *job)
 
 	/* Arms and pushes of one entity are serialised by its owner. */
 	seqno = ++e->seqno;
-	ttm_fence_init(job->scheduled, &sched_fence_ops, e->context, seqno);
-	ttm_fence_init(job->finished, &sched_fence_ops, e->context + 1,
-		       seqno);
+	sched_fences_arm(job->scheduled, e->context, seqno);
 	job->armed = true;
 }
 
@@ -849,8 +800,7 @@ TTM_EXPORT void ttm_sched_job_cleanup(struct ttm_sched_job *job)
 		ttm_fence_put(job->scheduled);
 		ttm_fence_put(job->finished);
 	} else {
-		sched_fence_free_unarmed(job->scheduled);
-		sched_fence_free_unarmed(job->finished);
+		sched_fences_free_unarmed(job->scheduled);
 	}
 	job->scheduled = job->finished = NULL;
 }

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A job's scheduled and finished fences (include/sched/fence.h), in one
+ * allocation, as the kernel's drm_sched_fence.
+ *
+ * The two fences have their own references but share the memory: the
+ * scheduled fence holds a reference to the finished one, and the memory
+ * goes with the finished fence's release. Each release op runs after its
+ * fence's grace period (driver fences, gpu_sim/fence_rcu.c), so a
+ * lockless reader of either sees a fence until it has left its section.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/fence.h"
+#include "util/compiler.h"
+
+struct sched_name {
+	uint32_t refcount;      /* atomic */
+	char str[32];
+};
+
+struct sched_fences {
+	struct ttm_fence scheduled;
+	struct ttm_fence finished;
+	struct sched_name *name;
+};
+
+struct sched_name *sched_name_new(const char *name)
+{
+	struct sched_name *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->refcount = 1;
+	strncpy(n->str, name, sizeof(n->str) - 1);
+	return n;
+}
+
+static struct sched_name *sched_name_get(struct sched_name *n)
+{
+	__atomic_fetch_add(&n->refcount, 1, __ATOMIC_RELAXED);
+	return n;
+}
+
+void sched_name_put(struct sched_name *n)
+{
+	if (n && __atomic_sub_fetch(&n->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		free(n);
+}
+
+const char *sched_name_str(const struct sched_name *n)
+{
+	return n->str;
+}
+
+static const char *sched_fence_driver_name(struct ttm_fence *fence)
+{
+	(void)fence;
+	return "ttm_sched";
+}
+
+static const char *scheduled_timeline_name(struct ttm_fence *fence)
+{
+	return container_of(fence, struct sched_fences, scheduled)->name->str;
+}
+
+static const char *finished_timeline_name(struct ttm_fence *fence)
+{
+	return container_of(fence, struct sched_fences, finished)->name->str;
+}
+
+/* The scheduled fence is gone: drop its hold on the memory. */
+static void scheduled_release(struct ttm_fence *fence)
+{
+	ttm_fence_put(&container_of(fence, struct sched_fences,
+				    scheduled)->finished);
+}
+
+static void finished_release(struct ttm_fence *fence)
+{
+	struct sched_fences *f = container_of(fence, struct sched_fences,
+					      finished);
+
+	sched_name_put(f->name);
+	free(f);
+}
+
+static const struct ttm_fence_ops scheduled_ops = {
+	.use_64bit_seqno = true,
+	.get_driver_name = sched_fence_driver_name,
+	.get_timeline_name = scheduled_timeline_name,
+	.release = scheduled_release,
+};
+
+static const struct ttm_fence_ops finished_ops = {
+	.use_64bit_seqno = true,
+	.get_driver_name = sched_fence_driver_name,
+	.get_timeline_name = finished_timeline_name,
+	.release = finished_release,
+};
+
+int sched_fences_alloc(struct sched_name *name,
+		       struct ttm_fence **scheduled,
+		       struct ttm_fence **finished)
+{
+	struct sched_fences *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->name = sched_name_get(name);
+	*scheduled = &f->scheduled;
+	*finished = &f->finished;
+	return 0;
+}
+
+void sched_fences_arm(struct ttm_fence *scheduled, uint64_t context,
+		      uint64_t seqno)
+{
+	struct sched_fences *f = container_of(scheduled, struct sched_fences,
+					      scheduled);
+
+	ttm_fence_init(&f->scheduled, &scheduled_ops, context, seqno);
+	ttm_fence_init(&f->finished, &finished_ops, context + 1, seqno);
+	/* The scheduled fence's hold on the memory. */
+	ttm_fence_get(&f->finished);
+}
+
+void sched_fences_free_unarmed(struct ttm_fence *scheduled)
+{
+	struct sched_fences *f;
+
+	if (!scheduled)
+		return;
+	f = container_of(scheduled, struct sched_fences, scheduled);
+	sched_name_put(f->name);
+	free(f);
+}
