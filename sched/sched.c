@@ -334,23 +334,31 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 }
 
 /*
- * A job off the done list: a finished one, or a killed one whose turn has
- * come (see kill_jobs()), which signals now, in order. Then free_job.
- * Called with the lock held, returns with it held.
+ * The jobs on the done list: finished ones, or killed ones whose turn has
+ * come (see kill_jobs()), which signal now, in order. Then free_job. The
+ * whole list at once, for one lock round trip per batch: a busy ring
+ * finishes jobs faster than one wake-up each. Jobs that finish meanwhile
+ * (a killed one's turn comes when its predecessor signals here) wait for
+ * the next batch. Called with the lock held, returns with it held.
  */
-static void free_one(struct ttm_sched *s, struct ttm_sched_job *job)
+static void free_done(struct ttm_sched *s)
 {
-	bool killed = job->killed;
+	struct ttm_sched_job *job = s->done_head, *next;
+	unsigned int killed = 0;
 
+	s->done_head = s->done_tail = NULL;
 	pthread_mutex_unlock(&s->lock);
-	if (killed) {
-		ttm_fence_signal(job->scheduled, 0);
-		ttm_fence_signal(job->finished, -ESRCH);
+	for (; job; job = next) {
+		next = job->next;
+		if (job->killed) {
+			ttm_fence_signal(job->scheduled, 0);
+			ttm_fence_signal(job->finished, -ESRCH);
+			killed++;
+		}
+		s->ops->free_job(job);
 	}
-	s->ops->free_job(job);
 	pthread_mutex_lock(&s->lock);
-	if (killed)
-		s->n_killed--;
+	s->n_killed -= killed;
 	pthread_cond_broadcast(&s->idle);
 }
 
@@ -368,11 +376,7 @@ static uint64_t sched_step(struct ttm_sched *s)
 		struct ttm_sched_job *job;
 
 		if (s->done_head) {
-			job = s->done_head;
-			s->done_head = job->next;
-			if (!s->done_head)
-				s->done_tail = NULL;
-			free_one(s, job);
+			free_done(s);
 			continue;
 		}
 		job = first_timeout(s);
