@@ -513,10 +513,10 @@ struct ttm_sched;
  * Entities must be destroyed before the device.
  *
  * Context: Does not sleep.
- * Return: the scheduler, which lives as long as @dev; NULL if @dev has no
- * GPU, @engine is out of range, or the scheduler cannot follow the GPU's
- * clock (a TTM_GPU_DETERMINISTIC GPU, until the scheduler's virtual
- * clock exists): then @dev submits to the GPU directly.
+ * Return: the scheduler, which lives as long as @dev and follows its GPU's
+ * clock (the virtual one of a TTM_GPU_DETERMINISTIC GPU: its jobs then
+ * reach the GPU in ttm_gpu_advance()); NULL if @dev has no GPU or
+ * @engine is out of range.
  */
 struct ttm_sched *ttm_device_sched(struct ttm_device *dev, unsigned int engine);
 
