@@ -193,7 +193,6 @@ static int make_gate(struct submit_deps *d, struct ttm_fence **gate)
 int submit_queue(struct submit *s)
 {
 	struct ttm_execbuf_args *args = s->args;
-	struct ttm_gpu *gpu = ttm_device_gpu(s->client->dev);
 	struct ttm_gpu_job job = {
 		.engine = args->engine,
 		.duration_us = args->duration_us,
@@ -206,6 +205,7 @@ int submit_queue(struct submit *s)
 	struct ttm_fence *fence = NULL, *gate = NULL;
 	struct execbuf_job *tracking;
 	struct submit_deps *d = &s->deps;
+	struct ttm_sched_entity *entity = NULL;
 	unsigned int i;
 	int ret, fd = -1;
 
@@ -213,6 +213,8 @@ int submit_queue(struct submit *s)
 	ranges = calloc(s->n, sizeof(*ranges));
 	tracking = execbuf_job_new(s->client->edev);
 	ret = ranges && tracking ? 0 : -ENOMEM;
+	if (ret == 0)
+		ret = client_entity(s->client, args->engine, &entity);
 	for (i = 0; i < s->n && !ret; i++)
 		if (s->objs[i].write)
 			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
@@ -224,7 +226,8 @@ int submit_queue(struct submit *s)
 		job.ranges = ranges;
 		job.deps = d->v;
 		job.n_deps = d->n;
-		ret = ttm_gpu_submit(gpu, &job, &fence);
+		/* Through the client's entity of the engine. */
+		ret = ttm_sched_gpu_submit(entity, &job, &fence);
 	}
 	if (ret == 0 && gate) {
 		fd = ttm_fence_export_fd(fence);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "gpu_sim/gpu.h"
-#include "sched/backend.h"
+#include "sched/sched.h"
 #include "util/compiler.h"
 #include "ttmsim/sched.h"
 
@@ -228,7 +228,7 @@ TTM_EXPORT int ttm_sched_cb_create(const struct ttm_sched_options *options,
 		cb_free(cb);
 		return ret;
 	}
-	sched_set_fini(*ret_sched, cb_fini, cb);
+	sched_set_backend(*ret_sched, cb, cb_fini);
 	return 0;
 }
 

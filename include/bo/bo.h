@@ -92,6 +92,13 @@ struct ttm_device {
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
 	/*
+	 * One scheduler per engine of @gpu, and the moves' entity on the
+	 * copy engine's (bo/device_sched.c); none without a GPU.
+	 */
+	struct ttm_sched **scheds;
+	unsigned int n_scheds;
+	struct ttm_sched_entity *move_entity;
+	/*
 	 * Allocation granularity and CPU-visible VRAM, in bytes: fixed. The
 	 * page size is a power of two: the hot paths shift by @page_shift
 	 * rather than divide (a 64-bit division costs tens of cycles).
@@ -261,6 +268,13 @@ bool bo_worker_is_self(struct ttm_device *dev);
 void bo_worker_free_device(struct ttm_device *dev);
 /* The end of ttm_device_destroy(): its worker stopped, nothing pending. */
 void bo_device_free(struct ttm_device *dev);
+
+/*
+ * bo/device_sched.c: make @dev's schedulers and the moves' entity;
+ * destroy them, once every move has finished.
+ */
+int bo_device_sched_init(struct ttm_device *dev);
+void bo_device_sched_fini(struct ttm_device *dev);
 
 /*
  * Wait until the worker has done every destroy queued so far; whether

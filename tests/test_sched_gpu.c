@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scheduler's fake-GPU backend (ttm_sched_gpu_create(),
+ * ttm_sched_gpu_submit()) on a real-time GPU. Order is fixed by the test,
+ * never by timing: a "blocker" job submitted straight to the engine waits
+ * for a gate fence the test signals, so the jobs behind it stay where the
+ * test put them; the test waits on fences or on the GPU's counters.
+ */
+#include "lib/helpers.h"
+
+#include "ttmsim/bo.h"
+#include "ttmsim/execbuf.h"
+#include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
+#include "ttmsim/sched.h"
+
+#define WORDS 16
+#define MAX_TRACE 128
+
+/* The tags of retired jobs, in retire order. */
+struct trace {
+	pthread_mutex_t lock;
+	unsigned int n;
+	uint64_t tag[MAX_TRACE];
+};
+
+static void on_retire(const struct ttm_gpu_job_info *info, void *data)
+{
+	struct trace *t = data;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->n < MAX_TRACE)
+		t->tag[t->n] = info->tag;
+	t->n++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+struct fixture {
+	struct trace trace;
+	struct ttm_gpu *gpu;
+	struct ttm_sched *sched;
+	struct ttm_sched_entity *entity;
+	struct ttm_fence *gate;       /* the blocker's, NULL if none */
+	struct ttm_fence *blocker;    /* its out-fence */
+};
+
+static struct fixture *fixture_new(unsigned int hang_ms, uint32_t credits)
+{
+	struct ttm_gpu_options go = { .hang_timeout_ms = hang_ms };
+	struct ttm_sched_options so = { .credit_limit = credits };
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	pthread_mutex_init(&f->trace.lock, NULL);
+	go.on_retire = on_retire;
+	go.retire_data = &f->trace;
+	assert_int_equal(ttm_gpu_create(2, &go, &f->gpu), 0);
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 1, &so, &f->sched), 0);
+	assert_int_equal(ttm_sched_entity_create(f->sched,
+						 TTM_SCHED_PRIORITY_NORMAL,
+						 &f->entity), 0);
+	return f;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	ttm_sched_entity_destroy(f->entity, 0);
+	ttm_sched_destroy(f->sched);
+	ttm_gpu_destroy(f->gpu);
+	ttm_fence_put(f->gate);
+	ttm_fence_put(f->blocker);
+	pthread_mutex_destroy(&f->trace.lock);
+	free(f);
+}
+
+/* Hold engine 1 with a job of tag 100 waiting for f->gate. */
+static void block_engine(struct fixture *f)
+{
+	struct ttm_gpu_dep dep;
+	struct ttm_gpu_job job = {
+		.engine = 1, .op = TTM_GPU_OP_NOP, .tag = 100,
+		.deps = &dep, .n_deps = 1,
+	};
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &f->gate), 0);
+	dep = (struct ttm_gpu_dep){ f->gate, false };
+	assert_int_equal(ttm_gpu_submit(f->gpu, &job, &f->blocker), 0);
+}
+
+static struct ttm_fence *submit(struct ttm_sched_entity *e,
+				const struct ttm_gpu_job *job)
+{
+	struct ttm_fence *fence = NULL;
+
+	assert_int_equal(ttm_sched_gpu_submit(e, job, &fence), 0);
+	assert_non_null(fence);
+	return fence;
+}
+
+/* 0 if @fence signalled without an error, else its error. */
+static int status(struct ttm_fence *fence)
+{
+	int st = ttm_fence_get_status(fence);
+
+	assert_int_not_equal(st, 0);    /* signalled */
+	return st < 0 ? st : 0;
+}
+
+static int wait_status(struct ttm_fence *fence)
+{
+	assert_int_equal(ttm_fence_wait(fence, false, 10000000000LL), 0);
+	return status(fence);
+}
+
+static struct ttm_gpu *submitted_gpu;
+static uint64_t submitted_want;
+
+static bool gpu_submitted(void *arg)
+{
+	struct ttm_gpu_stats st;
+
+	(void)arg;
+	ttm_gpu_get_stats(submitted_gpu, &st);
+	return st.submitted >= submitted_want;
+}
+
+/* Until @n jobs have reached the GPU (run_job was called for them). */
+static void wait_gpu_submitted(struct ttm_gpu *gpu, uint64_t n)
+{
+	submitted_gpu = gpu;
+	submitted_want = n;
+	assert_true(wait_until(gpu_submitted, NULL));
+}
+
+/* NOP, ADD and COPY run on the engine, in order, with their effects. */
+static void test_ops(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	uint32_t a[WORDS] = { 0 }, b[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_range copy[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct ttm_gpu_job nop = { .op = TTM_GPU_OP_NOP, .tag = 1,
+				   .engine = 7 /* ignored */ };
+	struct ttm_gpu_job add = { .op = TTM_GPU_OP_ADD, .add_value = 5,
+				   .ranges = &ra, .n_ranges = 1, .tag = 2 };
+	struct ttm_gpu_job cp = { .op = TTM_GPU_OP_COPY, .ranges = copy,
+				  .n_ranges = 2, .tag = 3 };
+	struct ttm_fence *fn, *fa, *fc;
+
+	(void)state;
+	fn = submit(f->entity, &nop);
+	fa = submit(f->entity, &add);
+	/* The ranges were copied: the caller's array may go. */
+	copy[0] = (struct ttm_gpu_range){ a, sizeof(a) };
+	fc = submit(f->entity, &cp);
+	copy[0] = (struct ttm_gpu_range){ NULL, 0 };
+	assert_int_equal(wait_status(fc), 0);
+	assert_int_equal(wait_status(fa), 0);
+	assert_int_equal(wait_status(fn), 0);
+	for (int i = 0; i < WORDS; i++) {
+		assert_int_equal(a[i], 5);
+		assert_int_equal(b[i], 5);
+	}
+	/* One entity, one engine: submission order. */
+	assert_int_equal(f->trace.n, 3);
+	assert_int_equal(f->trace.tag[0], 1);
+	assert_int_equal(f->trace.tag[1], 2);
+	assert_int_equal(f->trace.tag[2], 3);
+	ttm_fence_put(fn);
+	ttm_fence_put(fa);
+	ttm_fence_put(fc);
+	fixture_free(f);
+}
+
+/*
+ * A dependency that fails: with propagate_error the job fails unrun with
+ * its error; without, the job waits for it and runs.
+ */
+static void test_dep_error(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	uint32_t a[WORDS] = { 0 }, b[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) }, rb = { b, sizeof(b) };
+	struct ttm_fence *in, *fa, *fb;
+	struct ttm_gpu_dep da, db;
+	struct ttm_gpu_job ja = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				  .ranges = &ra, .n_ranges = 1,
+				  .deps = &da, .n_deps = 1 };
+	struct ttm_gpu_job jb = { .op = TTM_GPU_OP_ADD, .add_value = 2,
+				  .ranges = &rb, .n_ranges = 1,
+				  .deps = &db, .n_deps = 1 };
+
+	(void)state;
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &in),
+			 0);
+	da = (struct ttm_gpu_dep){ in, true };
+	db = (struct ttm_gpu_dep){ in, false };
+	fa = submit(f->entity, &ja);
+	fb = submit(f->entity, &jb);
+	/* Nothing runs before the dependency. */
+	assert_false(ttm_fence_is_signaled(fa));
+	assert_false(ttm_fence_is_signaled(fb));
+	ttm_fence_signal(in, -EIO);
+	assert_int_equal(wait_status(fa), -EIO);
+	assert_int_equal(wait_status(fb), 0);
+	for (int i = 0; i < WORDS; i++) {
+		assert_int_equal(a[i], 0);   /* never ran */
+		assert_int_equal(b[i], 2);
+	}
+	ttm_fence_put(in);
+	ttm_fence_put(fa);
+	ttm_fence_put(fb);
+	fixture_free(f);
+}
+
+/*
+ * Two fences of one context: the later is kept, and it fails the job if
+ * either was added as error-propagating. Unknown flags are refused.
+ */
+static void test_dep_same_context(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	uint64_t ctx = ttm_fence_context_alloc(1);
+	struct ttm_fence *f1, *f2, *fa, *fb;
+	struct ttm_gpu_dep deps[2];
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP, .deps = deps,
+				   .n_deps = 2 };
+	struct ttm_sched_job sj;
+
+	(void)state;
+	assert_int_equal(ttm_fence_create(ctx, 1, &f1), 0);
+	assert_int_equal(ttm_fence_create(ctx, 2, &f2), 0);
+	deps[0] = (struct ttm_gpu_dep){ f1, true };
+	deps[1] = (struct ttm_gpu_dep){ f2, false };
+	fa = submit(f->entity, &job);
+	deps[0].propagate_error = false;
+	fb = submit(f->entity, &job);
+	ttm_fence_signal(f1, 0);
+	assert_false(ttm_fence_is_signaled(fa));   /* waits for the later */
+	ttm_fence_signal(f2, -EIO);
+	assert_int_equal(wait_status(fa), -EIO);
+	assert_int_equal(wait_status(fb), 0);
+	assert_int_equal(ttm_sched_job_init(&sj, f->entity, 1), 0);
+	assert_int_equal(ttm_sched_job_add_dependency_flags(
+				 &sj, ttm_fence_get(f1), 1u << 5), -EINVAL);
+	ttm_sched_job_cleanup(&sj);
+	ttm_fence_put(f1);
+	ttm_fence_put(f2);
+	ttm_fence_put(fa);
+	ttm_fence_put(fb);
+	fixture_free(f);
+}
+
+/*
+ * Credit limit 1: one job on the engine at a time. While it waits behind
+ * the blocker, three NORMAL jobs and then a HIGH one queue up: the HIGH
+ * one runs next, before the NORMAL ones queued earlier.
+ */
+static void test_priority_overtakes(void **state)
+{
+	struct fixture *f = fixture_new(0, 1);
+	struct ttm_sched_entity *high;
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP };
+	struct ttm_fence *fences[5];
+	static const uint64_t want[] = { 100, 1, 9, 2, 3, 4 };
+
+	(void)state;
+	assert_int_equal(ttm_sched_entity_create(f->sched,
+						 TTM_SCHED_PRIORITY_HIGH,
+						 &high), 0);
+	block_engine(f);
+	job.tag = 1;
+	fences[0] = submit(f->entity, &job);
+	/* Job 1 holds the only credit, behind the blocker. */
+	wait_gpu_submitted(f->gpu, 2);
+	for (int i = 2; i <= 4; i++) {
+		job.tag = (uint64_t)i;
+		fences[i - 1] = submit(f->entity, &job);
+	}
+	job.tag = 9;
+	fences[4] = submit(high, &job);
+	ttm_fence_signal(f->gate, 0);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(wait_status(fences[i]), 0);
+		ttm_fence_put(fences[i]);
+	}
+	assert_int_equal(f->trace.n, 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(f->trace.tag[i], want[i]);
+	ttm_sched_entity_destroy(high, 0);
+	fixture_free(f);
+}
+
+/*
+ * A hanging job: the scheduler's timeout (the GPU's hang timeout) comes
+ * and goes, the GPU's watchdog fails it: the finished fence carries
+ * -ETIMEDOUT, and the next job runs normally.
+ */
+static void test_hang_timeout(void **state)
+{
+	struct fixture *f = fixture_new(20, 0);
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job hang = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				    .ranges = &ra, .n_ranges = 1,
+				    .hang = true };
+	struct ttm_gpu_job next = { .op = TTM_GPU_OP_ADD, .add_value = 2,
+				    .ranges = &ra, .n_ranges = 1 };
+	struct ttm_gpu_stats st;
+	struct ttm_fence *fh, *fn;
+
+	(void)state;
+	fh = submit(f->entity, &hang);
+	fn = submit(f->entity, &next);
+	assert_int_equal(wait_status(fh), -ETIMEDOUT);
+	assert_int_equal(wait_status(fn), 0);
+	for (int i = 0; i < WORDS; i++)
+		assert_int_equal(a[i], 2);
+	ttm_gpu_get_stats(f->gpu, &st);
+	assert_int_equal(st.resets, 1);
+	ttm_fence_put(fh);
+	ttm_fence_put(fn);
+	fixture_free(f);
+}
+
+/*
+ * Entity destroyed with jobs queued: the one on the engine finishes, the
+ * queued ones are killed (-ESRCH, signalled after it, as the kernel
+ * does) without reaching the GPU; then the scheduler is destroyed once
+ * the engine is done.
+ */
+static void test_destroy_queued(void **state)
+{
+	struct fixture *f = fixture_new(0, 1);
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				   .ranges = &ra, .n_ranges = 1 };
+	struct ttm_fence *fences[3];
+	struct ttm_gpu_stats st;
+
+	(void)state;
+	block_engine(f);
+	for (int i = 0; i < 3; i++)
+		fences[i] = submit(f->entity, &job);
+	wait_gpu_submitted(f->gpu, 2);
+	ttm_sched_entity_destroy(f->entity, 0);
+	f->entity = NULL;
+	/* Killed, but signalled in order: after the job on the engine. */
+	assert_false(ttm_fence_is_signaled(fences[0]));
+	assert_false(ttm_fence_is_signaled(fences[1]));
+	ttm_fence_signal(f->gate, 0);
+	assert_int_equal(wait_status(fences[0]), 0);
+	assert_int_equal(wait_status(fences[1]), -ESRCH);
+	assert_int_equal(wait_status(fences[2]), -ESRCH);
+	ttm_sched_destroy(f->sched);
+	f->sched = NULL;
+	ttm_gpu_get_stats(f->gpu, &st);
+	assert_int_equal(st.submitted, 2);  /* the blocker and one job */
+	for (int i = 0; i < WORDS; i++)
+		assert_int_equal(a[i], 1);
+	for (int i = 0; i < 3; i++)
+		ttm_fence_put(fences[i]);
+	fixture_free(f);
+}
+
+/* The scheduler's thread and the engines meet no problem when
+ * ttm_sched_destroy() waits for jobs still on the engine. */
+static void test_destroy_waits(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP,
+				   .duration_us = 1000 };
+	struct ttm_fence *fences[8];
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		fences[i] = submit(f->entity, &job);
+	ttm_sched_entity_destroy(f->entity, UINT64_MAX);
+	f->entity = NULL;
+	ttm_sched_destroy(f->sched);
+	f->sched = NULL;
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(status(fences[i]), 0);
+		ttm_fence_put(fences[i]);
+	}
+	fixture_free(f);
+}
+
+static struct ttm_fence *dummy_run_job(struct ttm_sched_job *job)
+{
+	(void)job;
+	return ttm_sched_err_ptr(-EIO);
+}
+
+static void dummy_free_job(struct ttm_sched_job *job)
+{
+	(void)job;
+}
+
+static void test_bad_args(void **state)
+{
+	static const struct ttm_sched_backend_ops ops = {
+		.run_job = dummy_run_job, .free_job = dummy_free_job,
+	};
+	struct ttm_sched_options so = { .ops = &ops, .credit_limit = 1 };
+	struct fixture *f = fixture_new(0, 0);
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_COPY, .n_ranges = 1 };
+	struct ttm_gpu_dep dep = { NULL, true };
+	struct ttm_sched_entity *other_e;
+	struct ttm_sched *s, *other;
+	struct ttm_gpu *gpu2;
+
+	(void)state;
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 2, NULL, &s), -EINVAL);
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 0, &so, &s), -EINVAL);
+	assert_int_equal(ttm_gpu_create(1, NULL, &gpu2), 0);
+	so.ops = NULL;
+	so.gpu = gpu2;
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 0, &so, &s), -EINVAL);
+	ttm_gpu_destroy(gpu2);
+	/* Bad jobs are refused at submission, as by ttm_gpu_submit(). */
+	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL),
+			 -EINVAL);
+	job = (struct ttm_gpu_job){ .op = TTM_GPU_OP_NOP, .deps = &dep,
+				    .n_deps = 1 };
+	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL),
+			 -EINVAL);
+	/* An entity of another backend. */
+	so = (struct ttm_sched_options){ .ops = &ops, .credit_limit = 1 };
+	assert_int_equal(ttm_sched_create(&so, &other), 0);
+	assert_int_equal(ttm_sched_entity_create(other,
+						 TTM_SCHED_PRIORITY_LOW,
+						 &other_e), 0);
+	job.n_deps = 0;
+	assert_int_equal(ttm_sched_gpu_submit(other_e, &job, NULL), -EINVAL);
+	ttm_sched_entity_destroy(other_e, 0);
+	ttm_sched_destroy(other);
+	/* Defaults: a NULL options works, and a NULL out-fence. */
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 0, NULL, &s), 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL), 0);
+	fixture_free(f);
+}
+
+/* ---- the virtual clock ------------------------------------------------ */
+
+/*
+ * On a deterministic GPU nothing reaches the engine before the next
+ * ttm_gpu_advance(), where the scheduler steps: then jobs run at exact
+ * times. A hang is failed by the GPU's watchdog at start + hang timeout
+ * exactly (the scheduler's own timeout, the same length from run_job,
+ * only answers NO_HANG), and the next job starts right then.
+ */
+static void test_virtual(void **state)
+{
+	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC,
+				      .hang_timeout_ms = 1 };
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job add = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				   .ranges = &ra, .n_ranges = 1,
+				   .duration_us = 10 };
+	struct ttm_gpu_job hang = { .op = TTM_GPU_OP_NOP, .hang = true };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *fa, *fh, *fb;
+	struct ttm_gpu_stats st;
+	struct ttm_sched *s;
+	struct ttm_gpu *gpu;
+
+	(void)state;
+	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
+	assert_int_equal(ttm_sched_gpu_create(gpu, 0, NULL, &s), 0);
+	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
+						 &e), 0);
+	fa = submit(e, &add);
+	fh = submit(e, &hang);
+	add.add_value = 2;
+	add.duration_us = 5;
+	fb = submit(e, &add);
+	ttm_gpu_get_stats(gpu, &st);
+	assert_int_equal(st.submitted, 0);      /* queued in the entity */
+	assert_int_equal(ttm_gpu_advance(gpu, 9), 0);
+	assert_false(ttm_fence_is_signaled(fa));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 10 */
+	assert_int_equal(status(fa), 0);
+	assert_int_equal(a[0], 1);
+	assert_int_equal(ttm_gpu_advance(gpu, 999), 0);       /* t = 1009 */
+	assert_false(ttm_fence_is_signaled(fh));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1010 */
+	assert_int_equal(status(fh), -ETIMEDOUT);
+	assert_int_equal(ttm_gpu_advance(gpu, 4), 0);
+	assert_false(ttm_fence_is_signaled(fb));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1015 */
+	assert_int_equal(status(fb), 0);
+	assert_int_equal(a[WORDS - 1], 3);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	ttm_gpu_destroy(gpu);
+	ttm_fence_put(fa);
+	ttm_fence_put(fh);
+	ttm_fence_put(fb);
+}
+
+/* ---- execbuf on the device's schedulers ------------------------------ */
+
+static const struct ttm_placement gtt = TTM_PLACEMENT_GTT_INIT;
+
+struct dev_fixture {
+	struct fixture *f;            /* its GPU, trace and blocker */
+	struct ttm_device *dev;
+};
+
+static void dev_fixture_init(struct dev_fixture *d)
+{
+	struct ttm_device_options opts = { 0 };
+
+	d->f = fixture_new(0, 0);
+	opts.gpu = d->f->gpu;
+	assert_int_equal(ttm_device_create(&opts, &d->dev), 0);
+	assert_non_null(ttm_device_sched(d->dev, 0));
+	assert_non_null(ttm_device_sched(d->dev, 1));
+	assert_null(ttm_device_sched(d->dev, 2));
+}
+
+static void dev_fixture_fini(struct dev_fixture *d)
+{
+	assert_int_equal(ttm_device_destroy(d->dev), 0);
+	fixture_free(d->f);
+}
+
+/* A NOP of @client on engine 1 reading @handle: no implicit dependency. */
+static struct ttm_fence *client_nop(struct ttm_client *client,
+				    uint32_t handle, uint64_t tag,
+				    struct ttm_fence *in)
+{
+	struct ttm_execbuf_bo bo = { handle, TTM_EXECBUF_BO_READ, &gtt };
+	struct ttm_execbuf_args args = {
+		.engine = 1, .bos = &bo, .n_bos = 1, .op = TTM_GPU_OP_NOP,
+		.tag = tag, .in_fences = &in, .n_in_fences = in ? 1 : 0,
+	};
+
+	assert_int_equal(ttm_execbuf_submit(client, &args), 0);
+	return args.out_fence;
+}
+
+/*
+ * Two NORMAL clients on engine 1, held by the blocker, fill the ring's 64
+ * credits (the backend's default limit): A 63 jobs, then B one, so that
+ * A's turn comes next. A queues two more, B one; then B is made HIGH: its
+ * queued job moves with its entity and is the first to get a freed
+ * credit, ahead of A's (round-robin alone would pick A's).
+ */
+static void test_client_priority(void **state)
+{
+	struct dev_fixture d;
+	struct ttm_client *a, *b;
+	struct ttm_fence *fences[67];
+	uint32_t ha, hb;
+	unsigned int n = 0, i;
+
+	(void)state;
+	dev_fixture_init(&d);
+	assert_int_equal(ttm_client_open(d.dev, &a), 0);
+	assert_int_equal(ttm_client_open(d.dev, &b), 0);
+	assert_int_equal(ttm_client_bo_create(a, 4096, &gtt, 0, &ha), 0);
+	assert_int_equal(ttm_client_bo_create(b, 4096, &gtt, 0, &hb), 0);
+	block_engine(d.f);
+	for (i = 1; i <= 63; i++)
+		fences[n++] = client_nop(a, ha, i, NULL);
+	wait_gpu_submitted(d.f->gpu, 64);
+	fences[n++] = client_nop(b, hb, 80, NULL);
+	wait_gpu_submitted(d.f->gpu, 65);
+	fences[n++] = client_nop(a, ha, 65, NULL);
+	fences[n++] = client_nop(a, ha, 66, NULL);
+	fences[n++] = client_nop(b, hb, 99, NULL);
+	assert_int_equal(ttm_client_set_priority(b, TTM_SCHED_PRIORITY_COUNT),
+			 -EINVAL);
+	assert_int_equal(ttm_client_set_priority(b, TTM_SCHED_PRIORITY_HIGH),
+			 0);
+	ttm_fence_signal(d.f->gate, 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(wait_status(fences[i]), 0);
+		ttm_fence_put(fences[i]);
+	}
+	assert_int_equal(d.f->trace.n, 68);
+	assert_int_equal(d.f->trace.tag[0], 100);
+	for (i = 1; i <= 63; i++)
+		assert_int_equal(d.f->trace.tag[i], i);
+	assert_int_equal(d.f->trace.tag[64], 80);
+	assert_int_equal(d.f->trace.tag[65], 99);
+	assert_int_equal(d.f->trace.tag[66], 65);
+	assert_int_equal(d.f->trace.tag[67], 66);
+	ttm_client_close(a);
+	ttm_client_close(b);
+	dev_fixture_fini(&d);
+}
+
+/*
+ * A client closed with a job still waiting for its in-fence: after the
+ * flush (a second, as the kernel's) the job is killed: -ESRCH, never on
+ * the GPU, counted as failed. The in-fence signalling later changes
+ * nothing.
+ */
+static void test_client_close_kills(void **state)
+{
+	struct dev_fixture d;
+	struct ttm_execbuf_stats st;
+	struct ttm_gpu_stats gs;
+	struct ttm_client *a;
+	struct ttm_fence *in, *out;
+	uint32_t ha;
+
+	(void)state;
+	dev_fixture_init(&d);
+	assert_int_equal(ttm_client_open(d.dev, &a), 0);
+	assert_int_equal(ttm_client_bo_create(a, 4096, &gtt, 0, &ha), 0);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &in),
+			 0);
+	out = client_nop(a, ha, 1, in);
+	assert_false(ttm_fence_is_signaled(out));
+	ttm_client_close(a);
+	assert_int_equal(status(out), -ESRCH);
+	ttm_fence_signal(in, 0);
+	ttm_gpu_get_stats(d.f->gpu, &gs);
+	assert_int_equal(gs.submitted, 0);
+	ttm_execbuf_get_stats(d.dev, &st);
+	assert_int_equal(st.failed, 1);
+	assert_int_equal(st.in_flight, 0);
+	ttm_fence_put(in);
+	ttm_fence_put(out);
+	dev_fixture_fini(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ops),
+		cmocka_unit_test(test_dep_error),
+		cmocka_unit_test(test_dep_same_context),
+		cmocka_unit_test(test_priority_overtakes),
+		cmocka_unit_test(test_hang_timeout),
+		cmocka_unit_test(test_destroy_queued),
+		cmocka_unit_test(test_destroy_waits),
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_virtual),
+		cmocka_unit_test(test_client_priority),
+		cmocka_unit_test(test_client_close_kills),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
