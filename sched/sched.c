@@ -297,14 +297,20 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	struct ttm_fence *hw, *prev;
 	bool ready;
 
-	e->busy = true;
-	pthread_mutex_unlock(&s->lock);
-	ready = job_deps_signalled(job);
-	pthread_mutex_lock(&s->lock);
-	e->busy = false;
-	pthread_cond_broadcast(&s->idle);
-	if (!ready || e->dead)
-		return;
+	/*
+	 * Only this thread moves next_dep: a job with no dependency left
+	 * (most of them) goes on without letting go of the lock.
+	 */
+	if (job->next_dep < job->n_deps) {
+		e->busy = true;
+		pthread_mutex_unlock(&s->lock);
+		ready = job_deps_signalled(job);
+		pthread_mutex_lock(&s->lock);
+		e->busy = false;
+		pthread_cond_broadcast(&s->idle);
+		if (!ready || e->dead)
+			return;
+	}
 
 	e->q_head = job->next;
 	if (!e->q_head)
