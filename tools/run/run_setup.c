@@ -42,6 +42,9 @@ static void on_retire(const struct ttm_gpu_job_info *info, void *data)
 		struct run_job_result *r = &run->results[info->tag - 1];
 
 		r->status = info->status;
+		/* Published by the release below, for run_latency_gather(). */
+		r->latency_us = info->end_us > r->submit_us ?
+				info->end_us - r->submit_us : 0;
 		__atomic_add_fetch(&r->retired, 1, __ATOMIC_RELEASE);
 	}
 	if (run->trace)
@@ -159,6 +162,7 @@ static int create_threads(struct run *run)
 
 		th->run = run;
 		th->index = t;
+		th->priority = run_priority_of(&run->cfg->priorities, t);
 		th->jobs = malloc((th->n_jobs ? th->n_jobs : 1) *
 				  sizeof(*th->jobs));
 		th->handles = calloc(wl->n_bos ? wl->n_bos : 1,
