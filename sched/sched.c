@@ -15,8 +15,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "sched/sched.h"
 #include "util/compiler.h"
-#include "ttmsim/sched.h"
+
+/* A dependency of a job: a reference, and TTM_SCHED_DEP_* flags. */
+struct ttm_sched_dep {
+	struct ttm_fence *fence;
+	unsigned int flags;
+};
 
 struct ttm_sched_entity {
 	struct ttm_sched *sched;
@@ -54,6 +60,9 @@ struct ttm_sched {
 	struct ttm_sched_job *pending_head, *pending_tail;
 	/* Finished, waiting for free_job in the thread. */
 	struct ttm_sched_job *done_head, *done_tail;
+	/* A backend's own state (sched_set_backend()). */
+	void *backend;
+	void (*backend_release)(void *data);
 };
 
 /* A scheduled or finished fence: the timeline's name outlives the ring. */
@@ -189,7 +198,7 @@ static bool job_deps_signalled(struct ttm_sched_job *job)
 	struct ttm_sched *s = job->sched;
 
 	while (job->next_dep < job->n_deps) {
-		struct ttm_fence *dep = job->deps[job->next_dep];
+		struct ttm_fence *dep = job->deps[job->next_dep].fence;
 		int status = ttm_fence_get_status(dep);
 
 		if (!status) {
@@ -204,7 +213,9 @@ static bool job_deps_signalled(struct ttm_sched_job *job)
 			pthread_mutex_unlock(&s->lock);
 			status = ttm_fence_get_status(dep);
 		}
-		if (status < 0 && !job->error)
+		/* An ordering dependency's error is not the job's. */
+		if (status < 0 && !job->error &&
+		    !(job->deps[job->next_dep].flags & TTM_SCHED_DEP_ORDER))
 			job->error = status;
 		job->next_dep++;
 	}
@@ -407,17 +418,92 @@ TTM_EXPORT void ttm_sched_destroy(struct ttm_sched *s)
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
+	if (s->backend_release)
+		s->backend_release(s->backend);
 	pthread_cond_destroy(&s->idle);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
+/* Take @e off its run queue; under the lock. */
+static void rq_unlink(struct ttm_sched *s, struct ttm_sched_entity *e)
+{
+	if (e->rq_next == e) {
+		s->rq[e->priority] = NULL;
+	} else {
+		e->rq_prev->rq_next = e->rq_next;
+		e->rq_next->rq_prev = e->rq_prev;
+		if (s->rq[e->priority] == e)
+			s->rq[e->priority] = e->rq_next;
+	}
+}
+
+/* Put @e last in the turn order of its run queue; under the lock. */
+static void rq_link(struct ttm_sched *s, struct ttm_sched_entity *e)
+{
+	struct ttm_sched_entity *head = s->rq[e->priority];
+
+	if (head) {
+		/* Last in the turn order: just before the cursor. */
+		e->rq_next = head;
+		e->rq_prev = head->rq_prev;
+		head->rq_prev->rq_next = e;
+		head->rq_prev = e;
+	} else {
+		e->rq_next = e->rq_prev = e;
+		s->rq[e->priority] = e;
+	}
+}
+
+int sched_entity_set_priority(struct ttm_sched_entity *e,
+			      enum ttm_sched_priority priority)
+{
+	struct ttm_sched *s = e->sched;
+
+	if ((unsigned int)priority >= TTM_SCHED_PRIORITY_COUNT)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	/* run_one() moves the cursor of e->priority once the walk is done. */
+	while (e->busy)
+		pthread_cond_wait(&s->idle, &s->lock);
+	if (e->priority != priority && !e->dead) {
+		rq_unlink(s, e);
+		e->priority = priority;
+		rq_link(s, e);
+		pthread_cond_signal(&s->wake);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void sched_set_backend(struct ttm_sched *s, void *data,
+		       void (*release)(void *data))
+{
+	s->backend = data;
+	s->backend_release = release;
+}
+
+void *sched_backend(struct ttm_sched *s)
+{
+	return s->backend;
+}
+
+struct ttm_sched *sched_entity_sched(struct ttm_sched_entity *e)
+{
+	return e->sched;
+}
+
+const struct ttm_sched_backend_ops *sched_ops(struct ttm_sched *s)
+{
+	return s->ops;
+}
+
 TTM_EXPORT int ttm_sched_entity_create(struct ttm_sched *s,
 				       enum ttm_sched_priority priority,
 				       struct ttm_sched_entity **ret_entity)
 {
-	struct ttm_sched_entity *e, *head;
+	struct ttm_sched_entity *e;
 
 	if (!s || !ret_entity || (unsigned int)priority >=
 				  TTM_SCHED_PRIORITY_COUNT)
@@ -429,17 +515,7 @@ TTM_EXPORT int ttm_sched_entity_create(struct ttm_sched *s,
 	e->priority = priority;
 	e->context = ttm_fence_context_alloc(2);
 	pthread_mutex_lock(&s->lock);
-	head = s->rq[priority];
-	if (head) {
-		/* Last in the turn order: just before the cursor. */
-		e->rq_next = head;
-		e->rq_prev = head->rq_prev;
-		head->rq_prev->rq_next = e;
-		head->rq_prev = e;
-	} else {
-		e->rq_next = e->rq_prev = e;
-		s->rq[priority] = e;
-	}
+	rq_link(s, e);
 	s->n_entities++;
 	pthread_mutex_unlock(&s->lock);
 	*ret_entity = e;
@@ -470,14 +546,7 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	e->dead = true;
 	while (e->busy)
 		pthread_cond_wait(&s->idle, &s->lock);
-	if (e->rq_next == e) {
-		s->rq[e->priority] = NULL;
-	} else {
-		e->rq_prev->rq_next = e->rq_next;
-		e->rq_next->rq_prev = e->rq_prev;
-		if (s->rq[e->priority] == e)
-			s->rq[e->priority] = e->rq_next;
-	}
+	rq_unlink(s, e);
 	s->n_entities--;
 	job = e->q_head;
 	e->q_head = e->q_tail = NULL;
@@ -492,7 +561,7 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 		armed = job->dep_armed;
 		pthread_mutex_unlock(&s->lock);
 		if (armed) {
-			struct ttm_fence *dep = job->deps[job->next_dep];
+			struct ttm_fence *dep = job->deps[job->next_dep].fence;
 
 			/* Its callback must be over before the job goes. */
 			if (!ttm_fence_remove_callback(dep, &job->dep_cb))
@@ -543,22 +612,33 @@ TTM_EXPORT int ttm_sched_job_init(struct ttm_sched_job *job,
 	return 0;
 }
 
-TTM_EXPORT int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
-					    struct ttm_fence *fence)
+TTM_EXPORT int ttm_sched_job_add_dependency_flags(struct ttm_sched_job *job,
+						  struct ttm_fence *fence,
+						  unsigned int flags)
 {
-	struct ttm_fence **deps;
+	struct ttm_sched_dep *deps;
 	unsigned int max;
 
+	if (flags & ~TTM_SCHED_DEP_ORDER) {
+		ttm_fence_put(fence);
+		return -EINVAL;
+	}
 	if (!fence)
 		return 0;
 	/* One fence per context is enough: keep the later one. */
 	for (unsigned int i = 0; i < job->n_deps; i++) {
-		if (ttm_fence_context(job->deps[i]) !=
-		    ttm_fence_context(fence))
+		struct ttm_sched_dep *d = &job->deps[i];
+
+		if (ttm_fence_context(d->fence) != ttm_fence_context(fence))
 			continue;
-		if (ttm_fence_is_later(fence, job->deps[i])) {
-			ttm_fence_put(job->deps[i]);
-			job->deps[i] = fence;
+		/*
+		 * The later one signals last, so it is the one to wait for;
+		 * its error fails the job if either asked for that.
+		 */
+		d->flags &= flags;
+		if (ttm_fence_is_later(fence, d->fence)) {
+			ttm_fence_put(d->fence);
+			d->fence = fence;
 		} else {
 			ttm_fence_put(fence);
 		}
@@ -574,8 +654,14 @@ TTM_EXPORT int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
 		job->deps = deps;
 		job->max_deps = max;
 	}
-	job->deps[job->n_deps++] = fence;
+	job->deps[job->n_deps++] = (struct ttm_sched_dep){ fence, flags };
 	return 0;
+}
+
+TTM_EXPORT int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
+					    struct ttm_fence *fence)
+{
+	return ttm_sched_job_add_dependency_flags(job, fence, 0);
 }
 
 TTM_EXPORT void ttm_sched_job_arm(struct ttm_sched_job *job)
@@ -610,7 +696,7 @@ TTM_EXPORT void ttm_sched_entity_push_job(struct ttm_sched_job *job)
 TTM_EXPORT void ttm_sched_job_cleanup(struct ttm_sched_job *job)
 {
 	for (unsigned int i = 0; i < job->n_deps; i++)
-		ttm_fence_put(job->deps[i]);
+		ttm_fence_put(job->deps[i].fence);
 	free(job->deps);
 	job->deps = NULL;
 	job->n_deps = job->max_deps = job->next_dep = 0;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,15 @@ struct ttm_gpu;
 struct ttm_sched;
 struct ttm_sched_entity;
 struct ttm_sched_job;
+struct ttm_sched_dep;
+
+/*
+ * Flags of ttm_sched_job_add_dependency_flags(). TTM_SCHED_DEP_ORDER: an
+ * ordering dependency: the job waits for the fence, but the fence's error
+ * does not fail the job (implicit sync, the kernel's dma_resv usage; the
+ * fake GPU's propagate_error false).
+ */
+#define TTM_SCHED_DEP_ORDER (1u << 0)
 
 /**
  * enum ttm_sched_priority - an entity's priority; higher ones run first.
@@ -127,7 +137,7 @@ struct ttm_sched_job {
 	bool done;                      /* off the ring, waits for free */
 	struct ttm_fence *scheduled;    /* ttm_sched_job_scheduled() */
 	struct ttm_fence *finished;     /* ttm_sched_job_finished() */
-	struct ttm_fence **deps;        /* references, deps[next_dep..] left */
+	struct ttm_sched_dep *deps;     /* references, deps[next_dep..] left */
 	unsigned int n_deps, max_deps, next_dep;
 	struct ttm_fence_cb dep_cb;     /* on deps[next_dep] */
 	struct ttm_fence *hw_fence;     /* run_job's, once running */
@@ -253,6 +263,26 @@ int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
 				 struct ttm_fence *fence);
 
 /**
+ * ttm_sched_job_add_dependency_flags() - make @job wait for @fence, how
+ * @flags say.
+ * @job: an initialised job, not yet pushed.
+ * @fence: as for ttm_sched_job_add_dependency(); the caller's reference
+ *	is taken over, even on error.
+ * @flags: 0 (the fence's error fails the job, as
+ *	ttm_sched_job_add_dependency()) or TTM_SCHED_DEP_ORDER (ordering
+ *	only: the job waits, then runs whatever the fence's error).
+ *
+ * When two fences of one context are added, the later one is kept, and it
+ * fails the job on error unless both were added with TTM_SCHED_DEP_ORDER.
+ *
+ * Context: Does not sleep.
+ * Return: 0; -EINVAL for an unknown flag; -ENOMEM.
+ */
+int ttm_sched_job_add_dependency_flags(struct ttm_sched_job *job,
+				       struct ttm_fence *fence,
+				       unsigned int flags);
+
+/**
  * ttm_sched_job_arm() - give the job its place on the entity's timeline.
  * @job: an initialised job.
  *
@@ -304,6 +334,55 @@ struct ttm_fence *ttm_sched_job_scheduled(struct ttm_sched_job *job);
  * Return: the fence, without a new reference.
  */
 struct ttm_fence *ttm_sched_job_finished(struct ttm_sched_job *job);
+
+/**
+ * ttm_sched_gpu_create() - a scheduler whose ring is an engine of the fake
+ * GPU.
+ * @gpu: the GPU; must outlive the scheduler.
+ * @engine: the engine, below ttm_gpu_engines(@gpu).
+ * @options: NULL for the defaults, else as for ttm_sched_create() with
+ *	these differences: @ops must be NULL (the backend supplies them);
+ *	@gpu must be NULL or @gpu (the scheduler follows @gpu's clock
+ *	anyway: the virtual one if @gpu is TTM_GPU_DETERMINISTIC); a NULL
+ *	@name is "gpu.engine<N>"; a @credit_limit of 0 is 64 jobs; a
+ *	@timeout_ns of 0 is @gpu's hang timeout.
+ * @ret_sched: the new scheduler; ttm_sched_destroy() frees it.
+ *
+ * Each job is a ttm_gpu_submit() on @engine once its dependencies have
+ * signalled, one credit per job. A job that runs past the timeout is left
+ * to the GPU's hang watchdog, which fails it with -ETIMEDOUT (the finished
+ * fence carries it): timedout_job answers TTM_SCHED_STAT_NO_HANG.
+ *
+ * Context: Does not sleep. Starts the scheduler's thread (real time).
+ * Return: 0 and *@ret_sched; -EINVAL for a bad engine or options;
+ * -EOPNOTSUPP if the core cannot follow @gpu's clock; -ENOMEM; -EAGAIN.
+ */
+int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
+			 const struct ttm_sched_options *options,
+			 struct ttm_sched **ret_sched);
+
+/**
+ * ttm_sched_gpu_submit() - queue a fake-GPU job on an entity.
+ * @entity: an entity of a scheduler of ttm_sched_gpu_create().
+ * @job: the job; copied. Its @engine is ignored (the scheduler's is
+ *	used); each of its @deps becomes a dependency of the scheduler,
+ *	ordering only (TTM_SCHED_DEP_ORDER) unless @propagate_error.
+ * @ret_finished: a new reference to the job's finished fence, or NULL.
+ *
+ * The memory of the ranges must stay valid until the finished fence
+ * signals. The job runs on the GPU once its dependencies have signalled
+ * and the ring has room; a failed dependency fails it unrun, as on the
+ * GPU itself.
+ *
+ * Context: Does not sleep. Any thread, fence callbacks and the GPU's
+ * retire hook included; not concurrently with ttm_sched_entity_destroy()
+ * of @entity. Serialised with other submissions to the same ring.
+ * Return: 0; -EINVAL for a bad entity (not of the fake-GPU backend), op,
+ * range, range count or dependency; -ENOMEM.
+ */
+int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
+			 const struct ttm_gpu_job *job,
+			 struct ttm_fence **ret_finished);
 
 #ifdef __cplusplus
 }

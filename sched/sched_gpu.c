@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fake-GPU backend of the scheduler: one scheduler per engine (ring),
+ * run_job = ttm_gpu_submit() on that engine of a job whose dependencies
+ * the scheduler has already resolved, free_job frees the backend's copy of
+ * the job. Timeouts: the GPU's own hang watchdog is the reset, so
+ * timedout_job only reports that the job is still the GPU's business
+ * (docs/sched-design.md, "The fake-GPU backend").
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_sim/gpu.h"
+#include "sched/sched.h"
+#include "util/compiler.h"
+
+/* Jobs on an engine at once when the caller does not say. */
+#define SCHED_GPU_CREDIT_LIMIT 64
+
+/* One per scheduler: what run_job needs, and the order of arm + push. */
+struct sched_gpu {
+	struct ttm_gpu *gpu;
+	unsigned int engine;
+	/*
+	 * Serialises ttm_sched_job_arm() + ttm_sched_entity_push_job() of
+	 * every entity of the ring, which must happen in one order per
+	 * entity; so ttm_sched_gpu_submit() may be called from any thread.
+	 */
+	pthread_mutex_t submit_lock;
+};
+
+struct sched_gpu_job {
+	struct ttm_sched_job base;
+	struct sched_gpu *sg;
+	struct ttm_gpu_job job;         /* no deps; ranges point below */
+	struct ttm_gpu_range ranges[];
+};
+
+static struct ttm_fence *sched_gpu_run_job(struct ttm_sched_job *job)
+{
+	struct sched_gpu_job *j = container_of(job, struct sched_gpu_job,
+					       base);
+	struct ttm_fence *fence;
+	int ret;
+
+	/* The GPU takes its own references and copies the job. */
+	ret = ttm_gpu_submit(j->sg->gpu, &j->job, &fence);
+	return ret ? ttm_sched_err_ptr(ret) : fence;
+}
+
+/*
+ * The fake GPU never lets a job run forever: its watchdog fails a hanging
+ * job with -ETIMEDOUT (and resets the engine) at its hang timeout after
+ * the job started, which signals the hardware fence and so the finished
+ * fence. The scheduler's clock starts at run_job, no later than the job's
+ * start on the engine, so this fires first: the job is hanging and about
+ * to be failed by the GPU, or still queued behind others on the engine, or
+ * slow. In each case the GPU settles it; nothing to reset here.
+ */
+static enum ttm_sched_stat sched_gpu_timedout_job(struct ttm_sched_job *job)
+{
+	(void)job;
+	return TTM_SCHED_STAT_NO_HANG;
+}
+
+static void sched_gpu_free_job(struct ttm_sched_job *job)
+{
+	ttm_sched_job_cleanup(job);
+	free(container_of(job, struct sched_gpu_job, base));
+}
+
+static const struct ttm_sched_backend_ops sched_gpu_ops = {
+	.run_job = sched_gpu_run_job,
+	.timedout_job = sched_gpu_timedout_job,
+	.free_job = sched_gpu_free_job,
+};
+
+static void sched_gpu_release(void *data)
+{
+	struct sched_gpu *sg = data;
+
+	pthread_mutex_destroy(&sg->submit_lock);
+	free(sg);
+}
+
+TTM_EXPORT int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
+				    const struct ttm_sched_options *options,
+				    struct ttm_sched **ret_sched)
+{
+	struct ttm_sched_options o = { 0 };
+	struct sched_gpu *sg;
+	char name[32];
+	int ret;
+
+	if (!gpu || !ret_sched || engine >= ttm_gpu_engines(gpu))
+		return -EINVAL;
+	if (options) {
+		if (options->ops || (options->gpu && options->gpu != gpu))
+			return -EINVAL;
+		o = *options;
+	}
+	if (!o.name) {
+		snprintf(name, sizeof(name), "gpu.engine%u", engine);
+		o.name = name;
+	}
+	if (!o.credit_limit)
+		o.credit_limit = SCHED_GPU_CREDIT_LIMIT;
+	/* The GPU's watchdog is the reset: consult the driver as often. */
+	if (!o.timeout_ns)
+		o.timeout_ns = gpu->hang_timeout_us * 1000;
+	o.ops = &sched_gpu_ops;
+	/* Follow the GPU's clock: virtual if it has one. */
+	o.gpu = gpu_is_virtual(gpu) ? gpu : NULL;
+
+	sg = calloc(1, sizeof(*sg));
+	if (!sg)
+		return -ENOMEM;
+	sg->gpu = gpu;
+	sg->engine = engine;
+	pthread_mutex_init(&sg->submit_lock, NULL);
+	ret = ttm_sched_create(&o, ret_sched);
+	if (ret) {
+		sched_gpu_release(sg);
+		return ret;
+	}
+	sched_set_backend(*ret_sched, sg, sched_gpu_release);
+	return 0;
+}
+
+/* A copy of @desc for @sg's engine, its ranges with it, without deps. */
+static struct sched_gpu_job *job_copy(struct sched_gpu *sg,
+				      const struct ttm_gpu_job *desc)
+{
+	struct sched_gpu_job *j;
+
+	j = calloc(1, sizeof(*j) + desc->n_ranges * sizeof(j->ranges[0]));
+	if (!j)
+		return NULL;
+	j->sg = sg;
+	j->job = *desc;
+	j->job.engine = sg->engine;
+	j->job.deps = NULL;
+	j->job.n_deps = 0;
+	if (desc->n_ranges)
+		memcpy(j->ranges, desc->ranges,
+		       desc->n_ranges * sizeof(j->ranges[0]));
+	j->job.ranges = desc->n_ranges ? j->ranges : NULL;
+	return j;
+}
+
+TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
+				    const struct ttm_gpu_job *job,
+				    struct ttm_fence **ret_finished)
+{
+	struct ttm_sched *sched;
+	struct ttm_gpu_job check;
+	struct sched_gpu_job *j;
+	struct sched_gpu *sg;
+	unsigned int i;
+	int ret;
+
+	if (!entity || !job || (job->n_deps && !job->deps))
+		return -EINVAL;
+	sched = sched_entity_sched(entity);
+	if (sched_ops(sched) != &sched_gpu_ops)
+		return -EINVAL;
+	sg = sched_backend(sched);
+	for (i = 0; i < job->n_deps; i++)
+		if (!job->deps[i].fence)
+			return -EINVAL;
+	/* A bad job fails here, as with ttm_gpu_submit(), not at run_job. */
+	check = *job;
+	check.engine = sg->engine;
+	ret = gpu_ops_validate(&check);
+	if (ret)
+		return ret;
+
+	j = job_copy(sg, job);
+	if (!j)
+		return -ENOMEM;
+	ret = ttm_sched_job_init(&j->base, entity, 1);
+	if (ret) {
+		free(j);
+		return ret;
+	}
+	/* The scheduler waits for them; the GPU job then has none. */
+	for (i = 0; i < job->n_deps && !ret; i++)
+		ret = ttm_sched_job_add_dependency_flags(
+			&j->base, ttm_fence_get(job->deps[i].fence),
+			job->deps[i].propagate_error ? 0 :
+						       TTM_SCHED_DEP_ORDER);
+	if (ret) {
+		sched_gpu_free_job(&j->base);
+		return ret;
+	}
+	pthread_mutex_lock(&sg->submit_lock);
+	ttm_sched_job_arm(&j->base);
+	/* Before the push: the job may be freed as soon as it is queued. */
+	if (ret_finished)
+		*ret_finished = ttm_fence_get(ttm_sched_job_finished(&j->base));
+	ttm_sched_entity_push_job(&j->base);
+	pthread_mutex_unlock(&sg->submit_lock);
+	return 0;
+}

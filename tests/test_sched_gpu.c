@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scheduler's fake-GPU backend (ttm_sched_gpu_create(),
+ * ttm_sched_gpu_submit()) on a real-time GPU. Order is fixed by the test,
+ * never by timing: a "blocker" job submitted straight to the engine waits
+ * for a gate fence the test signals, so the jobs behind it stay where the
+ * test put them; the test waits on fences or on the GPU's counters.
+ */
+#include "lib/helpers.h"
+
+#include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
+#include "ttmsim/sched.h"
+
+#define WORDS 16
+#define MAX_TRACE 64
+
+/* The tags of retired jobs, in retire order. */
+struct trace {
+	pthread_mutex_t lock;
+	unsigned int n;
+	uint64_t tag[MAX_TRACE];
+};
+
+static void on_retire(const struct ttm_gpu_job_info *info, void *data)
+{
+	struct trace *t = data;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->n < MAX_TRACE)
+		t->tag[t->n] = info->tag;
+	t->n++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+struct fixture {
+	struct trace trace;
+	struct ttm_gpu *gpu;
+	struct ttm_sched *sched;
+	struct ttm_sched_entity *entity;
+	struct ttm_fence *gate;       /* the blocker's, NULL if none */
+	struct ttm_fence *blocker;    /* its out-fence */
+};
+
+static struct fixture *fixture_new(unsigned int hang_ms, uint32_t credits)
+{
+	struct ttm_gpu_options go = { .hang_timeout_ms = hang_ms };
+	struct ttm_sched_options so = { .credit_limit = credits };
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	pthread_mutex_init(&f->trace.lock, NULL);
+	go.on_retire = on_retire;
+	go.retire_data = &f->trace;
+	assert_int_equal(ttm_gpu_create(2, &go, &f->gpu), 0);
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 1, &so, &f->sched), 0);
+	assert_int_equal(ttm_sched_entity_create(f->sched,
+						 TTM_SCHED_PRIORITY_NORMAL,
+						 &f->entity), 0);
+	return f;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	ttm_sched_entity_destroy(f->entity, 0);
+	ttm_sched_destroy(f->sched);
+	ttm_gpu_destroy(f->gpu);
+	ttm_fence_put(f->gate);
+	ttm_fence_put(f->blocker);
+	pthread_mutex_destroy(&f->trace.lock);
+	free(f);
+}
+
+/* Hold engine 1 with a job of tag 100 waiting for f->gate. */
+static void block_engine(struct fixture *f)
+{
+	struct ttm_gpu_dep dep;
+	struct ttm_gpu_job job = {
+		.engine = 1, .op = TTM_GPU_OP_NOP, .tag = 100,
+		.deps = &dep, .n_deps = 1,
+	};
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &f->gate), 0);
+	dep = (struct ttm_gpu_dep){ f->gate, false };
+	assert_int_equal(ttm_gpu_submit(f->gpu, &job, &f->blocker), 0);
+}
+
+static struct ttm_fence *submit(struct ttm_sched_entity *e,
+				const struct ttm_gpu_job *job)
+{
+	struct ttm_fence *fence = NULL;
+
+	assert_int_equal(ttm_sched_gpu_submit(e, job, &fence), 0);
+	assert_non_null(fence);
+	return fence;
+}
+
+/* 0 if @fence signalled without an error, else its error. */
+static int status(struct ttm_fence *fence)
+{
+	int st = ttm_fence_get_status(fence);
+
+	assert_int_not_equal(st, 0);    /* signalled */
+	return st < 0 ? st : 0;
+}
+
+static int wait_status(struct ttm_fence *fence)
+{
+	assert_int_equal(ttm_fence_wait(fence, false, 10000000000LL), 0);
+	return status(fence);
+}
+
+static struct ttm_gpu *submitted_gpu;
+static uint64_t submitted_want;
+
+static bool gpu_submitted(void *arg)
+{
+	struct ttm_gpu_stats st;
+
+	(void)arg;
+	ttm_gpu_get_stats(submitted_gpu, &st);
+	return st.submitted >= submitted_want;
+}
+
+/* Until @n jobs have reached the GPU (run_job was called for them). */
+static void wait_gpu_submitted(struct ttm_gpu *gpu, uint64_t n)
+{
+	submitted_gpu = gpu;
+	submitted_want = n;
+	assert_true(wait_until(gpu_submitted, NULL));
+}
+
+/* NOP, ADD and COPY run on the engine, in order, with their effects. */
+static void test_ops(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	uint32_t a[WORDS] = { 0 }, b[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_range copy[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct ttm_gpu_job nop = { .op = TTM_GPU_OP_NOP, .tag = 1,
+				   .engine = 7 /* ignored */ };
+	struct ttm_gpu_job add = { .op = TTM_GPU_OP_ADD, .add_value = 5,
+				   .ranges = &ra, .n_ranges = 1, .tag = 2 };
+	struct ttm_gpu_job cp = { .op = TTM_GPU_OP_COPY, .ranges = copy,
+				  .n_ranges = 2, .tag = 3 };
+	struct ttm_fence *fn, *fa, *fc;
+
+	(void)state;
+	fn = submit(f->entity, &nop);
+	fa = submit(f->entity, &add);
+	/* The ranges were copied: the caller's array may go. */
+	copy[0] = (struct ttm_gpu_range){ a, sizeof(a) };
+	fc = submit(f->entity, &cp);
+	copy[0] = (struct ttm_gpu_range){ NULL, 0 };
+	assert_int_equal(wait_status(fc), 0);
+	assert_int_equal(wait_status(fa), 0);
+	assert_int_equal(wait_status(fn), 0);
+	for (int i = 0; i < WORDS; i++) {
+		assert_int_equal(a[i], 5);
+		assert_int_equal(b[i], 5);
+	}
+	/* One entity, one engine: submission order. */
+	assert_int_equal(f->trace.n, 3);
+	assert_int_equal(f->trace.tag[0], 1);
+	assert_int_equal(f->trace.tag[1], 2);
+	assert_int_equal(f->trace.tag[2], 3);
+	ttm_fence_put(fn);
+	ttm_fence_put(fa);
+	ttm_fence_put(fc);
+	fixture_free(f);
+}
+
+/*
+ * A dependency that fails: with propagate_error the job fails unrun with
+ * its error; without, the job waits for it and runs.
+ */
+static void test_dep_error(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	uint32_t a[WORDS] = { 0 }, b[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) }, rb = { b, sizeof(b) };
+	struct ttm_fence *in, *fa, *fb;
+	struct ttm_gpu_dep da, db;
+	struct ttm_gpu_job ja = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				  .ranges = &ra, .n_ranges = 1,
+				  .deps = &da, .n_deps = 1 };
+	struct ttm_gpu_job jb = { .op = TTM_GPU_OP_ADD, .add_value = 2,
+				  .ranges = &rb, .n_ranges = 1,
+				  .deps = &db, .n_deps = 1 };
+
+	(void)state;
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &in),
+			 0);
+	da = (struct ttm_gpu_dep){ in, true };
+	db = (struct ttm_gpu_dep){ in, false };
+	fa = submit(f->entity, &ja);
+	fb = submit(f->entity, &jb);
+	/* Nothing runs before the dependency. */
+	assert_false(ttm_fence_is_signaled(fa));
+	assert_false(ttm_fence_is_signaled(fb));
+	ttm_fence_signal(in, -EIO);
+	assert_int_equal(wait_status(fa), -EIO);
+	assert_int_equal(wait_status(fb), 0);
+	for (int i = 0; i < WORDS; i++) {
+		assert_int_equal(a[i], 0);   /* never ran */
+		assert_int_equal(b[i], 2);
+	}
+	ttm_fence_put(in);
+	ttm_fence_put(fa);
+	ttm_fence_put(fb);
+	fixture_free(f);
+}
+
+/*
+ * Credit limit 1: one job on the engine at a time. While it waits behind
+ * the blocker, three NORMAL jobs and then a HIGH one queue up: the HIGH
+ * one runs next, before the NORMAL ones queued earlier.
+ */
+static void test_priority_overtakes(void **state)
+{
+	struct fixture *f = fixture_new(0, 1);
+	struct ttm_sched_entity *high;
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP };
+	struct ttm_fence *fences[5];
+	static const uint64_t want[] = { 100, 1, 9, 2, 3, 4 };
+
+	(void)state;
+	assert_int_equal(ttm_sched_entity_create(f->sched,
+						 TTM_SCHED_PRIORITY_HIGH,
+						 &high), 0);
+	block_engine(f);
+	job.tag = 1;
+	fences[0] = submit(f->entity, &job);
+	/* Job 1 holds the only credit, behind the blocker. */
+	wait_gpu_submitted(f->gpu, 2);
+	for (int i = 2; i <= 4; i++) {
+		job.tag = (uint64_t)i;
+		fences[i - 1] = submit(f->entity, &job);
+	}
+	job.tag = 9;
+	fences[4] = submit(high, &job);
+	ttm_fence_signal(f->gate, 0);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(wait_status(fences[i]), 0);
+		ttm_fence_put(fences[i]);
+	}
+	assert_int_equal(f->trace.n, 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(f->trace.tag[i], want[i]);
+	ttm_sched_entity_destroy(high, 0);
+	fixture_free(f);
+}
+
+/*
+ * A hanging job: the scheduler's timeout (the GPU's hang timeout) comes
+ * and goes, the GPU's watchdog fails it: the finished fence carries
+ * -ETIMEDOUT, and the next job runs normally.
+ */
+static void test_hang_timeout(void **state)
+{
+	struct fixture *f = fixture_new(20, 0);
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job hang = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				    .ranges = &ra, .n_ranges = 1,
+				    .hang = true };
+	struct ttm_gpu_job next = { .op = TTM_GPU_OP_ADD, .add_value = 2,
+				    .ranges = &ra, .n_ranges = 1 };
+	struct ttm_gpu_stats st;
+	struct ttm_fence *fh, *fn;
+
+	(void)state;
+	fh = submit(f->entity, &hang);
+	fn = submit(f->entity, &next);
+	assert_int_equal(wait_status(fh), -ETIMEDOUT);
+	assert_int_equal(wait_status(fn), 0);
+	for (int i = 0; i < WORDS; i++)
+		assert_int_equal(a[i], 2);
+	ttm_gpu_get_stats(f->gpu, &st);
+	assert_int_equal(st.resets, 1);
+	ttm_fence_put(fh);
+	ttm_fence_put(fn);
+	fixture_free(f);
+}
+
+/*
+ * Entity destroyed with jobs queued: the one on the engine finishes, the
+ * queued ones are killed (-ESRCH) without reaching the GPU; then the
+ * scheduler is destroyed once the engine is done.
+ */
+static void test_destroy_queued(void **state)
+{
+	struct fixture *f = fixture_new(0, 1);
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				   .ranges = &ra, .n_ranges = 1 };
+	struct ttm_fence *fences[3];
+	struct ttm_gpu_stats st;
+
+	(void)state;
+	block_engine(f);
+	for (int i = 0; i < 3; i++)
+		fences[i] = submit(f->entity, &job);
+	wait_gpu_submitted(f->gpu, 2);
+	ttm_sched_entity_destroy(f->entity, 0);
+	f->entity = NULL;
+	assert_true(ttm_fence_is_signaled(fences[1]));
+	assert_int_equal(status(fences[1]), -ESRCH);
+	assert_int_equal(status(fences[2]), -ESRCH);
+	assert_false(ttm_fence_is_signaled(fences[0]));
+	ttm_fence_signal(f->gate, 0);
+	assert_int_equal(wait_status(fences[0]), 0);
+	ttm_sched_destroy(f->sched);
+	f->sched = NULL;
+	ttm_gpu_get_stats(f->gpu, &st);
+	assert_int_equal(st.submitted, 2);  /* the blocker and one job */
+	for (int i = 0; i < WORDS; i++)
+		assert_int_equal(a[i], 1);
+	for (int i = 0; i < 3; i++)
+		ttm_fence_put(fences[i]);
+	fixture_free(f);
+}
+
+/* The scheduler's thread and the engines meet no problem when
+ * ttm_sched_destroy() waits for jobs still on the engine. */
+static void test_destroy_waits(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP,
+				   .duration_us = 1000 };
+	struct ttm_fence *fences[8];
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		fences[i] = submit(f->entity, &job);
+	ttm_sched_entity_destroy(f->entity, UINT64_MAX);
+	f->entity = NULL;
+	ttm_sched_destroy(f->sched);
+	f->sched = NULL;
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(status(fences[i]), 0);
+		ttm_fence_put(fences[i]);
+	}
+	fixture_free(f);
+}
+
+static struct ttm_fence *dummy_run_job(struct ttm_sched_job *job)
+{
+	(void)job;
+	return ttm_sched_err_ptr(-EIO);
+}
+
+static void dummy_free_job(struct ttm_sched_job *job)
+{
+	(void)job;
+}
+
+static void test_bad_args(void **state)
+{
+	static const struct ttm_sched_backend_ops ops = {
+		.run_job = dummy_run_job, .free_job = dummy_free_job,
+	};
+	struct ttm_sched_options so = { .ops = &ops, .credit_limit = 1 };
+	struct fixture *f = fixture_new(0, 0);
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_COPY, .n_ranges = 1 };
+	struct ttm_gpu_dep dep = { NULL, true };
+	struct ttm_sched_entity *other_e;
+	struct ttm_sched *s, *other;
+	struct ttm_gpu *gpu2;
+
+	(void)state;
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 2, NULL, &s), -EINVAL);
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 0, &so, &s), -EINVAL);
+	assert_int_equal(ttm_gpu_create(1, NULL, &gpu2), 0);
+	so.ops = NULL;
+	so.gpu = gpu2;
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 0, &so, &s), -EINVAL);
+	ttm_gpu_destroy(gpu2);
+	/* Bad jobs are refused at submission, as by ttm_gpu_submit(). */
+	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL),
+			 -EINVAL);
+	job = (struct ttm_gpu_job){ .op = TTM_GPU_OP_NOP, .deps = &dep,
+				    .n_deps = 1 };
+	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL),
+			 -EINVAL);
+	/* An entity of another backend. */
+	so = (struct ttm_sched_options){ .ops = &ops, .credit_limit = 1 };
+	assert_int_equal(ttm_sched_create(&so, &other), 0);
+	assert_int_equal(ttm_sched_entity_create(other,
+						 TTM_SCHED_PRIORITY_LOW,
+						 &other_e), 0);
+	job.n_deps = 0;
+	assert_int_equal(ttm_sched_gpu_submit(other_e, &job, NULL), -EINVAL);
+	ttm_sched_entity_destroy(other_e, 0);
+	ttm_sched_destroy(other);
+	/* Defaults: a NULL options works, and a NULL out-fence. */
+	assert_int_equal(ttm_sched_gpu_create(f->gpu, 0, NULL, &s), 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL), 0);
+	fixture_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ops),
+		cmocka_unit_test(test_dep_error),
+		cmocka_unit_test(test_priority_overtakes),
+		cmocka_unit_test(test_hang_timeout),
+		cmocka_unit_test(test_destroy_queued),
+		cmocka_unit_test(test_destroy_waits),
+		cmocka_unit_test(test_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
