@@ -147,16 +147,30 @@ expect 2 "bench gpu: unexpected argument 'extra'" bench gpu extra
 expect 2 "--deps: 'maybe' is not one of on, off, both" bench gpu --deps maybe
 expect 2 "--engines: '0' is out of range" bench gpu --engines 0
 expect 2 "--jobs: 'x' is not a number" bench gpu --jobs x
-expect_out '^  off +[0-9]+ ' bench gpu --quick --jobs 2000
-fail_unless_out '^  on +[0-9]+ ' "bench gpu"
+expect 2 "--path: 'fast' is not one of direct, sched, both" bench gpu \
+	--path fast
+# Both paths by default, a row each per deps mode; the sched rows give
+# their ratio to the direct ones.
+expect_out '^  direct +off +[0-9]+ +[0-9]+ +- ' bench gpu --quick --jobs 2000
+fail_unless_out '^  direct +on +[0-9]+ ' "bench gpu"
+fail_unless_out '^  sched +off +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} ' "bench gpu"
+fail_unless_out '^  sched +on +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} ' "bench gpu"
 fail_unless_out '^counters: ok$' "bench gpu"
 expect_out '"benchmark": "gpu"' bench gpu --quick --jobs 2000 --deps on --json
 json_holds "bench gpu --json" 'any(r.get("deps") == "on" and
-	num(r.get("jobs_per_s")) for r in d["results"])'
+	r.get("path") == "direct" and num(r.get("jobs_per_s"))
+	for r in d["results"])'
+json_holds "bench gpu --json" 'any(r.get("deps") == "on" and
+	r.get("path") == "sched" and num(r.get("jobs_per_s")) and
+	num(r.get("ratio_to_direct")) for r in d["results"])'
 if grep -q '"deps": "off"' "$out"; then
 	echo "FAIL: bench gpu --deps on ran without deps too"
 	fails=$((fails + 1))
 fi
+expect 0 "" bench gpu --quick --jobs 2000 --path sched --deps off --json
+json_holds "bench gpu --path sched --json" '[(r["path"], r["deps"],
+	r["ratio_to_direct"]) for r in d["results"]] == [("sched", "off",
+	None)] and d["config"]["path"] == "sched" and d["checks_ok"] is True'
 
 # run --priorities: every kind of bad value exits 2 naming the flag; a
 # good one gives each priority's clients and latency, in text and JSON.
