@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bo/bo.h"
+#include "ttmsim/sched.h"
 #include "util/compiler.h"
 
 /* The copy's simulated duration: 1 us, plus 1 us per MiB. */
@@ -217,7 +218,12 @@ static int move_gpu(struct ttm_bo *bo, struct ttm_resource *res)
 			deps[i].fence = fences[i];
 		job.deps = deps;
 		job.n_deps = n;
-		ret = ttm_gpu_submit(dev->gpu, &job, &fence);
+		/* Through the copy ring's KERNEL entity, if the device has one. */
+		if (dev->move_entity)
+			ret = ttm_sched_gpu_submit(dev->move_entity, &job,
+						   &fence);
+		else
+			ret = ttm_gpu_submit(dev->gpu, &job, &fence);
 	}
 	for (i = 0; i < n; i++)
 		ttm_fence_put(fences[i]);

@@ -134,6 +134,12 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 	dev->copy_engine = opts->copy_engine;
 	dev->funcs = opts->funcs ? opts->funcs : &no_funcs;
 	dev->funcs_data = opts->funcs_data;
+	ret = dev->gpu ? bo_device_sched_init(dev) : 0;
+	if (ret) {
+		bo_worker_stop(dev);
+		bo_device_free(dev);
+		return ret;
+	}
 	*ret_dev = dev;
 	return 0;
 }
@@ -206,6 +212,8 @@ void bo_device_free(struct ttm_device *dev)
 	if (dev->private && dev->release_private)
 		dev->release_private(dev->private);
 	device_release_layers(dev);
+	/* After the layers: their entities feed these rings. */
+	bo_device_sched_fini(dev);
 	bo_res_fini_device(dev);
 	pthread_cond_destroy(&dev->changed);
 	pthread_cond_destroy(&dev->idle);

@@ -237,6 +237,7 @@ TTM_EXPORT int ttm_client_open(struct ttm_device *dev,
 		return -ENOMEM;
 	}
 	c->free_hint = 1;
+	c->priority = TTM_SCHED_PRIORITY_NORMAL;
 	pthread_mutex_init(&c->lock, NULL);
 	*ret_client = c;
 	return 0;
@@ -248,6 +249,8 @@ TTM_EXPORT void ttm_client_close(struct ttm_client *client)
 
 	if (!client)
 		return;
+	/* First: its queued jobs use its buffers' memory. */
+	client_entities_destroy(client);
 	/* Descriptors closed since the last PRIME call free their buffers. */
 	prime_collect();
 	for (i = 0; i < client->n_handles; i++)

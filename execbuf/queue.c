@@ -206,6 +206,7 @@ int submit_queue(struct submit *s)
 	struct ttm_fence *fence = NULL, *gate = NULL;
 	struct execbuf_job *tracking;
 	struct submit_deps *d = &s->deps;
+	struct ttm_sched_entity *entity = NULL;
 	unsigned int i;
 	int ret, fd = -1;
 
@@ -213,6 +214,8 @@ int submit_queue(struct submit *s)
 	ranges = calloc(s->n, sizeof(*ranges));
 	tracking = execbuf_job_new(s->client->edev);
 	ret = ranges && tracking ? 0 : -ENOMEM;
+	if (ret == 0)
+		ret = client_entity(s->client, args->engine, &entity);
 	for (i = 0; i < s->n && !ret; i++)
 		if (s->objs[i].write)
 			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
@@ -224,7 +227,11 @@ int submit_queue(struct submit *s)
 		job.ranges = ranges;
 		job.deps = d->v;
 		job.n_deps = d->n;
-		ret = ttm_gpu_submit(gpu, &job, &fence);
+		/* The client's entity of the engine, if the device has one. */
+		if (entity)
+			ret = ttm_sched_gpu_submit(entity, &job, &fence);
+		else
+			ret = ttm_gpu_submit(gpu, &job, &fence);
 	}
 	if (ret == 0 && gate) {
 		fd = ttm_fence_export_fd(fence);

@@ -5,7 +5,8 @@
  * order, duplicates with and without TTM_EXEC_IGNORE_DUPLICATES), validate
  * them into a small VRAM inside the helper's loop (evicting under its
  * ticket, backing off on -EDEADLK), and submit an add job per set on a
- * real-time fake GPU of three engines, ordered after the buffers' fences.
+ * real-time fake GPU of three engines, ordered after the buffers' fences,
+ * through entities of the device's schedulers (ttm_device_sched()).
  *
  * After every operation the device's accounting invariant must hold
  * (ttm_device_check()), while moves and jobs are in flight. At the end
@@ -32,6 +33,7 @@
 #include "ttmsim/exec.h"
 #include "ttmsim/gpu.h"
 #include "ttmsim/resv.h"
+#include "ttmsim/sched.h"
 
 #define NUM_BOS 36
 #define NUM_THREADS 4
@@ -57,6 +59,8 @@ struct worker {
 	unsigned int id;
 	uint32_t rng;
 	uint32_t expect[NUM_BOS];	/* sums this worker's jobs added */
+	/* Its queues on the device's rings, as a driver's context. */
+	struct ttm_sched_entity *entity[ENGINES];
 	unsigned long jobs, backoffs, enospc, dups;
 };
 
@@ -111,7 +115,12 @@ static bool submit_add(struct worker *w, struct ttm_bo **bos, unsigned int n,
 							       false };
 	job.deps = deps;
 	job.n_deps = n_deps;
-	ret = ttm_gpu_submit(w->s->gpu, &job, &fence);
+	/*
+	 * Through the device's scheduler: the moves' fences are among the
+	 * deps, and a direct ttm_gpu_submit() waiting for a move that has
+	 * not reached the engine yet would stop the engine ahead of it.
+	 */
+	ret = ttm_sched_gpu_submit(w->entity[job.engine], &job, &fence);
 	if (!CHECK_INT(ret, 0))
 		goto out;
 	for (i = 0; i < n; i++)
@@ -240,10 +249,19 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	unsigned long it;
+	unsigned int e;
 
+	for (e = 0; e < ENGINES; e++)
+		if (!CHECK_INT(ttm_sched_entity_create(
+				ttm_device_sched(w->s->dev, e),
+				TTM_SCHED_PRIORITY_NORMAL, &w->entity[e]), 0))
+			return NULL;
 	for (it = 0; it < max_iterations && now_ns() < w->s->end_ns; it++)
 		if (!one_job(w))
 			break;
+	/* Every job queued reaches the GPU: nothing is killed. */
+	for (e = 0; e < ENGINES; e++)
+		ttm_sched_entity_destroy(w->entity[e], UINT64_MAX);
 	return NULL;
 }
 

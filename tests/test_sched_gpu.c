@@ -8,12 +8,14 @@
  */
 #include "lib/helpers.h"
 
+#include "ttmsim/bo.h"
+#include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
 #include "ttmsim/sched.h"
 
 #define WORDS 16
-#define MAX_TRACE 64
+#define MAX_TRACE 128
 
 /* The tags of retired jobs, in retire order. */
 struct trace {
@@ -213,6 +215,44 @@ static void test_dep_error(void **state)
 }
 
 /*
+ * Two fences of one context: the later is kept, and it fails the job if
+ * either was added as error-propagating. Unknown flags are refused.
+ */
+static void test_dep_same_context(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	uint64_t ctx = ttm_fence_context_alloc(1);
+	struct ttm_fence *f1, *f2, *fa, *fb;
+	struct ttm_gpu_dep deps[2];
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP, .deps = deps,
+				   .n_deps = 2 };
+	struct ttm_sched_job sj;
+
+	(void)state;
+	assert_int_equal(ttm_fence_create(ctx, 1, &f1), 0);
+	assert_int_equal(ttm_fence_create(ctx, 2, &f2), 0);
+	deps[0] = (struct ttm_gpu_dep){ f1, true };
+	deps[1] = (struct ttm_gpu_dep){ f2, false };
+	fa = submit(f->entity, &job);
+	deps[0].propagate_error = false;
+	fb = submit(f->entity, &job);
+	ttm_fence_signal(f1, 0);
+	assert_false(ttm_fence_is_signaled(fa));   /* waits for the later */
+	ttm_fence_signal(f2, -EIO);
+	assert_int_equal(wait_status(fa), -EIO);
+	assert_int_equal(wait_status(fb), 0);
+	assert_int_equal(ttm_sched_job_init(&sj, f->entity, 1), 0);
+	assert_int_equal(ttm_sched_job_add_dependency_flags(
+				 &sj, ttm_fence_get(f1), 1u << 5), -EINVAL);
+	ttm_sched_job_cleanup(&sj);
+	ttm_fence_put(f1);
+	ttm_fence_put(f2);
+	ttm_fence_put(fa);
+	ttm_fence_put(fb);
+	fixture_free(f);
+}
+
+/*
  * Credit limit 1: one job on the engine at a time. While it waits behind
  * the blocker, three NORMAL jobs and then a HIGH one queue up: the HIGH
  * one runs next, before the NORMAL ones queued earlier.
@@ -402,16 +442,149 @@ static void test_bad_args(void **state)
 	fixture_free(f);
 }
 
+/* ---- execbuf on the device's schedulers ------------------------------ */
+
+static const struct ttm_placement gtt = TTM_PLACEMENT_GTT_INIT;
+
+struct dev_fixture {
+	struct fixture *f;            /* its GPU, trace and blocker */
+	struct ttm_device *dev;
+};
+
+static void dev_fixture_init(struct dev_fixture *d)
+{
+	struct ttm_device_options opts = { 0 };
+
+	d->f = fixture_new(0, 0);
+	opts.gpu = d->f->gpu;
+	assert_int_equal(ttm_device_create(&opts, &d->dev), 0);
+	assert_non_null(ttm_device_sched(d->dev, 0));
+	assert_non_null(ttm_device_sched(d->dev, 1));
+	assert_null(ttm_device_sched(d->dev, 2));
+}
+
+static void dev_fixture_fini(struct dev_fixture *d)
+{
+	assert_int_equal(ttm_device_destroy(d->dev), 0);
+	fixture_free(d->f);
+}
+
+/* A NOP of @client on engine 1 reading @handle: no implicit dependency. */
+static struct ttm_fence *client_nop(struct ttm_client *client,
+				    uint32_t handle, uint64_t tag,
+				    struct ttm_fence *in)
+{
+	struct ttm_execbuf_bo bo = { handle, TTM_EXECBUF_BO_READ, &gtt };
+	struct ttm_execbuf_args args = {
+		.engine = 1, .bos = &bo, .n_bos = 1, .op = TTM_GPU_OP_NOP,
+		.tag = tag, .in_fences = &in, .n_in_fences = in ? 1 : 0,
+	};
+
+	assert_int_equal(ttm_execbuf_submit(client, &args), 0);
+	return args.out_fence;
+}
+
+/*
+ * Two NORMAL clients on engine 1, held by the blocker, fill the ring's 64
+ * credits (the backend's default limit): A 63 jobs, then B one, so that
+ * A's turn comes next. A queues two more, B one; then B is made HIGH: its
+ * queued job moves with its entity and is the first to get a freed
+ * credit, ahead of A's (round-robin alone would pick A's).
+ */
+static void test_client_priority(void **state)
+{
+	struct dev_fixture d;
+	struct ttm_client *a, *b;
+	struct ttm_fence *fences[67];
+	uint32_t ha, hb;
+	unsigned int n = 0, i;
+
+	(void)state;
+	dev_fixture_init(&d);
+	assert_int_equal(ttm_client_open(d.dev, &a), 0);
+	assert_int_equal(ttm_client_open(d.dev, &b), 0);
+	assert_int_equal(ttm_client_bo_create(a, 4096, &gtt, 0, &ha), 0);
+	assert_int_equal(ttm_client_bo_create(b, 4096, &gtt, 0, &hb), 0);
+	block_engine(d.f);
+	for (i = 1; i <= 63; i++)
+		fences[n++] = client_nop(a, ha, i, NULL);
+	wait_gpu_submitted(d.f->gpu, 64);
+	fences[n++] = client_nop(b, hb, 80, NULL);
+	wait_gpu_submitted(d.f->gpu, 65);
+	fences[n++] = client_nop(a, ha, 65, NULL);
+	fences[n++] = client_nop(a, ha, 66, NULL);
+	fences[n++] = client_nop(b, hb, 99, NULL);
+	assert_int_equal(ttm_client_set_priority(b, TTM_SCHED_PRIORITY_COUNT),
+			 -EINVAL);
+	assert_int_equal(ttm_client_set_priority(b, TTM_SCHED_PRIORITY_HIGH),
+			 0);
+	ttm_fence_signal(d.f->gate, 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(wait_status(fences[i]), 0);
+		ttm_fence_put(fences[i]);
+	}
+	assert_int_equal(d.f->trace.n, 68);
+	assert_int_equal(d.f->trace.tag[0], 100);
+	for (i = 1; i <= 63; i++)
+		assert_int_equal(d.f->trace.tag[i], i);
+	assert_int_equal(d.f->trace.tag[64], 80);
+	assert_int_equal(d.f->trace.tag[65], 99);
+	assert_int_equal(d.f->trace.tag[66], 65);
+	assert_int_equal(d.f->trace.tag[67], 66);
+	ttm_client_close(a);
+	ttm_client_close(b);
+	dev_fixture_fini(&d);
+}
+
+/*
+ * A client closed with a job still waiting for its in-fence: after the
+ * flush (a second, as the kernel's) the job is killed: -ESRCH, never on
+ * the GPU, counted as failed. The in-fence signalling later changes
+ * nothing.
+ */
+static void test_client_close_kills(void **state)
+{
+	struct dev_fixture d;
+	struct ttm_execbuf_stats st;
+	struct ttm_gpu_stats gs;
+	struct ttm_client *a;
+	struct ttm_fence *in, *out;
+	uint32_t ha;
+
+	(void)state;
+	dev_fixture_init(&d);
+	assert_int_equal(ttm_client_open(d.dev, &a), 0);
+	assert_int_equal(ttm_client_bo_create(a, 4096, &gtt, 0, &ha), 0);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1, &in),
+			 0);
+	out = client_nop(a, ha, 1, in);
+	assert_false(ttm_fence_is_signaled(out));
+	ttm_client_close(a);
+	assert_int_equal(status(out), -ESRCH);
+	ttm_fence_signal(in, 0);
+	ttm_gpu_get_stats(d.f->gpu, &gs);
+	assert_int_equal(gs.submitted, 0);
+	ttm_execbuf_get_stats(d.dev, &st);
+	assert_int_equal(st.failed, 1);
+	assert_int_equal(st.in_flight, 0);
+	ttm_fence_put(in);
+	ttm_fence_put(out);
+	dev_fixture_fini(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ops),
 		cmocka_unit_test(test_dep_error),
+		cmocka_unit_test(test_dep_same_context),
 		cmocka_unit_test(test_priority_overtakes),
 		cmocka_unit_test(test_hang_timeout),
 		cmocka_unit_test(test_destroy_queued),
 		cmocka_unit_test(test_destroy_waits),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_client_priority),
+		cmocka_unit_test(test_client_close_kills),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

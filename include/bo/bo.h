@@ -92,6 +92,14 @@ struct ttm_device {
 	struct ttm_gpu *gpu;
 	unsigned int copy_engine;
 	/*
+	 * One scheduler per engine of @gpu, and the moves' entity on the
+	 * copy engine's (bo/device_sched.c); none without a GPU, or while
+	 * the scheduler cannot follow the GPU's clock.
+	 */
+	struct ttm_sched **scheds;
+	unsigned int n_scheds;
+	struct ttm_sched_entity *move_entity;
+	/*
 	 * Allocation granularity and CPU-visible VRAM, in bytes: fixed. The
 	 * page size is a power of two: the hot paths shift by @page_shift
 	 * rather than divide (a 64-bit division costs tens of cycles).
@@ -261,6 +269,14 @@ bool bo_worker_is_self(struct ttm_device *dev);
 void bo_worker_free_device(struct ttm_device *dev);
 /* The end of ttm_device_destroy(): its worker stopped, nothing pending. */
 void bo_device_free(struct ttm_device *dev);
+
+/*
+ * bo/device_sched.c: make @dev's schedulers and the moves' entity (0
+ * without them if the scheduler cannot follow the GPU's clock); destroy
+ * them, once every move has finished.
+ */
+int bo_device_sched_init(struct ttm_device *dev);
+void bo_device_sched_fini(struct ttm_device *dev);
 
 /*
  * Wait until the worker has done every destroy queued so far; whether

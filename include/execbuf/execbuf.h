@@ -49,7 +49,30 @@ struct ttm_client {
 	ttm_execbuf_event_fn *event_fn;
 	void *event_data;
 	uint64_t seqno;               /* submissions of this client */
+	/*
+	 * Scheduler entities, [engine], made on first use under @lock
+	 * (execbuf/entity.c); NULL until the first submission.
+	 */
+	struct ttm_sched_entity **entities;
+	enum ttm_sched_priority priority;
 };
+
+/*
+ * How long ttm_client_close() lets a client's queued jobs reach the ring
+ * before it kills the rest: the kernel's wait at file close
+ * (MAX_WAIT_SCHED_ENTITY_Q_EMPTY, one second).
+ */
+#define TTM_CLIENT_FLUSH_TIMEOUT_NS 1000000000ull
+
+/*
+ * @client's entity of @engine, made on first use (execbuf/entity.c):
+ * 0 and *@ret_entity, NULL if the device submits to its GPU directly;
+ * -ENOMEM. Takes and releases @client's lock.
+ */
+int client_entity(struct ttm_client *client, unsigned int engine,
+		  struct ttm_sched_entity **ret_entity);
+/* At close: flush, kill what is left, destroy (execbuf/entity.c). */
+void client_entities_destroy(struct ttm_client *client);
 
 /*
  * The execbuf state of @dev, attached on first use (any thread: racing

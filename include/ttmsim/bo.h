@@ -493,6 +493,33 @@ struct ww_class *ttm_device_ww_class(struct ttm_device *dev);
  */
 struct ttm_gpu *ttm_device_gpu(struct ttm_device *dev);
 
+struct ttm_sched;
+
+/**
+ * ttm_device_sched() - the scheduler of one engine of @dev's GPU.
+ * @dev: the device.
+ * @engine: the engine.
+ *
+ * A device with a GPU makes one fake-GPU scheduler per engine
+ * (ttm_sched_gpu_create()) and submits its moves through a
+ * KERNEL-priority entity on the copy engine's; execbuf's clients get
+ * entities on them too. A driver that submits its own jobs to the
+ * device's GPU should create its entities here and use
+ * ttm_sched_gpu_submit(), as a kernel driver goes through its
+ * scheduler: a job given to ttm_gpu_submit() directly waits for its
+ * dependencies at the head of its engine, and if one is a scheduler's
+ * fence whose job has not reached that engine yet (a move's, say), the
+ * engine stops for good: the job it waits for would run behind it.
+ * Entities must be destroyed before the device.
+ *
+ * Context: Does not sleep.
+ * Return: the scheduler, which lives as long as @dev; NULL if @dev has no
+ * GPU, @engine is out of range, or the scheduler cannot follow the GPU's
+ * clock (a TTM_GPU_DETERMINISTIC GPU, until the scheduler's virtual
+ * clock exists): then @dev submits to the GPU directly.
+ */
+struct ttm_sched *ttm_device_sched(struct ttm_device *dev, unsigned int engine);
+
 /**
  * ttm_device_page_size() - @dev's allocation granularity.
  * @dev: the device.

@@ -54,6 +54,7 @@
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
+#include "ttmsim/sched.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,12 +82,38 @@ int ttm_client_open(struct ttm_device *dev, struct ttm_client **ret_client);
  * @client: the client, or NULL.
  *
  * Buffers stay alive while other clients, PRIME fds or jobs in flight use
- * them.
+ * them. The client's jobs still queued in the scheduler (waiting for
+ * their dependencies or for room on the ring) get up to one second to
+ * reach the ring, as at a DRM file's close; those still queued then are
+ * killed: they never run, and their fences signal -ESRCH.
  *
- * Context: Does not sleep (but puts buffers, as ttm_bo_put()). Takes and
- * releases the PRIME registry lock. No call on @client may be running.
+ * Context: May sleep: waits for the client's queued jobs, up to a second.
+ * Puts buffers, as ttm_bo_put(). Takes and releases the PRIME registry
+ * lock. No call on @client may be running.
  */
 void ttm_client_close(struct ttm_client *client);
+
+/**
+ * ttm_client_set_priority() - the priority of @client's jobs.
+ * @client: the client.
+ * @priority: one of enum ttm_sched_priority; TTM_SCHED_PRIORITY_NORMAL
+ *	until this is called.
+ *
+ * A client's jobs go through one scheduler entity per engine (made on
+ * its first submission there) on the device's scheduler of that engine;
+ * ready jobs of higher-priority entities run first. The change applies
+ * to the jobs already queued too (the kernel's
+ * drm_sched_entity_set_priority()). TTM_SCHED_PRIORITY_KERNEL is the
+ * device's own (its moves): a client may take it, as a privileged DRM
+ * file may.
+ *
+ * Context: Does not sleep for long: may wait for the scheduler to finish
+ * looking at an entity's next job. Takes and releases @client's lock and
+ * the schedulers'.
+ * Return: 0; -EINVAL for a bad priority.
+ */
+int ttm_client_set_priority(struct ttm_client *client,
+			    enum ttm_sched_priority priority);
 
 /**
  * ttm_client_device() - the device @client was opened on.
