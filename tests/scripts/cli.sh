@@ -176,10 +176,10 @@ json_holds "bench gpu --path sched --json" '[(r["path"], r["deps"],
 # good one gives each priority's clients and latency, in text and JSON.
 expect 2 "--priorities: 'foo' in 'high=1,foo' is not NAME=COUNT" run \
 	--priorities high=1,foo
-expect 2 "--priorities: 'urgent' in 'urgent=1' is not one of high, normal, low" \
+expect 2 "--priorities: 'urgent' in 'urgent=1' is not one of kernel, high, normal, low" \
 	run --priorities urgent=1
-expect 2 "--priorities: 'kernel' in 'kernel=1' is not one of" run \
-	--priorities kernel=1
+expect 2 "--priorities: 'High' in 'High=1' is not one of" run \
+	--priorities High=1
 expect 2 "--priorities: 'high' is given twice in 'high=1,high=2'" run \
 	--priorities high=1,high=2
 expect 2 "--priorities: 'x' is not a number" run --priorities high=x
@@ -222,6 +222,12 @@ json_holds "run --priorities --json" 'sorted(d["latency"]) == ["high",
 	for l in d["latency"].values())'
 json_holds "run --priorities --json" '(d["latency"]["high"]["count"],
 	d["latency"]["low"]["count"]) == (100, 50)'
+# kernel, a privileged client's: every job completes, accounted for.
+# shellcheck disable=SC2086
+expect 0 "" $prun --priorities kernel=1,normal=1 --json
+json_holds "run --priorities kernel=1 --json" '(d["priorities"],
+	d["latency"]["kernel"]["count"], d["completed"]) == ({"kernel": 1,
+	"normal": 1}, 50, 100)'
 
 # bench bo: usage errors, then the smallest run of both parts.
 for args in "bench bo --help" "help bench bo"; do

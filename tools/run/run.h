@@ -201,9 +201,9 @@ void run_shrink_stop(struct run *run);
 
 /*
  * run_priority.c: --priorities and the latency per priority.
- * run_priorities_parse(): "NAME=COUNT,..." with NAME high, normal or low,
- * each at most once, 1 to WL_MAX_THREADS clients in all; 0 and *@p, or
- * CLI_EXIT_USAGE after a message naming --priorities.
+ * run_priorities_parse(): "NAME=COUNT,..." with NAME kernel, high, normal
+ * or low, each at most once, 1 to WL_MAX_THREADS clients in all; 0 and
+ * *@p, or CLI_EXIT_USAGE after a message naming --priorities.
  * run_priority_of(): the priority of thread @thread (normal beyond them).
  */
 int run_priorities_parse(const char *arg, struct run_priorities *p);

@@ -19,11 +19,16 @@
 #include "parse.h"
 #include "run.h"
 
-/* The priorities a client may ask for: kernel is the driver's own. */
+/*
+ * The priorities a client may ask for, from the highest: kernel is the
+ * device's own (its moves), which a client may take as a privileged DRM
+ * file may (ttm_client_set_priority()).
+ */
 static const struct {
 	const char *name;
 	enum ttm_sched_priority priority;
 } prio_names[] = {
+	{ "kernel", TTM_SCHED_PRIORITY_KERNEL },
 	{ "high", TTM_SCHED_PRIORITY_HIGH },
 	{ "normal", TTM_SCHED_PRIORITY_NORMAL },
 	{ "low", TTM_SCHED_PRIORITY_LOW },
@@ -38,7 +43,7 @@ const char *run_priority_name(enum ttm_sched_priority priority)
 	for (i = 0; i < N_PRIO_NAMES; i++)
 		if (prio_names[i].priority == priority)
 			return prio_names[i].name;
-	return priority == TTM_SCHED_PRIORITY_KERNEL ? "kernel" : "unknown";
+	return "unknown";
 }
 
 /* One NAME=COUNT item of @arg, @item NUL-terminated. */
@@ -62,8 +67,8 @@ static int parse_item(const char *arg, char *item, struct run_priorities *p)
 		if (!strcmp(item, prio_names[i].name))
 			break;
 	if (i == N_PRIO_NAMES) {
-		cli_error("--priorities: '%s' in '%s' is not one of high, "
-			  "normal, low", item, arg);
+		cli_error("--priorities: '%s' in '%s' is not one of kernel, "
+			  "high, normal, low", item, arg);
 		return CLI_EXIT_USAGE;
 	}
 	for (k = 0; k < p->n; k++) {

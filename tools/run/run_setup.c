@@ -148,6 +148,7 @@ static int create_threads(struct run *run)
 	const struct workload *wl = &run->wl;
 	unsigned int n = wl->n_threads, t;
 	size_t j, *fill;
+	int ret;
 
 	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
 	run->results = calloc(wl->n_jobs ? wl->n_jobs : 1,
@@ -170,6 +171,15 @@ static int create_threads(struct run *run)
 		if (!th->jobs || !th->handles ||
 		    ttm_client_open(run->dev, &th->client))
 			goto nomem;
+		/* Before its first job: its entities are made with it. */
+		ret = ttm_client_set_priority(th->client, th->priority);
+		if (ret) {
+			free(fill);
+			cli_error("thread %u: cannot set its client's priority "
+				  "%s: %s", t, run_priority_name(th->priority),
+				  strerror(-ret));
+			return CLI_EXIT_FAILURE;
+		}
 		if (run->trace)
 			ttm_client_set_event_sink(th->client, run_trace_phase,
 						  th);
