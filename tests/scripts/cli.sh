@@ -147,16 +147,87 @@ expect 2 "bench gpu: unexpected argument 'extra'" bench gpu extra
 expect 2 "--deps: 'maybe' is not one of on, off, both" bench gpu --deps maybe
 expect 2 "--engines: '0' is out of range" bench gpu --engines 0
 expect 2 "--jobs: 'x' is not a number" bench gpu --jobs x
-expect_out '^  off +[0-9]+ ' bench gpu --quick --jobs 2000
-fail_unless_out '^  on +[0-9]+ ' "bench gpu"
+expect 2 "--path: 'fast' is not one of direct, sched, both" bench gpu \
+	--path fast
+# Both paths by default, a row each per deps mode; the sched rows give
+# their ratio to the direct ones.
+expect_out '^  direct +off +[0-9]+ +[0-9]+ +- ' bench gpu --quick --jobs 2000
+fail_unless_out '^  direct +on +[0-9]+ ' "bench gpu"
+fail_unless_out '^  sched +off +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} ' "bench gpu"
+fail_unless_out '^  sched +on +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} ' "bench gpu"
 fail_unless_out '^counters: ok$' "bench gpu"
 expect_out '"benchmark": "gpu"' bench gpu --quick --jobs 2000 --deps on --json
 json_holds "bench gpu --json" 'any(r.get("deps") == "on" and
-	num(r.get("jobs_per_s")) for r in d["results"])'
+	r.get("path") == "direct" and num(r.get("jobs_per_s"))
+	for r in d["results"])'
+json_holds "bench gpu --json" 'any(r.get("deps") == "on" and
+	r.get("path") == "sched" and num(r.get("jobs_per_s")) and
+	num(r.get("ratio_to_direct")) for r in d["results"])'
 if grep -q '"deps": "off"' "$out"; then
 	echo "FAIL: bench gpu --deps on ran without deps too"
 	fails=$((fails + 1))
 fi
+expect 0 "" bench gpu --quick --jobs 2000 --path sched --deps off --json
+json_holds "bench gpu --path sched --json" '[(r["path"], r["deps"],
+	r["ratio_to_direct"]) for r in d["results"]] == [("sched", "off",
+	None)] and d["config"]["path"] == "sched" and d["checks_ok"] is True'
+
+# run --priorities: every kind of bad value exits 2 naming the flag; a
+# good one gives each priority's clients and latency, in text and JSON.
+expect 2 "--priorities: 'foo' in 'high=1,foo' is not NAME=COUNT" run \
+	--priorities high=1,foo
+expect 2 "--priorities: 'urgent' in 'urgent=1' is not one of kernel, high, normal, low" \
+	run --priorities urgent=1
+expect 2 "--priorities: 'High' in 'High=1' is not one of" run \
+	--priorities High=1
+expect 2 "--priorities: 'high' is given twice in 'high=1,high=2'" run \
+	--priorities high=1,high=2
+expect 2 "--priorities: 'x' is not a number" run --priorities high=x
+expect 2 "--priorities: '-1' is not a number" run --priorities low=-1
+expect 2 "--priorities: an empty item in 'high=1,,low=1'" run \
+	--priorities high=1,,low=1
+expect 2 "--priorities: an empty item in ''" run --priorities ''
+expect 2 "--priorities: '=3' in '=3' is not NAME=COUNT" run --priorities =3
+expect 2 "--priorities: 'high=0' gives 0 clients \(1 to 1024\)" run \
+	--priorities high=0
+expect 2 "--priorities: '1025' is out of range" run --priorities low=1025
+expect 2 "--priorities: 'high=1000,low=25' gives 1025 clients" run \
+	--priorities high=1000,low=25
+expect 2 "--priorities: 3 clients but --threads is 4" run --threads 4 \
+	--priorities high=1,normal=2
+expect 2 "--priorities: 2 clients but the workload has 3 threads" run \
+	--workload "$(dirname "$0")/../../examples/compose.txt" \
+	--priorities high=2 --check
+expect 2 "--priorities: missing value" run --priorities
+# Without --threads, --priorities gives their number.
+expect_out "generated: .* 3 threads, " run --priorities high=1,low=2 --check
+prun="run --jobs 50 --bos 64 --job-us 0:20 --no-progress"
+# shellcheck disable=SC2086
+expect_out '^priorities: high=1 normal=2 low=1$' $prun \
+	--priorities low=1,normal=2,high=1
+fail_unless_out '^latency_high: count=50 p50_us=[0-9]+ p99_us=[0-9]+$' \
+	"run --priorities"
+fail_unless_out '^latency_normal: count=100 p50_us=[0-9]+ p99_us=[0-9]+$' \
+	"run --priorities"
+fail_unless_out '^latency_low: count=50 ' "run --priorities"
+# shellcheck disable=SC2086
+expect_out '^priorities: normal=2$' $prun --threads 2
+# shellcheck disable=SC2086
+expect 0 "" $prun --priorities high=2,low=1 --json
+json_holds "run --priorities --json" 'd["priorities"] == {"high": 2,
+	"low": 1} and d["threads"] == 3'
+json_holds "run --priorities --json" 'sorted(d["latency"]) == ["high",
+	"low"] and all(sorted(l) == ["count", "p50_us", "p99_us"] and
+	all(num(v) for v in l.values()) and l["p50_us"] <= l["p99_us"]
+	for l in d["latency"].values())'
+json_holds "run --priorities --json" '(d["latency"]["high"]["count"],
+	d["latency"]["low"]["count"]) == (100, 50)'
+# kernel, a privileged client's: every job completes, accounted for.
+# shellcheck disable=SC2086
+expect 0 "" $prun --priorities kernel=1,normal=1 --json
+json_holds "run --priorities kernel=1 --json" '(d["priorities"],
+	d["latency"]["kernel"]["count"], d["completed"]) == ({"kernel": 1,
+	"normal": 1}, 50, 100)'
 
 # bench bo: usage errors, then the smallest run of both parts.
 for args in "bench bo --help" "help bench bo"; do

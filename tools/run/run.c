@@ -48,6 +48,11 @@ static void run_usage(const char *path)
 	       "  --job-us MIN:MAX    GPU time of a job (0:100)\n"
 	       "  --seed N            (default 1; always printed)\n"
 	       "Run:\n"
+	       "  --priorities NAME=COUNT[,NAME=COUNT...]  clients of each\n"
+	       "                      priority (kernel, high, normal, low),\n"
+	       "                      threads taking them in that order;\n"
+	       "                      they add up to the threads (default:\n"
+	       "                      all normal)\n"
 	       "  --engines N         GPU engines (default 2, or the\n"
 	       "                      workload's; never fewer than it uses)\n"
 	       "  --seconds S         stop submitting after S seconds\n"
@@ -89,6 +94,7 @@ enum {
 	OPT_JOB_US,
 	OPT_SEED,
 	OPT_ENGINES,
+	OPT_PRIORITIES,
 	OPT_SECONDS,
 	OPT_CLASS,
 	OPT_VRAM,
@@ -119,6 +125,7 @@ static const struct option run_options[] = {
 	{ "job-us", required_argument, NULL, OPT_JOB_US },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "engines", required_argument, NULL, OPT_ENGINES },
+	{ "priorities", required_argument, NULL, OPT_PRIORITIES },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "class", required_argument, NULL, OPT_CLASS },
 	{ "vram", required_argument, NULL, OPT_VRAM },
@@ -236,6 +243,7 @@ static int parse_option(void *data, int c, const char *arg)
 	case OPT_THREADS:
 		ret = cli_parse_uint("--threads", arg, 1, WL_MAX_THREADS, &v);
 		g->threads = (unsigned int)v;
+		cfg->threads_given = true;
 		break;
 	case OPT_BOS:
 		ret = cli_parse_uint("--bos", arg, 1, 1u << 24, &v);
@@ -270,6 +278,9 @@ static int parse_option(void *data, int c, const char *arg)
 		ret = cli_parse_uint("--engines", arg, 1, WL_MAX_ENGINES, &v);
 		cfg->engines = (unsigned int)v;
 		return ret;
+	case OPT_PRIORITIES:
+		/* A run flag: also for a workload file's threads. */
+		return run_priorities_parse(arg, &cfg->priorities);
 	case OPT_SECONDS:
 		return cli_parse_seconds("--seconds", arg, 1e6, &cfg->seconds);
 	case OPT_CLASS:
@@ -345,6 +356,11 @@ static int prepare_workload(struct run *run)
 	if (cfg->engines && cfg->engines < run->wl.n_engines) {
 		cli_error("--engines: %u is fewer than the %u engines the "
 			  "workload uses", cfg->engines, run->wl.n_engines);
+		return CLI_EXIT_USAGE;
+	}
+	if (cfg->priorities.n && cfg->priorities.total != run->wl.n_threads) {
+		cli_error("--priorities: %u clients but the workload has %u "
+			  "threads", cfg->priorities.total, run->wl.n_threads);
 		return CLI_EXIT_USAGE;
 	}
 	run->engines = cfg->engines ? cfg->engines : run->wl.n_engines;
@@ -442,6 +458,16 @@ int cmd_run(int argc, char **argv, const char *path)
 		cli_error("--bos-per-job: %u buffers per job but only %u "
 			  "buffers (--bos)", cfg.gen.per_job_max, cfg.gen.bos);
 		return CLI_EXIT_USAGE;
+	}
+	if (!cfg.workload_path && cfg.priorities.n) {
+		/* Without --threads, --priorities says how many. */
+		if (!cfg.threads_given) {
+			cfg.gen.threads = cfg.priorities.total;
+		} else if (cfg.gen.threads != cfg.priorities.total) {
+			cli_error("--priorities: %u clients but --threads is %u",
+				  cfg.priorities.total, cfg.gen.threads);
+			return CLI_EXIT_USAGE;
+		}
 	}
 	if (!cfg.workload_path && cfg.engines)
 		cfg.gen.engines = cfg.engines;

@@ -5,7 +5,8 @@
  * lets go of them; run_submit.c runs the submitting threads; run_verify.c
  * checks the invariants at the end; run_watch.c the watchdog, the
  * progress bar and the signals; run_report.c the summary and the dump;
- * run_trace.c the trace; run_shrink.c the shrinker (--shrink-ms).
+ * run_trace.c the trace; run_shrink.c the shrinker (--shrink-ms);
+ * run_priority.c the clients' priorities and the latency per priority.
  */
 #ifndef TTMSIM_TOOLS_RUN_H
 #define TTMSIM_TOOLS_RUN_H
@@ -17,12 +18,27 @@
 
 #include "ttmsim/execbuf.h"
 #include "ttmsim/interrupt.h"
+#include "ttmsim/sched.h"
 #include "workload.h"
+
+/*
+ * --priorities: how many clients of each priority, in the order given;
+ * threads 0, 1, ... take them in that order. @n == 0: not given (every
+ * client normal).
+ */
+struct run_priorities {
+	unsigned int n;
+	enum ttm_sched_priority prio[TTM_SCHED_PRIORITY_COUNT];
+	unsigned int count[TTM_SCHED_PRIORITY_COUNT];
+	unsigned int total;          /* the sum of @count */
+};
 
 struct run_config {
 	const char *workload_path;   /* NULL: generated */
 	struct wl_gen_options gen;
 	bool gen_flags_given;        /* a generator flag was on the line */
+	bool threads_given;          /* --threads was */
+	struct run_priorities priorities;
 	double seconds;              /* stop submitting after; 0: never */
 	unsigned int engines;        /* --engines; 0: the workload's */
 	bool wound_wait;
@@ -61,6 +77,7 @@ struct run_thread {
 	 */
 	struct ttm_interrupt_token *token;
 	struct ttm_client *client;
+	enum ttm_sched_priority priority; /* its client's */
 	uint32_t *handles;           /* [bo index] */
 	size_t *jobs;                /* its jobs, indexes in wl.jobs */
 	size_t n_jobs;
@@ -95,6 +112,8 @@ struct run_job_result {
 	int err;               /* RUN_JOB_REJECTED: the errno, < 0 */
 	int status;            /* retired: 0 or the error */
 	uint32_t retired;      /* atomic: retirements seen (must be 1) */
+	uint64_t submit_us;    /* GPU clock, just before the submit */
+	uint64_t latency_us;   /* retired: its end_us - @submit_us */
 };
 
 struct run {
@@ -179,6 +198,30 @@ int run_report_dump(struct run *run, const char *path);
 extern const struct ttm_device_funcs run_shrink_funcs;
 int run_shrink_start(struct run *run);
 void run_shrink_stop(struct run *run);
+
+/*
+ * run_priority.c: --priorities and the latency per priority.
+ * run_priorities_parse(): "NAME=COUNT,..." with NAME kernel, high, normal
+ * or low, each at most once, 1 to WL_MAX_THREADS clients in all; 0 and
+ * *@p, or CLI_EXIT_USAGE after a message naming --priorities.
+ * run_priority_of(): the priority of thread @thread (normal beyond them).
+ */
+int run_priorities_parse(const char *arg, struct run_priorities *p);
+enum ttm_sched_priority run_priority_of(const struct run_priorities *p,
+					unsigned int thread);
+const char *run_priority_name(enum ttm_sched_priority priority);
+unsigned int run_priority_clients(const struct run *run,
+				  enum ttm_sched_priority priority);
+
+/* Submit-to-retire latency of the retired jobs of one priority. */
+struct run_latency {
+	uint64_t count;
+	uint64_t p50_us, p99_us;     /* nearest rank; 0 if @count is 0 */
+};
+
+/* Fill @lat[priority] from run->results: 0, or -ENOMEM. */
+int run_latency_gather(struct run *run,
+		       struct run_latency lat[TTM_SCHED_PRIORITY_COUNT]);
 
 /* run_trace.c: Chrome trace events, with --trace. */
 int run_trace_init(struct run *run);

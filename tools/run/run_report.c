@@ -64,6 +64,8 @@ struct report {
 	uint64_t vram, gtt;
 	uint64_t not_submitted;
 	double wall_s, jobs_per_s;
+	bool has_latency;            /* run_latency_gather() worked */
+	struct run_latency latency[TTM_SCHED_PRIORITY_COUNT];
 };
 
 static void report_gather(struct run *run, struct report *r)
@@ -96,6 +98,7 @@ static void report_gather(struct run *run, struct report *r)
 	if (r->wall_s > 0)
 		r->jobs_per_s = (double)(r->ex.completed + r->ex.failed) /
 				r->wall_s;
+	r->has_latency = run_latency_gather(run, r->latency) == 0;
 }
 
 static const char *class_name(const struct run_config *cfg)
@@ -115,6 +118,57 @@ static struct json_object *json_fixed(double v, int decimals)
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
 {
 	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+/*
+ * "priorities": clients per priority, "latency": per priority, count,
+ * p50_us and p99_us; both list only the priorities that have clients.
+ */
+static void json_priorities(struct run *run, const struct report *r,
+			    struct json_object *o)
+{
+	struct json_object *clients = json_object_new_object();
+	struct json_object *latency = json_object_new_object();
+	int p;
+
+	for (p = 0; p < TTM_SCHED_PRIORITY_COUNT; p++) {
+		const char *name = run_priority_name(p);
+		unsigned int n = run_priority_clients(run, p);
+		struct json_object *l;
+
+		if (!n)
+			continue;
+		add_u64(clients, name, n);
+		if (!r->has_latency)
+			continue;
+		l = json_object_new_object();
+		add_u64(l, "count", r->latency[p].count);
+		add_u64(l, "p50_us", r->latency[p].p50_us);
+		add_u64(l, "p99_us", r->latency[p].p99_us);
+		json_object_object_add(latency, name, l);
+	}
+	json_object_object_add(o, "priorities", clients);
+	json_object_object_add(o, "latency", latency);
+}
+
+static void text_priorities(struct run *run, const struct report *r)
+{
+	unsigned int n;
+	int p;
+
+	fputs("priorities:", stdout);
+	for (p = 0; p < TTM_SCHED_PRIORITY_COUNT; p++)
+		if ((n = run_priority_clients(run, p)))
+			printf(" %s=%u", run_priority_name(p), n);
+	puts("");
+	for (p = 0; r->has_latency && p < TTM_SCHED_PRIORITY_COUNT; p++) {
+		if (!run_priority_clients(run, p))
+			continue;
+		printf("latency_%s: count=%" PRIu64 " p50_us=%" PRIu64
+		       " p99_us=%" PRIu64 "\n", run_priority_name(p),
+		       r->latency[p].count, r->latency[p].p50_us,
+		       r->latency[p].p99_us);
+	}
 }
 
 static struct json_object *report_json(struct run *run,
@@ -182,6 +236,7 @@ static struct json_object *report_json(struct run *run,
 		__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
 	json_object_object_add(o, "wall_s", json_fixed(r->wall_s, 6));
 	json_object_object_add(o, "jobs_per_s", json_fixed(r->jobs_per_s, 1));
+	json_priorities(run, r, o);
 	json_object_object_add(o, "exit_status",
 			       json_object_new_int(exit_status));
 	json_object_object_add(o, "interrupted", json_object_new_boolean(
@@ -248,6 +303,7 @@ static void report_text(struct run *run, const struct report *r,
 	       __atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
 	printf("wall_s: %.3f\n", r->wall_s);
 	printf("jobs_per_s: %.1f\n", r->jobs_per_s);
+	text_priorities(run, r);
 	if (__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED))
 		puts("interrupted: yes");
 	printf("exit_status: %d\n", exit_status);

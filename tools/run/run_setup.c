@@ -42,6 +42,9 @@ static void on_retire(const struct ttm_gpu_job_info *info, void *data)
 		struct run_job_result *r = &run->results[info->tag - 1];
 
 		r->status = info->status;
+		/* Published by the release below, for run_latency_gather(). */
+		r->latency_us = info->end_us > r->submit_us ?
+				info->end_us - r->submit_us : 0;
 		__atomic_add_fetch(&r->retired, 1, __ATOMIC_RELEASE);
 	}
 	if (run->trace)
@@ -145,6 +148,7 @@ static int create_threads(struct run *run)
 	const struct workload *wl = &run->wl;
 	unsigned int n = wl->n_threads, t;
 	size_t j, *fill;
+	int ret;
 
 	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
 	run->results = calloc(wl->n_jobs ? wl->n_jobs : 1,
@@ -159,6 +163,7 @@ static int create_threads(struct run *run)
 
 		th->run = run;
 		th->index = t;
+		th->priority = run_priority_of(&run->cfg->priorities, t);
 		th->jobs = malloc((th->n_jobs ? th->n_jobs : 1) *
 				  sizeof(*th->jobs));
 		th->handles = calloc(wl->n_bos ? wl->n_bos : 1,
@@ -166,6 +171,15 @@ static int create_threads(struct run *run)
 		if (!th->jobs || !th->handles ||
 		    ttm_client_open(run->dev, &th->client))
 			goto nomem;
+		/* Before its first job: its entities are made with it. */
+		ret = ttm_client_set_priority(th->client, th->priority);
+		if (ret) {
+			free(fill);
+			cli_error("thread %u: cannot set its client's priority "
+				  "%s: %s", t, run_priority_name(th->priority),
+				  strerror(-ret));
+			return CLI_EXIT_FAILURE;
+		}
 		if (run->trace)
 			ttm_client_set_event_sink(th->client, run_trace_phase,
 						  th);

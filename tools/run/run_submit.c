@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ttmsim/fence.h"
+#include "ttmsim/gpu.h"
 #include "ttmsim/interrupt.h"
 #include "cli.h"
 #include "clock.h"
@@ -101,6 +102,8 @@ static void submit_job(struct run_thread *th, size_t j,
 		__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
 		return; /* stopped: not submitted */
 	}
+	/* Before the submit: the retire hook reads it (run_priority.c). */
+	r->submit_us = ttm_gpu_now_us(run->gpu);
 	ret = ttm_execbuf_submit(th->client, &args);
 	__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
 	r->state = ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED;
