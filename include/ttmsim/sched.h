@@ -157,7 +157,6 @@ struct ttm_sched_job {
 	bool dep_armed;                 /* dep_cb is on a dependency */
 	bool done;                      /* off the ring, waits for free */
 	bool killed;                    /* its entity is gone: -ESRCH */
-	uint8_t recovery;               /* ttm_sched_stop() to _start() */
 	struct ttm_fence *scheduled;    /* ttm_sched_job_scheduled() */
 	struct ttm_fence *finished;     /* ttm_sched_job_finished() */
 	struct ttm_sched_dep *deps;     /* references, deps[next_dep..] left */
@@ -166,6 +165,7 @@ struct ttm_sched_job {
 	struct ttm_fence *hw_fence;     /* run_job's, once running */
 	struct ttm_fence_cb hw_cb;
 	int error;                      /* for the finished fence */
+	uint8_t recovery;               /* ttm_sched_stop() to _start() */
 	uint64_t deadline_ns;           /* timeout, while running */
 	struct ttm_sched_job *next;     /* entity queue, pending or done */
 	struct ttm_sched_job *prev;     /* pending list */
