@@ -218,12 +218,8 @@ static int move_gpu(struct ttm_bo *bo, struct ttm_resource *res)
 			deps[i].fence = fences[i];
 		job.deps = deps;
 		job.n_deps = n;
-		/* Through the copy ring's KERNEL entity, if the device has one. */
-		if (dev->move_entity)
-			ret = ttm_sched_gpu_submit(dev->move_entity, &job,
-						   &fence);
-		else
-			ret = ttm_gpu_submit(dev->gpu, &job, &fence);
+		/* Through the copy ring, at the KERNEL priority. */
+		ret = ttm_sched_gpu_submit(dev->move_entity, &job, &fence);
 	}
 	for (i = 0; i < n; i++)
 		ttm_fence_put(fences[i]);

@@ -47,11 +47,7 @@ int bo_device_sched_init(struct ttm_device *dev)
 					      &dev->move_entity);
 	if (ret)
 		bo_device_sched_fini(dev);
-	/*
-	 * A scheduler that cannot follow this GPU's clock (the virtual one,
-	 * before the core supports it): submit to the GPU directly.
-	 */
-	return ret == -EOPNOTSUPP ? 0 : ret;
+	return ret;
 }
 
 TTM_EXPORT struct ttm_sched *ttm_device_sched(struct ttm_device *dev,

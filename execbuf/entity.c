@@ -20,7 +20,7 @@ int client_entity(struct ttm_client *c, unsigned int engine,
 
 	*ret_entity = NULL;
 	if (!sched)
-		return 0;       /* the device submits to its GPU directly */
+		return -EINVAL; /* no such engine: submit.c checked already */
 	pthread_mutex_lock(&c->lock);
 	if (!c->entities) {
 		c->entities = calloc(ttm_gpu_engines(ttm_device_gpu(c->dev)),

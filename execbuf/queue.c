@@ -193,7 +193,6 @@ static int make_gate(struct submit_deps *d, struct ttm_fence **gate)
 int submit_queue(struct submit *s)
 {
 	struct ttm_execbuf_args *args = s->args;
-	struct ttm_gpu *gpu = ttm_device_gpu(s->client->dev);
 	struct ttm_gpu_job job = {
 		.engine = args->engine,
 		.duration_us = args->duration_us,
@@ -227,11 +226,8 @@ int submit_queue(struct submit *s)
 		job.ranges = ranges;
 		job.deps = d->v;
 		job.n_deps = d->n;
-		/* The client's entity of the engine, if the device has one. */
-		if (entity)
-			ret = ttm_sched_gpu_submit(entity, &job, &fence);
-		else
-			ret = ttm_gpu_submit(gpu, &job, &fence);
+		/* Through the client's entity of the engine. */
+		ret = ttm_sched_gpu_submit(entity, &job, &fence);
 	}
 	if (ret == 0 && gate) {
 		fd = ttm_fence_export_fd(fence);

@@ -5,6 +5,7 @@
  * gpu_virtual.c (the virtual clock); design in docs/gpu-design.md.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -63,6 +64,13 @@ static void gpu_teardown(struct ttm_gpu *gpu, unsigned int n)
 		pthread_cond_broadcast(&e->cond);
 		pthread_mutex_unlock(&e->lock);
 	}
+	/*
+	 * A scheduler still following this clock would step on freed memory
+	 * at its next ttm_sched_destroy(): say so (a library never aborts).
+	 */
+	if (!list_empty(&gpu->clients))
+		fprintf(stderr, "ttmsim: ttm_gpu_destroy(): a scheduler still "
+			"follows this GPU's clock; destroy it first\n");
 	/* Each worker cancels what is left on its engine, then exits. */
 	if (gpu_is_virtual(gpu))
 		gpu_virtual_finish(gpu);
@@ -111,6 +119,7 @@ TTM_EXPORT int ttm_gpu_create(unsigned int n_engines,
 	gpu->next_id = 0;
 	gpu->now_us = 0;
 	pthread_mutex_init(&gpu->advance_lock, NULL);
+	list_init(&gpu->clients);
 	gpu->epoch_ns = mono_ns();
 	for (i = 0; i < n_engines; i++) {
 		ret = engine_init(gpu, i);

@@ -14,6 +14,10 @@
  *
  * When no end is left before the target, the clock jumps to it. The same
  * calls in the same order give the same trace, whatever the scheduler.
+ *
+ * Clock clients (struct gpu_clock_client: a ring's job scheduler) step at
+ * every event time, before the heads start and after each retirement, and
+ * their deadlines (timeouts) are events too.
  */
 #include <errno.h>
 
@@ -85,18 +89,41 @@ static void job_end(struct gpu_job *job, uint64_t now, bool destroying)
 	gpu_job_retire(job, status, now);
 }
 
-TTM_EXPORT int ttm_gpu_advance(struct ttm_gpu *gpu, uint64_t us)
+/* Run every client's step at @now; the earliest deadline they report. */
+static uint64_t clients_step(struct ttm_gpu *gpu, uint64_t now)
+{
+	struct gpu_clock_client *c;
+	struct list_node *n;
+	uint64_t d, first = UINT64_MAX;
+
+	list_for_each(n, &gpu->clients) {
+		c = list_entry(n, struct gpu_clock_client, node);
+		d = c->step(c->data, now);
+		if (d < first)
+			first = d;
+	}
+	return first;
+}
+
+/*
+ * The events up to @target, in time order, under the advance lock: at each
+ * event time the clients step first (what they submit starts now), then
+ * the ready heads start; the next event is the earliest job end or client
+ * deadline (a job ending at a deadline retires first, so it is not timed
+ * out). With @busy, stop once it says false. Return the last event's time.
+ */
+static uint64_t run_events(struct ttm_gpu *gpu, uint64_t target,
+			   bool (*busy)(void *data), void *data)
 {
 	struct gpu_job *job, *first;
-	uint64_t now, target;
+	uint64_t now, deadline;
 	unsigned int i;
 
-	if (!gpu || !gpu_is_virtual(gpu))
-		return -EINVAL;
-	pthread_mutex_lock(&gpu->advance_lock);
 	now = __atomic_load_n(&gpu->now_us, __ATOMIC_SEQ_CST);
-	target = add_sat(now, us);
 	for (;;) {
+		deadline = clients_step(gpu, now);
+		if (busy && !busy(data))
+			break;
 		first = NULL;
 		for (i = 0; i < gpu->n_engines; i++) {
 			job = engine_current(gpu, &gpu->engines[i], now);
@@ -107,15 +134,62 @@ TTM_EXPORT int ttm_gpu_advance(struct ttm_gpu *gpu, uint64_t us)
 			     job->info.id < first->info.id))
 				first = job;
 		}
+		/* UINT64_MAX: no deadline, even with no target either. */
+		if (deadline != UINT64_MAX && deadline <= target &&
+		    (!first || deadline < first->end_us)) {
+			/* Past deadlines fired in the step: never back. */
+			if (deadline > now)
+				now = deadline;
+			__atomic_store_n(&gpu->now_us, now, __ATOMIC_SEQ_CST);
+			continue;
+		}
 		if (!first)
 			break;
 		now = first->end_us;
 		__atomic_store_n(&gpu->now_us, now, __ATOMIC_SEQ_CST);
 		job_end(first, now, false);
 	}
+	return now;
+}
+
+TTM_EXPORT int ttm_gpu_advance(struct ttm_gpu *gpu, uint64_t us)
+{
+	uint64_t target;
+
+	if (!gpu || !gpu_is_virtual(gpu))
+		return -EINVAL;
+	pthread_mutex_lock(&gpu->advance_lock);
+	target = add_sat(__atomic_load_n(&gpu->now_us, __ATOMIC_SEQ_CST), us);
+	run_events(gpu, target, NULL, NULL);
 	__atomic_store_n(&gpu->now_us, target, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&gpu->advance_lock);
 	return 0;
+}
+
+void gpu_clock_run(struct ttm_gpu *gpu, uint64_t us,
+		   bool (*busy)(void *data), void *data)
+{
+	pthread_mutex_lock(&gpu->advance_lock);
+	run_events(gpu, add_sat(__atomic_load_n(&gpu->now_us,
+						__ATOMIC_SEQ_CST), us),
+		   busy, data);
+	pthread_mutex_unlock(&gpu->advance_lock);
+}
+
+void gpu_clock_client_add(struct ttm_gpu *gpu,
+			  struct gpu_clock_client *client)
+{
+	pthread_mutex_lock(&gpu->advance_lock);
+	list_add_tail(&client->node, &gpu->clients);
+	pthread_mutex_unlock(&gpu->advance_lock);
+}
+
+void gpu_clock_client_remove(struct ttm_gpu *gpu,
+			     struct gpu_clock_client *client)
+{
+	pthread_mutex_lock(&gpu->advance_lock);
+	list_del(&client->node);
+	pthread_mutex_unlock(&gpu->advance_lock);
 }
 
 /*

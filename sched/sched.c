@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The job scheduler (ttmsim/sched.h), real-time mode: one thread per
- * scheduler (ring) selects the next job, calls run_job, fires timeouts and
- * calls free_job. Everything else (push, dependency and hardware fence
- * callbacks) only queues state under the scheduler's lock and wakes it.
+ * The job scheduler (ttmsim/sched.h). All the work that calls the backend
+ * (select the next job, run_job, timeouts, free_job) is sched_step(). In
+ * real time one thread per scheduler (ring) runs it and sleeps in between;
+ * on a deterministic GPU's virtual clock ttm_gpu_advance() runs it, as a
+ * clock client, at every event time. Everything else (push, dependency and
+ * hardware fence callbacks) only queues state under the scheduler's lock
+ * and wakes the thread.
  *
  * Rule: the scheduler's lock is never held while calling out (backend ops,
  * fence signalling, fence status polls or callback registration, which may
@@ -17,6 +20,8 @@
 
 #include "sched/sched.h"
 #include "util/compiler.h"
+#include "gpu_sim/gpu.h"
+#include "ttmsim/sched.h"
 
 /* A dependency of a job: a reference, and TTM_SCHED_DEP_* flags. */
 struct ttm_sched_dep {
@@ -37,6 +42,8 @@ struct ttm_sched_entity {
 	bool dead;
 	uint64_t context;       /* scheduled; finished is context + 1 */
 	uint64_t seqno;         /* the last armed job's */
+	/* The finished fence of the last job handed to the ring; lock. */
+	struct ttm_fence *last_scheduled;
 };
 
 struct ttm_sched {
@@ -51,6 +58,11 @@ struct ttm_sched {
 	pthread_t thread;
 	bool stop;
 	bool no_timeouts;       /* timedout_job said ENODEV */
+	/* The virtual clock's GPU (no thread), or NULL for real time. */
+	struct ttm_gpu *gpu;
+	struct gpu_clock_client clock;
+	/* Killed jobs not yet freed (waiting for their turn to signal). */
+	unsigned int n_killed;
 
 	/* The entity each priority tries first (round-robin cursor). */
 	struct ttm_sched_entity *rq[TTM_SCHED_PRIORITY_COUNT];
@@ -102,6 +114,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Now on the scheduler's clock: virtual us as ns, or CLOCK_MONOTONIC. */
+static uint64_t sched_now_ns(struct ttm_sched *s)
+{
+	return s->gpu ? ttm_gpu_now_us(s->gpu) * 1000 : now_ns();
+}
+
 static void abs_time(struct timespec *ts, uint64_t ns)
 {
 	ts->tv_sec = (time_t)(ns / 1000000000u);
@@ -118,6 +136,8 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 		s->done_head = job;
 	s->done_tail = job;
 	pthread_cond_signal(&s->wake);
+	/* A virtual scheduler's destroy may wait for another thread's. */
+	pthread_cond_broadcast(&s->idle);
 }
 
 static void pending_append(struct ttm_sched *s, struct ttm_sched_job *job)
@@ -279,14 +299,14 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 	if (stat == TTM_SCHED_STAT_ENODEV)
 		s->no_timeouts = true;
 	else if (stat == TTM_SCHED_STAT_NO_HANG && !job->done)
-		job->deadline_ns = now_ns() + s->timeout_ns;
+		job->deadline_ns = sched_now_ns(s) + s->timeout_ns;
 }
 
 /* Called with the lock held, returns with it held. */
 static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 {
 	struct ttm_sched_job *job = e->q_head;
-	struct ttm_fence *hw;
+	struct ttm_fence *hw, *prev;
 	bool ready;
 
 	e->busy = true;
@@ -303,10 +323,14 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 		e->q_tail = NULL;
 	s->rq[e->priority] = e->rq_next; /* the next one's turn */
 	s->in_flight += job->credits;
-	job->deadline_ns = s->timeout_ns ? now_ns() + s->timeout_ns : 0;
+	job->deadline_ns = s->timeout_ns ? sched_now_ns(s) + s->timeout_ns : 0;
 	pending_append(s, job);
+	/* What the entity's killed jobs will wait for. */
+	prev = e->last_scheduled;
+	e->last_scheduled = ttm_fence_get(job->finished);
 	pthread_cond_broadcast(&s->idle); /* entity flushes */
 	pthread_mutex_unlock(&s->lock);
+	ttm_fence_put(prev);
 
 	ttm_fence_signal(job->scheduled, 0);
 	if (job->error) {
@@ -326,41 +350,77 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	pthread_mutex_lock(&s->lock);
 }
 
-static void *sched_thread(void *arg)
+/*
+ * A job off the done list: a finished one, or a killed one whose turn has
+ * come (see kill_jobs()), which signals now, in order. Then free_job.
+ * Called with the lock held, returns with it held.
+ */
+static void free_one(struct ttm_sched *s, struct ttm_sched_job *job)
 {
-	struct ttm_sched *s = arg;
+	bool killed = job->killed;
 
+	pthread_mutex_unlock(&s->lock);
+	if (killed) {
+		ttm_fence_signal(job->scheduled, 0);
+		ttm_fence_signal(job->finished, -ESRCH);
+	}
+	s->ops->free_job(job);
 	pthread_mutex_lock(&s->lock);
+	if (killed)
+		s->n_killed--;
+	pthread_cond_broadcast(&s->idle);
+}
+
+/*
+ * One pass of the scheduler's work at the current time, as long as there
+ * is some: free done jobs, fire due timeouts, run eligible jobs. Called
+ * with the lock held, returns with it held.
+ * Return: the earliest pending timeout (ns, the scheduler's clock), or
+ * UINT64_MAX.
+ */
+static uint64_t sched_step(struct ttm_sched *s)
+{
 	for (;;) {
 		struct ttm_sched_entity *e;
 		struct ttm_sched_job *job;
-		struct timespec ts;
 
 		if (s->done_head) {
 			job = s->done_head;
 			s->done_head = job->next;
 			if (!s->done_head)
 				s->done_tail = NULL;
-			pthread_mutex_unlock(&s->lock);
-			s->ops->free_job(job);
-			pthread_mutex_lock(&s->lock);
-			pthread_cond_broadcast(&s->idle);
+			free_one(s, job);
 			continue;
 		}
 		job = first_timeout(s);
-		if (job && job->deadline_ns <= now_ns()) {
+		if (job && job->deadline_ns <= sched_now_ns(s)) {
 			handle_timeout(s, job);
 			continue;
 		}
+		if (!s->stop) {
+			e = select_entity(s);
+			if (e) {
+				run_one(s, e);
+				continue;
+			}
+		}
+		return job ? job->deadline_ns : UINT64_MAX;
+	}
+}
+
+static void *sched_thread(void *arg)
+{
+	struct ttm_sched *s = arg;
+	struct timespec ts;
+	uint64_t deadline;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		deadline = sched_step(s);
 		if (s->stop)
 			break;
-		e = select_entity(s);
-		if (e) {
-			run_one(s, e);
-			continue;
-		}
-		if (job) {
-			abs_time(&ts, job->deadline_ns);
+		if (deadline != UINT64_MAX) {
+			abs_time(&ts, deadline);
 			pthread_cond_timedwait(&s->wake, &s->lock, &ts);
 		} else {
 			pthread_cond_wait(&s->wake, &s->lock);
@@ -368,6 +428,20 @@ static void *sched_thread(void *arg)
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
+}
+
+/* The clock client of a virtual scheduler: ttm_gpu_advance() calls it. */
+static uint64_t sched_clock_step(void *data, uint64_t now_us)
+{
+	struct ttm_sched *s = data;
+	uint64_t deadline;
+
+	(void)now_us; /* the same as ttm_gpu_now_us() during a step */
+	pthread_mutex_lock(&s->lock);
+	deadline = sched_step(s);
+	pthread_mutex_unlock(&s->lock);
+	/* Virtual deadlines are whole us (the timeout is rounded up). */
+	return deadline == UINT64_MAX ? UINT64_MAX : deadline / 1000;
 }
 
 TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
@@ -379,9 +453,6 @@ TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
 	if (!options || !options->ops || !options->ops->run_job ||
 	    !options->ops->free_job || !options->credit_limit || !ret_sched)
 		return -EINVAL;
-	/* The virtual clock drives the scheduler from ttm_gpu_advance(). */
-	if (options->gpu)
-		return -EOPNOTSUPP;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -396,6 +467,21 @@ TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
 	pthread_cond_init(&s->wake, &attr);
 	pthread_cond_init(&s->idle, &attr);
 	pthread_condattr_destroy(&attr);
+	/*
+	 * A real-time GPU's clock is real time: the thread follows it. On a
+	 * virtual clock, ttm_gpu_advance() steps the scheduler instead, and
+	 * the timeout is in whole virtual us (rounded up: never 0 by it).
+	 */
+	if (options->gpu && gpu_is_virtual(options->gpu)) {
+		s->gpu = options->gpu;
+		s->timeout_ns = (s->timeout_ns / 1000 +
+				 !!(s->timeout_ns % 1000)) * 1000;
+		s->clock.step = sched_clock_step;
+		s->clock.data = s;
+		gpu_clock_client_add(s->gpu, &s->clock);
+		*ret_sched = s;
+		return 0;
+	}
 	if (pthread_create(&s->thread, NULL, sched_thread, s)) {
 		pthread_cond_destroy(&s->idle);
 		pthread_cond_destroy(&s->wake);
@@ -407,17 +493,61 @@ TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
 	return 0;
 }
 
+/* Under the lock: jobs still to finish or to be freed. */
+static bool sched_busy_locked(struct ttm_sched *s)
+{
+	return s->pending_head || s->done_head || s->n_killed;
+}
+
+static bool sched_busy(void *data)
+{
+	struct ttm_sched *s = data;
+	bool busy;
+
+	pthread_mutex_lock(&s->lock);
+	busy = sched_busy_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return busy;
+}
+
+/*
+ * A virtual scheduler drains by letting virtual time pass (its GPU's jobs
+ * end, timeouts fire, each step frees what is done), as the real-time one
+ * waits. When no event is left and jobs remain, their hardware fences
+ * are someone else's to signal (a driver's fence): wait for that, as the
+ * real-time one does, then step again to free them.
+ */
+static void sched_drain_virtual(struct ttm_sched *s)
+{
+	while (sched_busy(s)) {
+		gpu_clock_run(s->gpu, UINT64_MAX, sched_busy, s);
+		/*
+		 * A job_done() or a kill callback of another thread ends this
+		 * wait (or that thread's ttm_gpu_advance() did it all).
+		 */
+		pthread_mutex_lock(&s->lock);
+		while (!s->done_head && sched_busy_locked(s))
+			pthread_cond_wait(&s->idle, &s->lock);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
 TTM_EXPORT void ttm_sched_destroy(struct ttm_sched *s)
 {
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->lock);
-	while (s->pending_head || s->done_head)
-		pthread_cond_wait(&s->idle, &s->lock);
-	s->stop = true;
-	pthread_cond_signal(&s->wake);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->thread, NULL);
+	if (s->gpu) {
+		sched_drain_virtual(s);
+		gpu_clock_client_remove(s->gpu, &s->clock);
+	} else {
+		pthread_mutex_lock(&s->lock);
+		while (sched_busy_locked(s))
+			pthread_cond_wait(&s->idle, &s->lock);
+		s->stop = true;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
+	}
 	if (s->backend_release)
 		s->backend_release(s->backend);
 	pthread_cond_destroy(&s->idle);
@@ -522,10 +652,87 @@ TTM_EXPORT int ttm_sched_entity_create(struct ttm_sched *s,
 	return 0;
 }
 
+/* A killed job's turn: the job before it has finished. */
+static void kill_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
+						 hw_cb);
+	struct ttm_sched *s = job->sched;
+
+	(void)fence;
+	/* Signalled and freed by the scheduler's thread (or step). */
+	pthread_mutex_lock(&s->lock);
+	done_append(s, job);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * As the kernel's drm_sched_entity_kill(): the killed jobs' fences signal
+ * in order and only after the last job the entity handed to the ring has
+ * finished, so that nothing queued after a kill completes before the work
+ * that preceded it. Each job waits for the one before it (its hw_cb is
+ * free: it never runs). If that one has already finished, the job goes at
+ * once, in the caller, and so do all after it; else the scheduler's thread
+ * (or step) signals and frees each in turn. @prev is a reference, taken
+ * over.
+ */
+static void kill_jobs(struct ttm_sched *s, struct ttm_sched_job *job,
+		      struct ttm_fence *prev)
+{
+	struct ttm_sched_job *next;
+	struct ttm_fence *finished;
+	bool armed;
+
+	for (; job; job = next) {
+		next = job->next;
+		/* Read under the lock the callback clears it under. */
+		pthread_mutex_lock(&s->lock);
+		armed = job->dep_armed;
+		job->killed = true;
+		s->n_killed++;
+		pthread_mutex_unlock(&s->lock);
+		if (armed) {
+			struct ttm_fence *dep = job->deps[job->next_dep].fence;
+
+			/* Its callback must be over before the job goes. */
+			if (!ttm_fence_remove_callback(dep, &job->dep_cb))
+				ttm_fence_cb_barrier(dep);
+		}
+		/* The job may be freed as soon as the callback is on. */
+		finished = ttm_fence_get(job->finished);
+		if (!prev || ttm_fence_add_callback(prev, &job->hw_cb,
+						    kill_fence_cb)) {
+			ttm_fence_signal(job->scheduled, 0);
+			ttm_fence_signal(job->finished, -ESRCH);
+			s->ops->free_job(job);
+			pthread_mutex_lock(&s->lock);
+			s->n_killed--;
+			pthread_cond_broadcast(&s->idle);
+			pthread_mutex_unlock(&s->lock);
+		}
+		ttm_fence_put(prev);
+		prev = finished;
+	}
+	ttm_fence_put(prev);
+}
+
+/* Has @data (an entity) queued jobs left? */
+static bool entity_queued(void *data)
+{
+	struct ttm_sched_entity *e = data;
+	bool queued;
+
+	pthread_mutex_lock(&e->sched->lock);
+	queued = e->q_head;
+	pthread_mutex_unlock(&e->sched->lock);
+	return queued;
+}
+
 TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 					 uint64_t timeout_ns)
 {
-	struct ttm_sched_job *job, *next;
+	struct ttm_sched_job *job;
+	struct ttm_fence *prev;
 	struct ttm_sched *s;
 	struct timespec ts;
 	uint64_t end;
@@ -533,9 +740,21 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	if (!e)
 		return;
 	s = e->sched;
-	end = now_ns() + timeout_ns;
-	if (end < timeout_ns)
-		end = UINT64_MAX;
+	/*
+	 * Virtual clock: the timeout is virtual time, which passes event by
+	 * event until the queue has reached the ring (or nothing is left to
+	 * happen: then the clock stops there rather than jump to the end).
+	 */
+	if (s->gpu) {
+		if (timeout_ns && entity_queued(e))
+			gpu_clock_run(s->gpu, timeout_ns / 1000 +
+				      !!(timeout_ns % 1000), entity_queued, e);
+		end = 0; /* no real-time wait below */
+	} else {
+		end = now_ns() + timeout_ns;
+		if (end < timeout_ns)
+			end = UINT64_MAX;
+	}
 	pthread_mutex_lock(&s->lock);
 	/* Flush: give the queue a chance to reach the ring. */
 	while (e->q_head && now_ns() < end) {
@@ -550,27 +769,11 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	s->n_entities--;
 	job = e->q_head;
 	e->q_head = e->q_tail = NULL;
+	prev = e->last_scheduled;
+	e->last_scheduled = NULL;
 	pthread_mutex_unlock(&s->lock);
 
-	for (; job; job = next) {
-		bool armed;
-
-		next = job->next;
-		/* Read under the lock the callback clears it under. */
-		pthread_mutex_lock(&s->lock);
-		armed = job->dep_armed;
-		pthread_mutex_unlock(&s->lock);
-		if (armed) {
-			struct ttm_fence *dep = job->deps[job->next_dep].fence;
-
-			/* Its callback must be over before the job goes. */
-			if (!ttm_fence_remove_callback(dep, &job->dep_cb))
-				ttm_fence_cb_barrier(dep);
-		}
-		ttm_fence_signal(job->scheduled, 0);
-		ttm_fence_signal(job->finished, -ESRCH);
-		s->ops->free_job(job);
-	}
+	kill_jobs(s, job, prev);
 	free(e);
 }
 

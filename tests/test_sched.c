@@ -484,10 +484,39 @@ static void test_run_job_error(void **state)
 	mock_free(m);
 }
 
+/* Record the order in which watched fences signal. */
+struct watch {
+	struct ttm_fence_cb cb;
+	struct mock *m;
+	int id;
+};
+
+static int signal_order[MAX_JOBS];
+static unsigned int n_signalled;
+
+static void watch_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct watch *w = container_of(cb, struct watch, cb);
+
+	(void)fence;
+	pthread_mutex_lock(&w->m->lock);
+	signal_order[n_signalled++] = w->id;
+	pthread_mutex_unlock(&w->m->lock);
+}
+
+static void watch(struct watch *w, struct mock *m, struct ttm_fence *f,
+		  int id)
+{
+	w->m = m;
+	w->id = id;
+	assert_int_equal(ttm_fence_add_callback(f, &w->cb, watch_cb), 0);
+}
+
 /*
  * Destroying an entity with queued jobs: the running one finishes, the
  * queued ones (one waiting on a fence that never signals) are killed with
- * -ESRCH and freed without running.
+ * -ESRCH and freed without running; as in the kernel, only once the job
+ * the entity handed to the ring has finished, and in order.
  */
 static void test_entity_teardown(void **state)
 {
@@ -497,21 +526,33 @@ static void test_entity_teardown(void **state)
 	struct ttm_sched_entity *w = entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
 	struct ttm_fence *never = probe_new(m);
 	struct ttm_fence *fin[4], *sched_f[4];
+	struct watch watches[3];
+	const int want[3] = { 0, 1, 2 };
 
 	(void)state;
+	n_signalled = 0;
 	fin[0] = push(m, e, 0, 1, NULL, &sched_f[0]);
 	wait_run(m, 1);
 	fin[1] = push(m, e, 1, 1, NULL, &sched_f[1]);
 	fin[2] = push(m, e, 2, 1, NULL, &sched_f[2]);
+	for (int i = 0; i < 3; i++)
+		watch(&watches[i], m, fin[i], i);
 	/* Another entity's job stuck on a dependency, callback armed. */
 	fin[3] = push(m, w, 3, 1, ttm_fence_get(never), &sched_f[3]);
 	ttm_sched_entity_destroy(e, 0);
+	/* Killed, but nothing signals before job 0, still on the ring. */
 	for (int i = 1; i < 3; i++) {
-		assert_true(ttm_fence_is_signaled(sched_f[i]));
-		wait_ok(fin[i], -ESRCH);
+		assert_false(ttm_fence_is_signaled(sched_f[i]));
+		assert_false(ttm_fence_is_signaled(fin[i]));
 	}
 	hw_done(m, 0, 0);
 	wait_ok(fin[0], 1);
+	for (int i = 1; i < 3; i++) {
+		wait_ok(fin[i], -ESRCH);
+		assert_true(ttm_fence_is_signaled(sched_f[i]));
+	}
+	assert_int_equal(n_signalled, 3);
+	assert_memory_equal(signal_order, want, sizeof(want));
 	/* Room on the ring: the scheduler now waits for the dependency. */
 	pthread_mutex_lock(&m->lock);
 	while (!m->dep_waited)

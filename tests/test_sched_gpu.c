@@ -326,8 +326,9 @@ static void test_hang_timeout(void **state)
 
 /*
  * Entity destroyed with jobs queued: the one on the engine finishes, the
- * queued ones are killed (-ESRCH) without reaching the GPU; then the
- * scheduler is destroyed once the engine is done.
+ * queued ones are killed (-ESRCH, signalled after it, as the kernel
+ * does) without reaching the GPU; then the scheduler is destroyed once
+ * the engine is done.
  */
 static void test_destroy_queued(void **state)
 {
@@ -346,12 +347,13 @@ static void test_destroy_queued(void **state)
 	wait_gpu_submitted(f->gpu, 2);
 	ttm_sched_entity_destroy(f->entity, 0);
 	f->entity = NULL;
-	assert_true(ttm_fence_is_signaled(fences[1]));
-	assert_int_equal(status(fences[1]), -ESRCH);
-	assert_int_equal(status(fences[2]), -ESRCH);
+	/* Killed, but signalled in order: after the job on the engine. */
 	assert_false(ttm_fence_is_signaled(fences[0]));
+	assert_false(ttm_fence_is_signaled(fences[1]));
 	ttm_fence_signal(f->gate, 0);
 	assert_int_equal(wait_status(fences[0]), 0);
+	assert_int_equal(wait_status(fences[1]), -ESRCH);
+	assert_int_equal(wait_status(fences[2]), -ESRCH);
 	ttm_sched_destroy(f->sched);
 	f->sched = NULL;
 	ttm_gpu_get_stats(f->gpu, &st);
@@ -440,6 +442,65 @@ static void test_bad_args(void **state)
 	ttm_sched_destroy(s);
 	assert_int_equal(ttm_sched_gpu_submit(f->entity, &job, NULL), 0);
 	fixture_free(f);
+}
+
+/* ---- the virtual clock ------------------------------------------------ */
+
+/*
+ * On a deterministic GPU nothing reaches the engine before the next
+ * ttm_gpu_advance(), where the scheduler steps: then jobs run at exact
+ * times. A hang is failed by the GPU's watchdog at start + hang timeout
+ * exactly (the scheduler's own timeout, the same length from run_job,
+ * only answers NO_HANG), and the next job starts right then.
+ */
+static void test_virtual(void **state)
+{
+	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC,
+				      .hang_timeout_ms = 1 };
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job add = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				   .ranges = &ra, .n_ranges = 1,
+				   .duration_us = 10 };
+	struct ttm_gpu_job hang = { .op = TTM_GPU_OP_NOP, .hang = true };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *fa, *fh, *fb;
+	struct ttm_gpu_stats st;
+	struct ttm_sched *s;
+	struct ttm_gpu *gpu;
+
+	(void)state;
+	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
+	assert_int_equal(ttm_sched_gpu_create(gpu, 0, NULL, &s), 0);
+	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
+						 &e), 0);
+	fa = submit(e, &add);
+	fh = submit(e, &hang);
+	add.add_value = 2;
+	add.duration_us = 5;
+	fb = submit(e, &add);
+	ttm_gpu_get_stats(gpu, &st);
+	assert_int_equal(st.submitted, 0);      /* queued in the entity */
+	assert_int_equal(ttm_gpu_advance(gpu, 9), 0);
+	assert_false(ttm_fence_is_signaled(fa));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 10 */
+	assert_int_equal(status(fa), 0);
+	assert_int_equal(a[0], 1);
+	assert_int_equal(ttm_gpu_advance(gpu, 999), 0);       /* t = 1009 */
+	assert_false(ttm_fence_is_signaled(fh));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1010 */
+	assert_int_equal(status(fh), -ETIMEDOUT);
+	assert_int_equal(ttm_gpu_advance(gpu, 4), 0);
+	assert_false(ttm_fence_is_signaled(fb));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1015 */
+	assert_int_equal(status(fb), 0);
+	assert_int_equal(a[WORDS - 1], 3);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	ttm_gpu_destroy(gpu);
+	ttm_fence_put(fa);
+	ttm_fence_put(fh);
+	ttm_fence_put(fb);
 }
 
 /* ---- execbuf on the device's schedulers ------------------------------ */
@@ -583,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_destroy_queued),
 		cmocka_unit_test(test_destroy_waits),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_virtual),
 		cmocka_unit_test(test_client_priority),
 		cmocka_unit_test(test_client_close_kills),
 	};

@@ -93,8 +93,7 @@ struct ttm_device {
 	unsigned int copy_engine;
 	/*
 	 * One scheduler per engine of @gpu, and the moves' entity on the
-	 * copy engine's (bo/device_sched.c); none without a GPU, or while
-	 * the scheduler cannot follow the GPU's clock.
+	 * copy engine's (bo/device_sched.c); none without a GPU.
 	 */
 	struct ttm_sched **scheds;
 	unsigned int n_scheds;
@@ -271,9 +270,8 @@ void bo_worker_free_device(struct ttm_device *dev);
 void bo_device_free(struct ttm_device *dev);
 
 /*
- * bo/device_sched.c: make @dev's schedulers and the moves' entity (0
- * without them if the scheduler cannot follow the GPU's clock); destroy
- * them, once every move has finished.
+ * bo/device_sched.c: make @dev's schedulers and the moves' entity;
+ * destroy them, once every move has finished.
  */
 int bo_device_sched_init(struct ttm_device *dev);
 void bo_device_sched_fini(struct ttm_device *dev);

@@ -66,8 +66,8 @@ struct ttm_client {
 
 /*
  * @client's entity of @engine, made on first use (execbuf/entity.c):
- * 0 and *@ret_entity, NULL if the device submits to its GPU directly;
- * -ENOMEM. Takes and releases @client's lock.
+ * 0 and *@ret_entity; -EINVAL for a bad engine; -ENOMEM. Takes and
+ * releases @client's lock.
  */
 int client_entity(struct ttm_client *client, unsigned int engine,
 		  struct ttm_sched_entity **ret_entity);

@@ -97,6 +97,8 @@ struct ttm_gpu {
 	/* Virtual clock: serialises ttm_gpu_advance(); now_us is the time. */
 	pthread_mutex_t advance_lock;
 	uint64_t now_us;          /* atomic */
+	/* struct gpu_clock_client, in registration order; advance_lock. */
+	struct list_node clients;
 	struct gpu_engine *engines;
 };
 
@@ -131,5 +133,48 @@ void *gpu_engine_main(void *arg);
 
 /* gpu_virtual.c: the virtual clock. */
 void gpu_virtual_finish(struct ttm_gpu *gpu);
+
+/*
+ * A clock client: something above gpu_sim that does its work on the
+ * virtual clock, in the thread that advances it (the job scheduler of a
+ * ring whose options name a deterministic GPU). gpu_sim knows it only
+ * through this hook, never by name: layers only call down.
+ *
+ * @step is called under the GPU's advance lock at every event time of
+ * ttm_gpu_advance(): before the engine heads are started (so that jobs it
+ * submits start at that time) and again after each retirement (which
+ * signals fences and may have made work ready). It does everything due at
+ * @now_us and returns the next time it needs to run by itself (a
+ * timeout), in virtual us, or UINT64_MAX: ttm_gpu_advance() moves the
+ * clock to that time as to a job's end. It may ttm_gpu_submit() and
+ * signal fences, but must not advance or destroy the GPU, nor add or
+ * remove a client (the advance lock is held).
+ */
+struct gpu_clock_client {
+	uint64_t (*step)(void *data, uint64_t now_us);
+	void *data;
+	struct list_node node;    /* on gpu->clients */
+};
+
+/*
+ * Add @client (last) to @gpu's clients / take it off. Both take the
+ * advance lock, so they wait for a running ttm_gpu_advance(); not from a
+ * step. Every client must be removed before ttm_gpu_destroy().
+ */
+void gpu_clock_client_add(struct ttm_gpu *gpu,
+			  struct gpu_clock_client *client);
+void gpu_clock_client_remove(struct ttm_gpu *gpu,
+			     struct gpu_clock_client *client);
+
+/*
+ * Let up to @us of virtual time pass for a client that waits: as
+ * ttm_gpu_advance(), event by event, but stop as soon as @busy(@data)
+ * returns false (asked after the clients' step at each event time) or no
+ * event is left before now + @us. The clock stays at the last event's
+ * time: it does not jump to now + @us. Takes the advance lock: not from
+ * a step.
+ */
+void gpu_clock_run(struct ttm_gpu *gpu, uint64_t us,
+		   bool (*busy)(void *data), void *data);
 
 #endif /* TTMSIM_GPU_SIM_GPU_H */

@@ -347,7 +347,9 @@ struct ttm_device_funcs {
  *	kernel's global reservation_ww_class, so that one ticket may lock
  *	buffers of several devices.
  * @gpu: the fake GPU that runs moves (ttm_bo_validate()); it must
- *	outlive the device. NULL: moves copy on the CPU, synchronously.
+ *	outlive the device. The device makes a scheduler per engine of it
+ *	(ttm_device_sched()), and moves go through the copy engine's at
+ *	the KERNEL priority. NULL: moves copy on the CPU, synchronously.
  * @copy_engine: the engine of @gpu that runs moves.
  * @funcs: the driver's hooks (struct ttm_device_funcs), which must
  *	outlive the device; NULL: none.
@@ -419,10 +421,13 @@ struct ttm_device_stats {
  * @opts: NULL for the defaults.
  * @ret_dev: the new device.
  *
- * Context: Does not sleep.
+ * Context: May sleep: with a TTM_GPU_DETERMINISTIC @opts->gpu it waits
+ * for a concurrent ttm_gpu_advance() (its schedulers join the GPU's
+ * clock: ttm_sched_gpu_create()). Otherwise it does not sleep; with a
+ * real-time GPU it starts a scheduler thread per engine.
  * Return: 0 and *@ret_dev; -EINVAL if @opts->copy_engine is not an engine
  * of @opts->gpu, or for a bad @opts->page_size or @opts->visible_vram;
- * -ENOMEM.
+ * -ENOMEM; -EAGAIN (no thread).
  */
 int ttm_device_create(const struct ttm_device_options *opts,
 		      struct ttm_device **ret_dev);
@@ -513,10 +518,10 @@ struct ttm_sched;
  * Entities must be destroyed before the device.
  *
  * Context: Does not sleep.
- * Return: the scheduler, which lives as long as @dev; NULL if @dev has no
- * GPU, @engine is out of range, or the scheduler cannot follow the GPU's
- * clock (a TTM_GPU_DETERMINISTIC GPU, until the scheduler's virtual
- * clock exists): then @dev submits to the GPU directly.
+ * Return: the scheduler, which lives as long as @dev and follows its GPU's
+ * clock (the virtual one of a TTM_GPU_DETERMINISTIC GPU: its jobs then
+ * reach the GPU in ttm_gpu_advance()); NULL if @dev has no GPU or
+ * @engine is out of range.
  */
 struct ttm_sched *ttm_device_sched(struct ttm_device *dev, unsigned int engine);
 

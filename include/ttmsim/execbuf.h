@@ -3,7 +3,8 @@
  * The execbuf submitter: clients with GEM-like handles, PRIME-like
  * sharing, and ttm_execbuf_submit(), which locks an arbitrary, user-ordered
  * list of buffers with the wound/wait protocol, validates them, builds the
- * job's implicit-sync dependencies and hands it to the fake GPU.
+ * job's implicit-sync dependencies and hands it to the fake GPU, through
+ * the client's scheduler entity of the engine (ttm_client_set_priority()).
  *
  *	static int submit_one(struct ttm_device *dev,
  *			      struct ttm_fence **ret_fence)

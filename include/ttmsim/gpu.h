@@ -191,7 +191,9 @@ int ttm_gpu_create(unsigned int n_engines,
  * thread. Not from a fence callback or the retire hook (it waits for
  * callbacks and workers that would wait for it). Every ttm_gpu_submit()
  * of another thread must have returned before it is called: submits
- * made meanwhile by callbacks it runs get -ESHUTDOWN.
+ * made meanwhile by callbacks it runs get -ESHUTDOWN. Every job
+ * scheduler following its virtual clock (ttmsim/sched.h) must have been
+ * destroyed (a message on stderr says when one was not).
  */
 void ttm_gpu_destroy(struct ttm_gpu *gpu);
 
@@ -220,7 +222,9 @@ int ttm_gpu_submit(struct ttm_gpu *gpu, const struct ttm_gpu_job *job,
  * Returns only once every job due by the new time has started, run,
  * retired and signalled, callbacks included. Jobs whose dependencies are
  * fences signalled by other means run once those signal and the clock is
- * advanced again.
+ * advanced again. The job schedulers that follow this clock
+ * (ttmsim/sched.h) do their work at every event time, in this thread:
+ * their run_job, timedout_job and free_job ops run here.
  *
  * Context: May sleep: waits for a concurrent ttm_gpu_advance(). Takes and
  * releases the GPU's advance lock, and runs retire hooks and fence

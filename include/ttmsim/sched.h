@@ -82,18 +82,23 @@ enum ttm_sched_stat {
  *	(ttm_sched_err_ptr()) if it could not be started: the finished
  *	fence then signals with that error at once. Mandatory.
  *	Context: May sleep, but holds up the ring while it does. Runs in the
- *	scheduler's thread, no scheduler lock held.
+ *	scheduler's thread, no scheduler lock held; on the virtual clock,
+ *	in the thread of ttm_gpu_advance() under the GPU's advance lock
+ *	(see struct ttm_sched_options): it may ttm_gpu_submit() (that job
+ *	starts at this virtual time) but not advance or destroy the GPU,
+ *	nor create or destroy a scheduler or entity on its clock.
  * @timedout_job: @job has run for longer than the scheduler's timeout.
  *	Reset the ring, resubmit, mark the context guilty: see
  *	enum ttm_sched_stat for what each answer means. Optional: without
  *	it a timeout does nothing.
- *	Context: May sleep. Runs in the scheduler's thread, no scheduler
- *	lock held.
+ *	Context: May sleep. Runs where run_job does, with the same rules.
  * @free_job: the job's finished fence has signalled (or it was never run,
  *	see ttm_sched_entity_destroy()): drop the scheduler's state with
  *	ttm_sched_job_cleanup() and free the driver's object. Mandatory.
- *	Context: May sleep. Runs in the scheduler's thread, or in the thread
- *	that destroys the entity or the scheduler.
+ *	Context: May sleep. Runs where run_job does (with the same rules),
+ *	or, for a job killed by ttm_sched_entity_destroy() whose entity had
+ *	nothing left unfinished on the ring, in the thread destroying the
+ *	entity.
  */
 struct ttm_sched_backend_ops {
 	struct ttm_fence *(*run_job)(struct ttm_sched_job *job);
@@ -110,7 +115,19 @@ struct ttm_sched_backend_ops {
  *	run_job; 0 for no timeout.
  * @ops: the backend; must outlive the scheduler.
  * @gpu: the GPU whose clock the scheduler follows, or NULL for real
- *	time. Only a real-time GPU is accepted in this version.
+ *	time. A real-time GPU's clock is real time: the scheduler has its
+ *	own thread, as with NULL. A TTM_GPU_DETERMINISTIC GPU's virtual
+ *	clock: no thread; the scheduler's work (run_job, timeouts, free_job)
+ *	is done inside ttm_gpu_advance(), in its caller's thread, at every
+ *	event time (before the engines start their next jobs, so that jobs
+ *	run_job submits start at that time, and after each job retires);
+ *	@timeout_ns counts in virtual time, rounded up to whole
+ *	microseconds, and a timeout is an event: ttm_gpu_advance() stops
+ *	the clock there, so timedout_job is called at exactly run_job's
+ *	time + timeout. Work that becomes ready by other means (a push, a
+ *	fence signalled by another thread) waits for the next
+ *	ttm_gpu_advance(), which may be by 0. Such a scheduler must be
+ *	destroyed before its GPU.
  */
 struct ttm_sched_options {
 	const char *name;
@@ -135,6 +152,7 @@ struct ttm_sched_job {
 	bool armed;                     /* the fences are initialised */
 	bool dep_armed;                 /* dep_cb is on a dependency */
 	bool done;                      /* off the ring, waits for free */
+	bool killed;                    /* its entity is gone: -ESRCH */
 	struct ttm_fence *scheduled;    /* ttm_sched_job_scheduled() */
 	struct ttm_fence *finished;     /* ttm_sched_job_finished() */
 	struct ttm_sched_dep *deps;     /* references, deps[next_dep..] left */
@@ -177,10 +195,12 @@ static inline bool ttm_sched_is_err(const struct ttm_fence *fence)
  * @options: name, credit limit, timeout, backend and clock.
  * @ret_sched: the new scheduler.
  *
- * Context: Does not sleep. Starts the scheduler's thread.
+ * Context: May sleep: on the virtual clock it waits for a concurrent
+ * ttm_gpu_advance() to join the GPU's clock (so not from the ops of a
+ * scheduler on that clock). In real time it starts the scheduler's
+ * thread and does not sleep.
  * Return: 0 and *@ret_sched; -EINVAL for missing ops or a zero credit
- * limit; -EOPNOTSUPP for a GPU on the virtual clock (not yet); -ENOMEM;
- * -EAGAIN (no thread).
+ * limit; -ENOMEM; -EAGAIN (no thread).
  */
 int ttm_sched_create(const struct ttm_sched_options *options,
 		     struct ttm_sched **ret_sched);
@@ -191,10 +211,16 @@ int ttm_sched_create(const struct ttm_sched_options *options,
  *
  * Every entity must have been destroyed. Waits until every job handed to
  * run_job has finished (so the driver must make its hardware fences
- * signal, resetting if need be) and free_job has been called for it, then
- * joins the thread.
+ * signal, resetting if need be) and free_job has been called for it (and
+ * for the killed jobs still waiting for their turn), then joins the
+ * thread. On the virtual clock, waiting is letting virtual time pass: it
+ * advances the GPU's clock event by event (every job and scheduler on it
+ * progresses) until this ring is drained, and stops at that event's time;
+ * if nothing is left to happen on the GPU, it waits for the hardware
+ * fences that others signal. Then it leaves the GPU's clock.
  *
- * Context: May sleep. Not from a fence callback nor from the ops.
+ * Context: May sleep. Not from a fence callback nor from the ops (of any
+ * scheduler on the same virtual clock).
  */
 void ttm_sched_destroy(struct ttm_sched *sched);
 
@@ -221,12 +247,23 @@ int ttm_sched_entity_create(struct ttm_sched *sched,
  *
  * As the kernel's drm_sched_entity_destroy(): first waits up to
  * @timeout_ns for the queued jobs to be handed to the ring; the jobs still
- * queued then are killed: their scheduled fences signal, their finished
- * fences signal -ESRCH (the context is gone), and free_job is called for
- * them in the calling thread without run_job. Jobs already on the ring
- * finish normally.
+ * queued then are killed: run_job is never called for them, their
+ * scheduled fences signal and their finished fences signal -ESRCH (the
+ * context is gone), in order and only once the last job the entity
+ * handed to the ring has finished, so that nothing queued after it
+ * completes before it; then free_job is called for each. Jobs already on
+ * the ring finish normally. If that last job has finished already (or
+ * there was none), all this happens before the call returns, free_job in
+ * the calling thread; else later, in the scheduler's thread (on the
+ * virtual clock: in a ttm_gpu_advance(), or ttm_sched_destroy()).
  *
- * Context: May sleep. Not from a fence callback nor from the ops.
+ * On the virtual clock @timeout_ns is virtual time: the GPU's clock
+ * advances event by event until the queue has reached the ring or the
+ * timeout has passed, and stops at the last event's time (it does not
+ * jump to the end of the timeout when nothing happens before it).
+ *
+ * Context: May sleep. Not from a fence callback nor from the ops (of any
+ * scheduler on the same virtual clock).
  */
 void ttm_sched_entity_destroy(struct ttm_sched_entity *entity,
 			      uint64_t timeout_ns);
@@ -353,9 +390,12 @@ struct ttm_fence *ttm_sched_job_finished(struct ttm_sched_job *job);
  * to the GPU's hang watchdog, which fails it with -ETIMEDOUT (the finished
  * fence carries it): timedout_job answers TTM_SCHED_STAT_NO_HANG.
  *
- * Context: Does not sleep. Starts the scheduler's thread (real time).
+ * Context: May sleep, as ttm_sched_create(): on the virtual clock it
+ * waits for a concurrent ttm_gpu_advance(), and the scheduler then runs
+ * inside ttm_gpu_advance() and must be destroyed before @gpu. In real
+ * time it starts the scheduler's thread and does not sleep.
  * Return: 0 and *@ret_sched; -EINVAL for a bad engine or options;
- * -EOPNOTSUPP if the core cannot follow @gpu's clock; -ENOMEM; -EAGAIN.
+ * -ENOMEM; -EAGAIN.
  */
 int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
 			 const struct ttm_sched_options *options,
