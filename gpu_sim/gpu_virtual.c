@@ -89,19 +89,28 @@ static void job_end(struct gpu_job *job, uint64_t now, bool destroying)
 	gpu_job_retire(job, status, now);
 }
 
-/* Run every client's step at @now; the earliest deadline they report. */
+/*
+ * Run every client's step at @now, round after round while one made
+ * progress (its work may have made another's ready at this time); the
+ * earliest deadline of the last round.
+ */
 static uint64_t clients_step(struct ttm_gpu *gpu, uint64_t now)
 {
 	struct gpu_clock_client *c;
 	struct list_node *n;
-	uint64_t d, first = UINT64_MAX;
+	uint64_t d, first;
+	bool progress;
 
-	list_for_each(n, &gpu->clients) {
-		c = list_entry(n, struct gpu_clock_client, node);
-		d = c->step(c->data, now);
-		if (d < first)
-			first = d;
-	}
+	do {
+		progress = false;
+		first = UINT64_MAX;
+		list_for_each(n, &gpu->clients) {
+			c = list_entry(n, struct gpu_clock_client, node);
+			d = c->step(c->data, now, &progress);
+			if (d < first)
+				first = d;
+		}
+	} while (progress);
 	return first;
 }
 
@@ -117,6 +126,7 @@ static uint64_t run_events(struct ttm_gpu *gpu, uint64_t target,
 {
 	struct gpu_job *job, *first;
 	uint64_t now, deadline;
+	bool idle_jump = false;
 	unsigned int i;
 
 	now = __atomic_load_n(&gpu->now_us, __ATOMIC_SEQ_CST);
@@ -137,6 +147,12 @@ static uint64_t run_events(struct ttm_gpu *gpu, uint64_t target,
 		/* UINT64_MAX: no deadline, even with no target either. */
 		if (deadline != UINT64_MAX && deadline <= target &&
 		    (!first || deadline < first->end_us)) {
+			/* A waiter's clock: one jump with nothing on the GPU. */
+			if (busy && !first) {
+				if (idle_jump)
+					break;
+				idle_jump = true;
+			}
 			/* Past deadlines fired in the step: never back. */
 			if (deadline > now)
 				now = deadline;

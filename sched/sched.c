@@ -78,6 +78,7 @@ struct ttm_sched {
 	struct ttm_sched_job *pending_head, *pending_tail;
 	/* Finished, waiting for free_job in the thread. */
 	struct ttm_sched_job *done_head, *done_tail;
+	uint64_t done_seq;      /* jobs ever put on the done list */
 	/* A backend's own state (sched_set_backend()). */
 	void *backend;
 	void (*backend_release)(void *data);
@@ -112,9 +113,11 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	else
 		s->done_head = job;
 	s->done_tail = job;
+	s->done_seq++;
 	pthread_cond_signal(&s->wake);
 	/* A virtual scheduler's destroy may wait for another thread's. */
-	pthread_cond_broadcast(&s->idle);
+	if (s->gpu)
+		pthread_cond_broadcast(&s->idle);
 }
 
 static void pending_append(struct ttm_sched *s, struct ttm_sched_job *job)
@@ -379,11 +382,12 @@ static void free_done(struct ttm_sched *s)
 /*
  * One pass of the scheduler's work at the current time, as long as there
  * is some: free done jobs, fire due timeouts, run eligible jobs. Called
- * with the lock held, returns with it held.
+ * with the lock held, returns with it held. Sets *@progress if it did
+ * any of it.
  * Return: the earliest pending timeout (ns, the scheduler's clock), or
  * UINT64_MAX.
  */
-static uint64_t sched_step(struct ttm_sched *s)
+static uint64_t sched_step(struct ttm_sched *s, bool *progress)
 {
 	for (;;) {
 		struct ttm_sched_entity *e;
@@ -391,17 +395,20 @@ static uint64_t sched_step(struct ttm_sched *s)
 
 		if (s->done_head) {
 			free_done(s);
+			*progress = true;
 			continue;
 		}
 		job = first_timeout(s);
 		if (job && job->deadline_ns <= sched_now_ns(s)) {
 			handle_timeout(s, job);
+			*progress = true;
 			continue;
 		}
 		if (!s->stop) {
 			e = select_entity(s);
 			if (e) {
 				run_one(s, e);
+				*progress = true;
 				continue;
 			}
 		}
@@ -414,10 +421,11 @@ static void *sched_thread(void *arg)
 	struct ttm_sched *s = arg;
 	struct timespec ts;
 	uint64_t deadline;
+	bool progress;
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		deadline = sched_step(s);
+		deadline = sched_step(s, &progress);
 		if (s->stop)
 			break;
 		if (deadline != UINT64_MAX) {
@@ -432,14 +440,15 @@ static void *sched_thread(void *arg)
 }
 
 /* The clock client of a virtual scheduler: ttm_gpu_advance() calls it. */
-static uint64_t sched_clock_step(void *data, uint64_t now_us)
+static uint64_t sched_clock_step(void *data, uint64_t now_us,
+				 bool *progress)
 {
 	struct ttm_sched *s = data;
 	uint64_t deadline;
 
 	(void)now_us; /* the same as ttm_gpu_now_us() during a step */
 	pthread_mutex_lock(&s->lock);
-	deadline = sched_step(s);
+	deadline = sched_step(s, progress);
 	pthread_mutex_unlock(&s->lock);
 	/* Virtual deadlines are whole us (the timeout is rounded up). */
 	return deadline == UINT64_MAX ? UINT64_MAX : deadline / 1000;
@@ -518,20 +527,28 @@ static bool sched_busy(void *data)
 /*
  * A virtual scheduler drains by letting virtual time pass (its GPU's jobs
  * end, timeouts fire, each step frees what is done), as the real-time one
- * waits. When no event is left and jobs remain, their hardware fences
- * are someone else's to signal (a driver's fence): wait for that, as the
- * real-time one does, then step again to free them.
+ * waits. When that finishes nothing (no GPU event is left, and a timeout
+ * only said the job still runs), the hardware fences left are someone
+ * else's to signal (a driver's fence): wait for that, as the real-time
+ * one does, then step again to free them. Never spin the clock from
+ * deadline to deadline meanwhile: gpu_clock_run() makes one such jump
+ * per call, and a call that finished no job is followed by a wait.
  */
 static void sched_drain_virtual(struct ttm_sched *s)
 {
+	uint64_t seq;
+
 	while (sched_busy(s)) {
+		pthread_mutex_lock(&s->lock);
+		seq = s->done_seq;
+		pthread_mutex_unlock(&s->lock);
 		gpu_clock_run(s->gpu, UINT64_MAX, sched_busy, s);
 		/*
 		 * A job_done() or a kill callback of another thread ends this
 		 * wait (or that thread's ttm_gpu_advance() did it all).
 		 */
 		pthread_mutex_lock(&s->lock);
-		while (!s->done_head && sched_busy_locked(s))
+		while (s->done_seq == seq && sched_busy_locked(s))
 			pthread_cond_wait(&s->idle, &s->lock);
 		pthread_mutex_unlock(&s->lock);
 	}

@@ -29,6 +29,7 @@ struct vm {
 	uint32_t in_flight, max_in_flight;
 	unsigned int n_run, n_freed, n_timedout;
 	unsigned int no_hang;           /* NO_HANG this often, then RESET */
+	struct event *timed_out;        /* set at each timeout, if any */
 };
 
 struct vjob {
@@ -98,6 +99,8 @@ static enum ttm_sched_stat v_timedout_job(struct ttm_sched_job *job)
 	struct vm *m = vj->m;
 
 	trace(m, "timeout %d", vj->id);
+	if (m->timed_out)
+		event_set(m->timed_out);
 	if (++m->n_timedout <= m->no_hang)
 		return TTM_SCHED_STAT_NO_HANG;
 	assert_non_null(m->hw[vj->id]);
@@ -571,6 +574,90 @@ static void test_v_destroy_waits_for_driver_fence(void **state)
 	vm_free(m);
 }
 
+/*
+ * The driver fence's job has a timeout its op answers "still running"
+ * to: the virtual destroy fires it once, at its deadline, then waits for
+ * the fence instead of spinning the clock from deadline to deadline.
+ */
+static void *signal_hw0_after_timeout(void *arg)
+{
+	struct vm *m = arg;
+
+	assert_true(event_wait_for(m->timed_out, 10));
+	ttm_fence_signal(m->hw[0], 0);
+	return NULL;
+}
+
+static void test_v_destroy_no_timeout_spin(void **state)
+{
+	struct vm *m = vm_new(1, 0);
+	struct ttm_sched *s = vsched_new(m, "ring0", 1, 1000);
+	struct ttm_sched_entity *e = ventity(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct event timed_out;
+	struct ttm_fence *fin;
+	pthread_t t;
+
+	(void)state;
+	event_init(&timed_out);
+	m->timed_out = &timed_out;
+	m->no_hang = UINT32_MAX;
+	fin = vpush(m, e, 0, 0, MOCK_HW, 1, NULL);
+	advance(m, 0);
+	ttm_sched_entity_destroy(e, 0);
+	assert_int_equal(pthread_create(&t, NULL, signal_hw0_after_timeout,
+					m), 0);
+	ttm_sched_destroy(s);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(m->n_timedout, 1);
+	assert_string_equal(m->trace, "0 run 0\n1 timeout 0\n1 fin 0 1\n"
+				      "1 free 0\n");
+	ttm_fence_put(fin);
+	event_destroy(&timed_out);
+	vm_free(m);
+}
+
+static int cb_ok(struct ttm_sched_job *job, void *data)
+{
+	(void)job;
+	(void)data;
+	return 0;
+}
+
+/*
+ * A job made ready by another scheduler's step at the same virtual time
+ * (a callback-backend job runs inline and signals at once) runs at that
+ * time: the clients step again until none makes progress, even when the
+ * waiting scheduler stepped first and no GPU event is left.
+ */
+static void test_v_ready_in_same_step(void **state)
+{
+	struct vm *m = vm_new(1, 0);
+	struct ttm_sched *a = vsched_new(m, "ringA", 1, 0);
+	struct ttm_sched_options o = { .credit_limit = 1, .gpu = m->gpu };
+	struct ttm_sched_cb_args args = { .fn = cb_ok };
+	struct ttm_sched_entity *ea = ventity(a, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *eb;
+	struct ttm_fence *x, *y;
+	struct ttm_sched *b;
+
+	(void)state;
+	assert_int_equal(ttm_sched_cb_create(&o, 0, &b), 0);
+	eb = ventity(b, TTM_SCHED_PRIORITY_NORMAL);
+	assert_int_equal(ttm_sched_cb_submit(eb, &args, &x), 0);
+	y = vpush(m, ea, 0, 0, 10, 1, ttm_fence_get(x));
+	advance(m, 1000);
+	assert_int_equal(ttm_fence_get_status(x), 1);
+	assert_string_equal(m->trace, "0 run 0\n10 gpu 0 0-10 0\n"
+				      "10 fin 0 1\n10 free 0\n");
+	ttm_sched_entity_destroy(eb, 0);
+	ttm_sched_entity_destroy(ea, 0);
+	ttm_sched_destroy(b);
+	ttm_sched_destroy(a);
+	ttm_fence_put(x);
+	ttm_fence_put(y);
+	vm_free(m);
+}
+
 /* A mixed run: two rings, priorities, a dependency, a timeout, a kill. */
 static void scenario(struct vm *m)
 {
@@ -660,6 +747,8 @@ int main(void)
 		T(test_v_kill_order),
 		T(test_v_flush),
 		T(test_v_destroy_waits_for_driver_fence),
+		T(test_v_destroy_no_timeout_spin),
+		T(test_v_ready_in_same_step),
 		T(test_v_same_trace_twice),
 		T(test_v_realtime_gpu),
 #undef T

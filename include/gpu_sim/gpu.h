@@ -146,12 +146,16 @@ void gpu_virtual_finish(struct ttm_gpu *gpu);
  * signals fences and may have made work ready). It does everything due at
  * @now_us and returns the next time it needs to run by itself (a
  * timeout), in virtual us, or UINT64_MAX: ttm_gpu_advance() moves the
- * clock to that time as to a job's end. It may ttm_gpu_submit() and
- * signal fences, but must not advance or destroy the GPU, nor add or
- * remove a client (the advance lock is held).
+ * clock to that time as to a job's end. It sets *@progress if it did
+ * anything (ran, finished or freed a job, fired a timeout): that may have
+ * made another client's work ready at this very time (a job that fails
+ * unrun, or a callback backend's inline job, signals at once), so the
+ * clients step again, all of them, until a round makes no progress. It
+ * may ttm_gpu_submit() and signal fences, but must not advance or destroy
+ * the GPU, nor add or remove a client (the advance lock is held).
  */
 struct gpu_clock_client {
-	uint64_t (*step)(void *data, uint64_t now_us);
+	uint64_t (*step)(void *data, uint64_t now_us, bool *progress);
 	void *data;
 	struct list_node node;    /* on gpu->clients */
 };
@@ -170,7 +174,11 @@ void gpu_clock_client_remove(struct ttm_gpu *gpu,
  * Let up to @us of virtual time pass for a client that waits: as
  * ttm_gpu_advance(), event by event, but stop as soon as @busy(@data)
  * returns false (asked after the clients' step at each event time) or no
- * event is left before now + @us. The clock stays at the last event's
+ * event is left before now + @us. A client's deadline with no engine job
+ * left to end moves the clock once per call, not more: a timeout whose
+ * answer is "still running" re-arms forever while the work waits for a
+ * fence another thread signals, and the caller should wait for that
+ * instead of spinning the clock. The clock stays at the last event's
  * time: it does not jump to now + @us. Takes the advance lock: not from
  * a step.
  */

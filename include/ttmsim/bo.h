@@ -453,8 +453,10 @@ int ttm_device_create(const struct ttm_device_options *opts,
  * the driver may free once this returns), then frees @dev itself and
  * ends. @dev must not be used after the call, there as anywhere.
  *
- * Context: May sleep. Takes and releases the device lock. Not from a fence
- * callback (the delayed destroys it waits for run in them).
+ * Context: May sleep. Takes and releases the device lock, and destroys
+ * the device's schedulers (on a deterministic GPU that takes its advance
+ * lock). Not from a fence callback (the delayed destroys it waits for run
+ * in them), the GPU's retire hook or a scheduler op.
  * Return: 0 (also for NULL), or -EBUSY with @dev unchanged and usable.
  */
 int ttm_device_destroy(struct ttm_device *dev);

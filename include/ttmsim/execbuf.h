@@ -86,11 +86,17 @@ int ttm_client_open(struct ttm_device *dev, struct ttm_client **ret_client);
  * them. The client's jobs still queued in the scheduler (waiting for
  * their dependencies or for room on the ring) get up to one second to
  * reach the ring, as at a DRM file's close; those still queued then are
- * killed: they never run, and their fences signal -ESRCH.
+ * killed: they never run, and their fences signal -ESRCH. On a
+ * deterministic GPU that second is virtual: the close lets the shared
+ * virtual clock run (up to a second, event by event, as ttm_gpu_advance()
+ * does) until the client's queue has reached the ring, so other clients'
+ * jobs due meanwhile run too.
  *
  * Context: May sleep: waits for the client's queued jobs, up to a second.
  * Puts buffers, as ttm_bo_put(). Takes and releases the PRIME registry
- * lock. No call on @client may be running.
+ * lock, and on a deterministic GPU its advance lock: not from a fence
+ * callback, the GPU's retire hook or a scheduler op. No call on @client
+ * may be running.
  */
 void ttm_client_close(struct ttm_client *client);
 
