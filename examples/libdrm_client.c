@@ -7,7 +7,8 @@
  * It uses libdrm's public functions only, and nothing of ttmsim: on a
  * real DRM driver with dumb buffers, PRIME and timeline syncobjs it would
  * do the same. Two files on the primary node and one on the render node:
- *  - the driver's name and caps (drmGetVersion(), drmGetCap());
+ *  - each node's type (drmGetNodeTypeFromFd()), the driver's name and
+ *    caps (drmGetVersion(), drmGetCap());
  *  - a dumb buffer made and mapped on one primary file, written through
  *    the mapping, shared with PRIME (drmPrimeHandleToFD()) to the other
  *    primary file and to the render file (drmPrimeFDToHandle()), and read
@@ -99,6 +100,20 @@ static void check_driver(int fd)
 				" is not supported\n", progname, caps[i]);
 			exit(1);
 		}
+	}
+}
+
+/* libdrm's own check that @fd is a DRM node, and of which kind. */
+static void check_node_type(int fd, int type)
+{
+	int ret = drmGetNodeTypeFromFd(fd);
+
+	if (ret < 0)
+		fail("drmGetNodeTypeFromFd", errno);
+	if (ret != type) {
+		fprintf(stderr, "%s: drmGetNodeTypeFromFd: node type %d, not "
+			"%d\n", progname, ret, type);
+		exit(1);
 	}
 }
 
@@ -232,6 +247,8 @@ int main(int argc, char **argv)
 	card_a = open_node(primary);
 	card_b = open_node(primary);
 	render = open_node(render_path);
+	check_node_type(card_a, DRM_NODE_PRIMARY);
+	check_node_type(render, DRM_NODE_RENDER);
 	check_driver(card_a);
 	check_dumb_and_prime(card_a, card_b, render);
 	check_syncobjs(render);

@@ -221,6 +221,12 @@ static void test_stat_family(void **state)
 	assert_true(S_ISCHR(stx.stx_mode));
 	assert_int_equal(stx.stx_rdev_minor, 128);
 	close(fd);
+	/* The nodes' sysfs directories, where libdrm checks they are DRM's. */
+	assert_int_equal(stat("/sys/dev/char/226:0/device/drm", &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(statx(AT_FDCWD, "/sys/dev/char/226:128/device/drm", 0,
+			       STATX_BASIC_STATS, &stx), 0);
+	assert_true(S_ISDIR(stx.stx_mode));
 	/* Other paths keep their own answers. */
 	assert_int_equal(stat("/", &st), 0);
 	assert_true(S_ISDIR(st.st_mode));

@@ -54,6 +54,8 @@ struct shim_file {
 bool shim_node_at(int dirfd, const char *path, enum ttm_drm_node *node);
 int shim_open_node(enum ttm_drm_node node, int flags);
 void shim_fake_stat(enum ttm_drm_node node, struct stat *st);
+bool shim_sysfs_drm_dir(const char *path);
+void shim_fake_sysfs_stat(struct stat *st);
 
 /* shim_fd.c: fd -> file and mapping -> file tables. */
 int shim_fd_set(int fd, struct shim_file *sf, struct shim_file **old);

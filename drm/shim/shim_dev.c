@@ -303,6 +303,17 @@ void shim_file_closed(void)
 	pthread_mutex_unlock(&dev_lock);
 }
 
+/*
+ * Is @path the sysfs directory /sys/dev/char/226:N/device/drm of a node?
+ * libdrm's drmGetNodeTypeFromFd() (drmNodeIsDRM()) stats it to tell a DRM
+ * device from another character device with the same numbers.
+ */
+bool shim_sysfs_drm_dir(const char *path)
+{
+	return path && (strcmp(path, "/sys/dev/char/226:0/device/drm") == 0 ||
+			strcmp(path, "/sys/dev/char/226:128/device/drm") == 0);
+}
+
 /* A character device with DRM's major, minor 0 (primary) or 128 (render). */
 void shim_fake_stat(enum ttm_drm_node node, struct stat *st)
 {
@@ -313,6 +324,16 @@ void shim_fake_stat(enum ttm_drm_node node, struct stat *st)
 	st->st_nlink = 1;
 	st->st_blksize = 4096;
 	st->st_ino = node == TTM_DRM_NODE_PRIMARY ? 1 : 2;
+}
+
+/* That directory: an empty one, its only use being to exist. */
+void shim_fake_sysfs_stat(struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFDIR | 0755;
+	st->st_nlink = 2;
+	st->st_blksize = 4096;
+	st->st_ino = 3;
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * The stat() family: a node, by path or by fd, is a character device
  * with DRM's major number (libdrm checks it: drmGetNodeTypeFromFd(),
- * drmGetDevice2()). Paths name the node without it existing; an fd of
+ * drmGetDevice2()), and its sysfs directory .../device/drm exists (the
+ * same check looks for it). Paths name the node without it existing; an fd of
  * ours keeps what the kernel says of the memfd behind it (times, inode)
  * and gets the device's type and number.
  *
@@ -67,6 +68,9 @@ static bool empty_path(const char *path)
 		int ret_;                                                   \
 		if (shim_node_at((dirfd), (path), &node_)) {                \
 			shim_fake_stat(node_, (struct stat *)(st));         \
+			ret_ = 0;                                           \
+		} else if (shim_sysfs_drm_dir(path)) {                      \
+			shim_fake_sysfs_stat((struct stat *)(st));          \
 			ret_ = 0;                                           \
 		} else {                                                    \
 			ret_ = SHIM_REAL(real)(__VA_ARGS__);                \
@@ -207,6 +211,12 @@ SHIM_EXPORT int statx(int dirfd, const char *path, int flags,
 
 	if (shim_node_at(dirfd, path, &node)) {
 		fill_statx(node, stx, false);
+		return 0;
+	}
+	if (shim_sysfs_drm_dir(path)) {
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mask = STATX_TYPE | STATX_MODE;
+		stx->stx_mode = S_IFDIR | 0755;
 		return 0;
 	}
 	ret = SHIM_REAL(statx)(dirfd, path, flags, mask, stx);
