@@ -58,11 +58,11 @@ bool shim_sysfs_drm_dir(const char *path);
 void shim_fake_sysfs_stat(struct stat *st);
 
 /* shim_fd.c: fd -> file and mapping -> file tables. */
-int shim_fd_set(int fd, struct shim_file *sf, struct shim_file **old);
+int shim_fd_set(int fd, struct shim_file *sf, struct shim_file **ret_old);
 struct shim_file *shim_fd_get(int fd);
 void shim_file_put(struct shim_file *sf);
 int shim_map_add(void *addr, size_t length, struct shim_file *sf);
-struct shim_file *shim_map_remove(void *addr, size_t length, int *err);
+struct shim_file *shim_map_remove(void *addr, size_t length, int *ret_err);
 void shim_fd_forget_range(unsigned int first, unsigned int last);
 void shim_fd_forget_all(void);
 

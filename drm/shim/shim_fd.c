@@ -53,20 +53,20 @@ static int grow(int fd)
 /*
  * shim_fd_set() - make @fd stand for @sf (NULL: for nothing).
  * Takes a reference on @sf; gives the caller the one of the file @fd
- * stood for before, returned in *@old (NULL if none).
+ * stood for before, returned in *@ret_old (NULL if none).
  */
-int shim_fd_set(int fd, struct shim_file *sf, struct shim_file **old)
+int shim_fd_set(int fd, struct shim_file *sf, struct shim_file **ret_old)
 {
 	int ret = 0;
 
-	*old = NULL;
+	*ret_old = NULL;
 	if (fd < 0)
 		return -EBADF;
 	pthread_mutex_lock(&table_lock);
 	if ((size_t)fd >= n_fds)
 		ret = sf ? grow(fd) : 0;
 	if (ret == 0 && (size_t)fd < n_fds) {
-		*old = fds[fd];
+		*ret_old = fds[fd];
 		fds[fd] = sf;
 		if (sf)
 			sf->refs++;
@@ -126,20 +126,20 @@ int shim_map_add(void *addr, size_t length, struct shim_file *sf)
 /*
  * The mapping at @addr, removed from the table; its reference on the
  * file goes to the caller. Only whole mappings: @length must be the one
- * it was made with (-EINVAL in *@err otherwise).
+ * it was made with (-EINVAL in *@ret_err otherwise).
  */
-struct shim_file *shim_map_remove(void *addr, size_t length, int *err)
+struct shim_file *shim_map_remove(void *addr, size_t length, int *ret_err)
 {
 	struct shim_file *sf = NULL;
 	struct shim_map **pp, *m = NULL;
 
-	*err = 0;
+	*ret_err = 0;
 	pthread_mutex_lock(&table_lock);
 	for (pp = &maps; *pp; pp = &(*pp)->next) {
 		if ((*pp)->addr != addr)
 			continue;
 		if ((*pp)->length != length) {
-			*err = -EINVAL;
+			*ret_err = -EINVAL;
 			break;
 		}
 		m = *pp;
