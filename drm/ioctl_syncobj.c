@@ -53,14 +53,19 @@ int drm_ioctl_syncobj_destroy(struct ttm_drm_file *file, void *data)
 {
 	struct drm_syncobj_destroy *args = data;
 
+	int ret;
+
 	if (args->pad)
 		return -EINVAL;
-	return ttm_client_syncobj_destroy(file->client, args->handle);
+	ret = ttm_client_syncobj_destroy(file->client, args->handle);
+	/* The kernel's idr_remove() miss is -EINVAL. */
+	return ret == -ENOENT ? -EINVAL : ret;
 }
 
 int drm_ioctl_syncobj_handle_to_fd(struct ttm_drm_file *file, void *data)
 {
 	struct drm_syncobj_handle *args = data;
+	int ret;
 
 	if (args->pad ||
 	    (args->flags & ~DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE))
@@ -69,8 +74,10 @@ int drm_ioctl_syncobj_handle_to_fd(struct ttm_drm_file *file, void *data)
 		return ttm_client_syncobj_export_sync_file(file->client,
 							   args->handle,
 							   &args->fd);
-	return ttm_client_syncobj_export_fd(file->client, args->handle,
-					    &args->fd);
+	ret = ttm_client_syncobj_export_fd(file->client, args->handle,
+					   &args->fd);
+	/* The kernel's drm_syncobj_find() miss is -EINVAL here. */
+	return ret == -ENOENT ? -EINVAL : ret;
 }
 
 int drm_ioctl_syncobj_fd_to_handle(struct ttm_drm_file *file, void *data)
