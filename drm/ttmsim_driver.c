@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "drm/ttmsim_ioctl.h"
+#include "drm_priv.h"
+#include "ttmsim_ioctl.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/ttmsim_drm.h"
@@ -29,20 +31,26 @@ int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
 	*ret = NULL;
 	if (count == 0)
 		return 0;
-	if (uptr == 0 || uptr != (uintptr_t)uptr)
+	/* The core's check first, so that both say -EFAULT alike. */
+	if (!drm_user_ptr_ok(uptr, len))
 		return -EFAULT;
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
 	/*
-	 * The kernel's copy_from_user() fails on memory the process cannot
-	 * read; reading our own memory through the kernel does the same
-	 * check here, where a plain memcpy() would crash.
+	 * The kernel's copy_from_user() also fails on memory the process
+	 * cannot read. Reading our own memory through the kernel does the
+	 * same check here, where memcpy() would crash. A sandbox may refuse
+	 * the call (seccomp): then the range check above is all there is.
 	 */
 	local = (struct iovec){ .iov_base = buf, .iov_len = len };
 	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)uptr,
 				 .iov_len = len };
 	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+		memcpy(buf, (const void *)(uintptr_t)uptr, len);
+		n = (ssize_t)len;
+	}
 	if (n != (ssize_t)len) {
 		free(buf);
 		return -EFAULT;
@@ -116,12 +124,11 @@ static int set_priority_ioctl(struct ttm_drm_file *file, void *data)
 	if (args->pad || args->priority > DRM_TTMSIM_PRIORITY_KERNEL)
 		return -EINVAL;
 	/*
-	 * Above NORMAL a client takes the GPU from others: the primary
-	 * node's file (the master's analog) only, as amdgpu and panthor
-	 * ask for the master or CAP_SYS_NICE.
+	 * Above NORMAL a client takes the GPU from others: the master
+	 * only, as amdgpu and panthor ask for the master or CAP_SYS_NICE.
 	 */
 	if (args->priority > DRM_TTMSIM_PRIORITY_NORMAL &&
-	    ttm_drm_file_node(file) != TTM_DRM_NODE_PRIMARY)
+	    !ttm_drm_file_is_master(file))
 		return -EACCES;
 	return ttm_client_set_priority(ttm_drm_file_client(file),
 				       map[args->priority]);

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "drm/ttmsim_ioctl.h"
+#include "ttmsim_ioctl.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/ttmsim_drm.h"
@@ -109,7 +109,7 @@ int ttmsim_gem_mmap_offset_ioctl(struct ttm_drm_file *file, void *data)
 
 	if (args->flags)
 		return -EINVAL;
-	ret = ttm_drm_gem_mmap_offset(file, args->handle, &offset);
+	ret = ttm_drm_mmap_offset(file, args->handle, &offset);
 	if (ret)
 		return ret;
 	args->offset = offset;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "drm/ttmsim_ioctl.h"
+#include "ttmsim_ioctl.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/syncobj.h"
 #include "ttmsim/ttmsim_drm.h"

@@ -833,7 +833,7 @@ static void test_set_priority(void **state)
 			 0);
 	assert_int_equal(set_priority(f.render, DRM_TTMSIM_PRIORITY_NORMAL,
 				      0), 0);
-	/* Only the primary node's file may go above. */
+	/* Only the master (the first primary file) may go above. */
 	assert_int_equal(set_priority(f.render, DRM_TTMSIM_PRIORITY_HIGH, 0),
 			 -EACCES);
 	assert_int_equal(set_priority(f.render, DRM_TTMSIM_PRIORITY_KERNEL,
@@ -844,6 +844,20 @@ static void test_set_priority(void **state)
 				      0), 0);
 	assert_int_equal(set_priority(f.primary, DRM_TTMSIM_PRIORITY_LOW, 0),
 			 0);
+	{
+		struct ttm_drm_file *second;
+
+		/* A primary file that is not the master is refused too. */
+		assert_int_equal(ttm_drm_open(f.ddev, TTM_DRM_NODE_PRIMARY,
+					      &second), 0);
+		assert_false(ttm_drm_file_is_master(second));
+		assert_int_equal(set_priority(second,
+					      DRM_TTMSIM_PRIORITY_HIGH, 0),
+				 -EACCES);
+		assert_int_equal(set_priority(second,
+					      DRM_TTMSIM_PRIORITY_LOW, 0), 0);
+		ttm_drm_close(second);
+	}
 	assert_int_equal(set_priority(f.render,
 				      DRM_TTMSIM_PRIORITY_KERNEL + 1, 0),
 			 -EINVAL);

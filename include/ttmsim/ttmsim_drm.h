@@ -31,7 +31,7 @@
 
 #include <drm.h>   /* libdrm's, not ttmsim/drm.h: hence the brackets */
 
-#if defined(__cplusplus)
+#ifdef __cplusplus
 extern "C" {
 #endif
 
@@ -345,11 +345,11 @@ enum drm_ttmsim_priority {
  * @priority: in: an enum drm_ttmsim_priority.
  * @pad: must be 0.
  *
- * LOW and NORMAL are any file's. HIGH and KERNEL are a privileged
- * file's: one opened on the primary node, the DRM master's analog (the
- * kernel's drivers also let CAP_SYS_NICE in; ttmsim, which runs as any
- * user, does not look at capabilities, so that the answer is the same
- * for root and others). A render-node file gets -EACCES.
+ * LOW and NORMAL are any file's. HIGH and KERNEL are the DRM master's
+ * only (the first primary-node file while there is no master): the
+ * kernel's drivers also let CAP_SYS_NICE in; ttmsim does not look at
+ * capabilities, so that the answer is the same for root and others.
+ * Another file (render node, or a primary one not master) gets -EACCES.
  *
  * Return: 0; -EINVAL for an unknown priority or pad; -EACCES.
  */
@@ -379,7 +379,23 @@ struct drm_ttmsim_set_priority {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TTMSIM_SET_PRIORITY, \
 		 struct drm_ttmsim_set_priority)
 
-#if defined(__cplusplus)
+/* ---- the library's side -------------------------------------------- */
+
+struct ttm_drm_driver;
+
+/**
+ * ttm_drm_ttmsim_driver() - the driver these ioctls belong to, for
+ * ttm_drm_device_create() (ttmsim/drm.h).
+ *
+ * Userspace that only issues the ioctls never calls it; it is here so
+ * that ttmsim/drm.h stands without the driver.
+ *
+ * Context: Does not sleep. Any thread.
+ * Return: the driver, static: never freed.
+ */
+const struct ttm_drm_driver *ttm_drm_ttmsim_driver(void);
+
+#ifdef __cplusplus
 }
 #endif
 
