@@ -9,7 +9,7 @@
  * path stays absent, and each fd is a memfd, never a device.
  *
  * Cases: bad settings (EINVAL, the variable named on stderr, no failure
- * cached), every open variant (fortified and relative ones included, and
+ * cached), good ones reaching the device (the driver's GET_PARAM), every open variant (fortified and relative ones included, and
  * the default paths), the stat family, dup/dup2/dup3/fcntl, close,
  * calls passed through on other fds, a mapping outliving its fd, and
  * threads opening and closing at once.
@@ -36,6 +36,8 @@
 #include <cmocka.h>
 #include <drm.h>
 #include <drm_mode.h>
+
+#include "ttmsim/ttmsim_drm.h"
 
 int __open_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
@@ -88,6 +90,8 @@ static void assert_not_node(int fd)
  */
 static void check_bad_setting(const char *var, const char *value)
 {
+	const char *before = getenv(var);
+	char *old = before ? strdup(before) : NULL;
 	int pipefd[2], saved, fd;
 	char buf[512] = "";
 	ssize_t n;
@@ -99,7 +103,11 @@ static void check_bad_setting(const char *var, const char *value)
 	setenv(var, value, 1);
 	errno = 0;
 	fd = open(primary, O_RDWR);
-	unsetenv(var);
+	if (old)
+		setenv(var, old, 1);
+	else
+		unsetenv(var);
+	free(old);
 	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
 	close(saved);
 	close(pipefd[1]);
@@ -127,6 +135,26 @@ static void test_bad_settings(void **state)
 	/* Nothing cached: good settings work afterwards. */
 	fd = open(primary, O_RDWR);
 	assert_node_fd(fd, 0);
+	close(fd);
+}
+
+/*
+ * The settings reach the device: the "ttmsim" driver's GET_PARAM reports
+ * the sizes meson test sets (TTMSIM_DRM_VRAM=64M, TTMSIM_DRM_GTT=128M).
+ */
+static void test_settings_reach_the_device(void **state)
+{
+	struct drm_ttmsim_get_param p = { .param = DRM_TTMSIM_PARAM_VRAM_SIZE };
+	int fd;
+
+	(void)state;
+	fd = open(render, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(ioctl(fd, DRM_IOCTL_TTMSIM_GET_PARAM, &p), 0);
+	assert_int_equal(p.value, 64ull << 20);
+	p = (struct drm_ttmsim_get_param){ .param = DRM_TTMSIM_PARAM_GTT_SIZE };
+	assert_int_equal(ioctl(fd, DRM_IOCTL_TTMSIM_GET_PARAM, &p), 0);
+	assert_int_equal(p.value, 128ull << 20);
 	close(fd);
 }
 
@@ -374,6 +402,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_settings),
+		cmocka_unit_test(test_settings_reach_the_device),
 		cmocka_unit_test(test_never_opens_the_path),
 		cmocka_unit_test(test_open_variants),
 		cmocka_unit_test(test_default_paths),

@@ -28,6 +28,7 @@
 
 #include "ttmsim/bo.h"
 #include "ttmsim/gpu.h"
+#include "ttmsim/ttmsim_drm.h"
 
 #define DEFAULT_PRIMARY "/dev/dri/card0"
 #define DEFAULT_RENDER "/dev/dri/renderD128"
@@ -168,22 +169,6 @@ static int env_class(bool *wound_wait)
 	return -EINVAL;
 }
 
-/*
- * The driver behind the nodes: only the core ioctls until the "ttmsim"
- * driver's private ones are there.
- */
-static const struct ttm_drm_driver shim_driver_core = {
-	.name = "ttmsim",
-	.desc = "ttmsim simulated GPU",
-	.date = "20261204",
-	.major = 1,
-};
-
-static const struct ttm_drm_driver *shim_driver(void)
-{
-	return &shim_driver_core;
-}
-
 /* Under dev_lock: make the device if it is not there yet. */
 static int device_get(void)
 {
@@ -211,7 +196,7 @@ static int device_get(void)
 	ret = ttm_device_create(&opts, &dev);
 	if (ret)
 		goto fail_gpu;
-	ret = ttm_drm_device_create(dev, shim_driver(), &ddev);
+	ret = ttm_drm_device_create(dev, ttm_drm_ttmsim_driver(), &ddev);
 	if (ret)
 		goto fail_dev;
 	return 0;
