@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "drm_priv.h"
@@ -19,6 +18,7 @@
 #include "ttmsim/execbuf.h"
 #include "ttmsim/ttmsim_drm.h"
 #include "util/compiler.h"
+#include "util/time.h"
 
 int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
 		      void **ret)
@@ -59,14 +59,12 @@ int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
 	return 0;
 }
 
+/* The clock GEM_WAIT's absolute timeouts count on. */
 static uint64_t clock_ns(struct ttm_gpu *gpu)
 {
-	struct timespec ts;
-
 	if (gpu && gpu_is_virtual(gpu))
 		return ttm_gpu_now_us(gpu) * 1000u;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return mono_ns();
 }
 
 static int get_param_ioctl(struct ttm_drm_file *file, void *data)

@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "ttmsim_ioctl.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/ttmsim_drm.h"
+#include "util/time.h"
 
 /* The uAPI's domain bits, in the order a placement tries them. */
 static const struct {
@@ -116,14 +116,6 @@ int ttmsim_gem_mmap_offset_ioctl(struct ttm_drm_file *file, void *data)
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 struct wait_state {
 	struct ttm_resv *resv;
 	enum ttm_resv_usage usage;
@@ -196,7 +188,7 @@ int ttmsim_gem_wait_ioctl(struct ttm_drm_file *file, void *data)
 		int64_t timeout = (int64_t)args->timeout_ns;
 
 		if (absolute) {
-			now_ns = monotonic_ns();
+			now_ns = mono_ns();
 			timeout = args->timeout_ns > now_ns ?
 				  (int64_t)(args->timeout_ns - now_ns) : 0;
 		}

@@ -109,34 +109,13 @@ static struct ttm_bo *bo_of(struct ttm_drm_file *file, uint32_t handle)
 static void expect_words(struct ttm_drm_file *file, uint32_t handle,
 			 uint32_t want)
 {
-	struct ttm_bo *bo = bo_of(file, handle);
-	size_t i, n = ttm_bo_size(bo) / 4;
-	uint32_t *words = malloc(n * 4);
-
-	assert_non_null(words);
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_read(bo, 0, words, n * 4), 0);
-	ttm_bo_unreserve(bo);
-	for (i = 0; i < n; i++)
-		if (words[i] != want)
-			fail_msg("word %zu: %#x, not %#x", i, words[i], want);
-	free(words);
+	expect_bo_words(bo_of(file, handle), want);
 }
 
 static void fill_words(struct ttm_drm_file *file, uint32_t handle,
 		       uint32_t value)
 {
-	struct ttm_bo *bo = bo_of(file, handle);
-	size_t i, n = ttm_bo_size(bo) / 4;
-	uint32_t *words = malloc(n * 4);
-
-	assert_non_null(words);
-	for (i = 0; i < n; i++)
-		words[i] = value;
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_write(bo, 0, words, n * 4), 0);
-	ttm_bo_unreserve(bo);
-	free(words);
+	fill_bo_words(bo_of(file, handle), value);
 }
 
 /* An ADD of @value, @duration_us long, on @engine, writing @handle. */
@@ -476,6 +455,16 @@ static void test_gem_wait_virtual(void **state)
 
 /* ---- SUBMIT ------------------------------------------------------------- */
 
+/* The last point of @handle's timeline that has signalled. */
+static uint64_t signalled_point(struct ttm_client *client, uint32_t handle)
+{
+	uint64_t point = UINT64_MAX;
+
+	assert_int_equal(ttm_client_syncobj_query(client, &handle, &point, 1,
+						  0), 0);
+	return point;
+}
+
 /*
  * Job a adds 1 to buffer x and signals point 1 of a timeline; job b, on
  * the other engine and touching another buffer (no implicit sync between
@@ -492,7 +481,6 @@ static void test_submit_timeline(void **state)
 	struct ttm_client *client;
 	struct pollfd pfd;
 	uint32_t x, y, sobj;
-	uint64_t point;
 	struct fixture f;
 
 	(void)state;
@@ -530,25 +518,19 @@ static void test_submit_timeline(void **state)
 
 	/* Halfway through a: nothing yet, b not started. */
 	assert_int_equal(ttm_gpu_advance(f.gpu, 50), 0);
-	assert_int_equal(ttm_client_syncobj_query(client, &sobj, &point, 1,
-						  0), 0);
-	assert_int_equal(point, 0);
+	assert_int_equal(signalled_point(client, sobj), 0);
 	assert_int_equal(gem_wait(f.render, x, DRM_TTMSIM_WAIT_READ, 0), -ETIME);
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 	/* a done (point 1), b halfway. */
 	assert_int_equal(ttm_gpu_advance(f.gpu, 100), 0);
-	assert_int_equal(ttm_client_syncobj_query(client, &sobj, &point, 1,
-						  0), 0);
-	assert_int_equal(point, 1);
+	assert_int_equal(signalled_point(client, sobj), 1);
 	expect_words(f.render, x, 1);
 	assert_int_equal(gem_wait(f.render, y, DRM_TTMSIM_WAIT_READ, 0),
 			 -ETIME);
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 	/* b done: point 2, its sync file, y's contents. */
 	assert_int_equal(ttm_gpu_advance(f.gpu, 100), 0);
-	assert_int_equal(ttm_client_syncobj_query(client, &sobj, &point, 1,
-						  0), 0);
-	assert_int_equal(point, 2);
+	assert_int_equal(signalled_point(client, sobj), 2);
 	expect_words(f.render, y, 2);
 	assert_int_equal(poll(&pfd, 1, 0), 1);
 	close(b.fence_fd);

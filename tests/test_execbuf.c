@@ -136,36 +136,17 @@ static struct ttm_bo *bo_of(struct fixture *f, uint32_t handle)
 }
 
 /* Every 32-bit word of @handle's buffer must equal @want. */
-static void expect_words(struct fixture *f, uint32_t handle, uint32_t want)
+static void expect_words(struct fixture *f, uint32_t handle,
+			 uint32_t want)
 {
-	struct ttm_bo *bo = bo_of(f, handle);
-	size_t i, n = ttm_bo_size(bo) / 4;
-	uint32_t *words = malloc(n * 4);
-
-	assert_non_null(words);
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_read(bo, 0, words, n * 4), 0);
-	ttm_bo_unreserve(bo);
-	for (i = 0; i < n; i++)
-		if (words[i] != want)
-			fail_msg("word %zu: %#x, not %#x", i, words[i], want);
-	free(words);
+	expect_bo_words(bo_of(f, handle), want);
 }
 
 /* Write @value to every word of @handle's buffer, through the CPU. */
-static void fill_words(struct fixture *f, uint32_t handle, uint32_t value)
+static void fill_words(struct fixture *f, uint32_t handle,
+		       uint32_t value)
 {
-	struct ttm_bo *bo = bo_of(f, handle);
-	size_t i, n = ttm_bo_size(bo) / 4;
-	uint32_t *words = malloc(n * 4);
-
-	assert_non_null(words);
-	for (i = 0; i < n; i++)
-		words[i] = value;
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_write(bo, 0, words, n * 4), 0);
-	ttm_bo_unreserve(bo);
-	free(words);
+	fill_bo_words(bo_of(f, handle), value);
 }
 
 static void assert_unlocked(struct fixture *f, const uint32_t *handles,
