@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <drm.h>
 #include <drm_mode.h>
 
@@ -178,7 +179,7 @@ static void test_never_opens_the_path(void **state)
 static void test_open_variants(void **state)
 {
 	char cwd[PATH_MAX];
-	int fds[7], n = 0;
+	int fds[7], n = 0, root;
 
 	(void)state;
 	fds[n++] = open64(primary, O_RDWR);
@@ -190,8 +191,12 @@ static void test_open_variants(void **state)
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir("/"), 0);
 	fds[n++] = open(primary + 1, O_RDWR);
-	fds[n++] = openat(AT_FDCWD, render + 1, O_RDWR);
 	assert_int_equal(chdir(cwd), 0);
+	/* Relative to a directory fd. */
+	root = open("/", O_RDONLY | O_DIRECTORY);
+	assert_true(root >= 0);
+	fds[n++] = openat(root, render + 1, O_RDWR);
+	close(root);
 	for (int i = 0; i < n; i++) {
 		assert_node_fd(fds[i], i == n - 1 ? 128 : 0);
 		close(fds[i]);
@@ -249,6 +254,26 @@ static void test_stat_family(void **state)
 	assert_true(S_ISCHR(stx.stx_mode));
 	assert_int_equal(stx.stx_rdev_minor, 128);
 	close(fd);
+	/*
+	 * Binaries built before glibc 2.33 call __fxstat and __xstat: found
+	 * by name as the loader finds them for such a binary, the shim's.
+	 */
+	{
+		int (*fxstat)(int, int, struct stat *) =
+			(int (*)(int, int, struct stat *))dlsym(RTLD_DEFAULT, "__fxstat");
+		int (*xstat)(int, const char *, struct stat *) =
+			(int (*)(int, const char *, struct stat *))dlsym(RTLD_DEFAULT,
+									 "__xstat");
+
+		assert_non_null(fxstat);
+		assert_non_null(xstat);
+		fd = open(primary, O_RDWR);
+		assert_int_equal(fxstat(1, fd, &st), 0);
+		assert_int_equal(st.st_rdev, makedev(226, 0));
+		close(fd);
+		assert_int_equal(xstat(1, render, &st), 0);
+		assert_int_equal(st.st_rdev, makedev(226, 128));
+	}
 	/* The nodes' sysfs directories, where libdrm checks they are DRM's. */
 	assert_int_equal(stat("/sys/dev/char/226:0/device/drm", &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
