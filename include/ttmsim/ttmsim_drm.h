@@ -186,8 +186,9 @@ struct drm_ttmsim_gem_mmap_offset {
  * so a wait's outcome is the same on every run. If the buffer is then
  * still busy only another thread (a syncobj signal, an advance) can make
  * it idle: a finite wait says -ETIME at once, a forever one blocks for it.
- * The wait is interruptible (ttm_interrupt_thread(): -EINTR), as a
- * kernel driver's.
+ * A wait that blocks is interruptible (ttm_interrupt_thread(): -EINTR),
+ * as a kernel driver's; letting virtual time pass is not (it lasts as
+ * long as the events it runs).
  *
  * Return: 0 once idle; -ETIME if the timeout came first; -ENOENT for a
  * bad handle; -EINVAL for flags or pad; -EINTR.
