@@ -182,11 +182,13 @@ TTM_EXPORT int ttm_drm_ioctl(struct ttm_drm_file *file, unsigned long request,
 		if (!kdata)
 			return -ENOMEM;
 	}
-	memcpy(kdata, arg, in);
+	if (in)
+		memcpy(kdata, arg, in);
 	memset(kdata + in, 0, ksize - in);
 	ret = desc->func(file, kdata);
 	/* Back even on failure, as the kernel's (a handler leaves it as was). */
-	memcpy(arg, kdata, out);
+	if (out)
+		memcpy(arg, kdata, out);
 	if (kdata != stack)
 		free(kdata);
 	return ret;

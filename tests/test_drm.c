@@ -230,6 +230,8 @@ static void test_version(void **state)
 	/* A NULL buffer is skipped; a bad one is -EFAULT. */
 	v.name = NULL;
 	v.name_len = 7;
+	v.date_len = sizeof(date);
+	v.desc_len = 0;
 	assert_int_equal(ttm_drm_ioctl(fx->primary, DRM_IOCTL_VERSION, &v), 0);
 	v.name = BAD_PTR;
 	v.name_len = 7;
