@@ -330,8 +330,8 @@ struct drm_ttmsim_submit {
  *	run first on each engine.
  * @DRM_TTMSIM_PRIORITY_LOW: background work.
  * @DRM_TTMSIM_PRIORITY_NORMAL: the default.
- * @DRM_TTMSIM_PRIORITY_HIGH: privileged.
- * @DRM_TTMSIM_PRIORITY_KERNEL: the device's own (its moves); privileged.
+ * @DRM_TTMSIM_PRIORITY_HIGH: before NORMAL; the master only.
+ * @DRM_TTMSIM_PRIORITY_KERNEL: the device's own (its moves); the master only.
  */
 enum drm_ttmsim_priority {
 	DRM_TTMSIM_PRIORITY_LOW = 0,
