@@ -532,6 +532,20 @@ static void test_submit_timeline(void **state)
 	assert_int_equal(ttm_gpu_advance(f.gpu, 100), 0);
 	assert_int_equal(signalled_point(client, sobj), 2);
 	expect_words(f.render, y, 2);
+	/* And as userspace sees it: through a mapping. */
+	{
+		struct drm_ttmsim_gem_mmap_offset m = { .handle = y };
+		uint32_t *words;
+		unsigned int i;
+
+		assert_int_equal(ioc(f.render,
+				     DRM_IOCTL_TTMSIM_GEM_MMAP_OFFSET, &m), 0);
+		assert_int_equal(ttm_drm_mmap(f.render, m.offset, 4096,
+					      (void **)&words), 0);
+		for (i = 0; i < 1024; i++)
+			assert_int_equal(words[i], 2);
+		assert_int_equal(ttm_drm_munmap(f.render, words, 4096), 0);
+	}
 	assert_int_equal(poll(&pfd, 1, 0), 1);
 	close(b.fence_fd);
 	fixture_fini(&f);
