@@ -532,6 +532,20 @@ static void test_submit_timeline(void **state)
 	assert_int_equal(ttm_gpu_advance(f.gpu, 100), 0);
 	assert_int_equal(signalled_point(client, sobj), 2);
 	expect_words(f.render, y, 2);
+	/* And as userspace sees it: through a mapping. */
+	{
+		struct drm_ttmsim_gem_mmap_offset m = { .handle = y };
+		uint32_t *words;
+		unsigned int i;
+
+		assert_int_equal(ioc(f.render,
+				     DRM_IOCTL_TTMSIM_GEM_MMAP_OFFSET, &m), 0);
+		assert_int_equal(ttm_drm_mmap(f.render, m.offset, 4096,
+					      (void **)&words), 0);
+		for (i = 0; i < 1024; i++)
+			assert_int_equal(words[i], 2);
+		assert_int_equal(ttm_drm_munmap(f.render, words, 4096), 0);
+	}
 	assert_int_equal(poll(&pfd, 1, 0), 1);
 	close(b.fence_fd);
 	fixture_fini(&f);
@@ -791,6 +805,35 @@ static void test_struct_sizes(void **state)
 	assert_int_equal(ioc(f.render,
 			     resized(DRM_IOCTL_TTMSIM_GEM_WAIT, sizeof(longer)),
 			     &longer), -EINVAL);
+	/* A newer SUBMIT with a field we do not know set: refused, unrun. */
+	{
+		struct {
+			struct drm_ttmsim_submit s;
+			uint64_t extension;
+		} newer = { .s = add_job(&bo, h, 1, 0, 10), .extension = 1 };
+
+		assert_int_equal(ioc(f.render,
+				     resized(DRM_IOCTL_TTMSIM_SUBMIT,
+					     sizeof(newer)), &newer), -EINVAL);
+		newer.extension = 0;
+		assert_int_equal(ioc(f.render,
+				     resized(DRM_IOCTL_TTMSIM_SUBMIT,
+					     sizeof(newer)), &newer), 0);
+	}
+	/* GET_PARAM without room for the value: as much as fits comes back. */
+	{
+		struct drm_ttmsim_get_param p = {
+			.param = DRM_TTMSIM_PARAM_VRAM_SIZE, .value = 7,
+		};
+
+		assert_int_equal(ioc(f.render,
+				     resized(DRM_IOCTL_TTMSIM_GET_PARAM, 8), &p),
+				 0);
+		assert_int_equal(p.value, 7);
+	}
+	assert_int_equal(gem_wait(f.render, h, DRM_TTMSIM_WAIT_READ,
+				  DRM_TTMSIM_TIMEOUT_INFINITE), 0);
+	expect_words(f.render, h, 2);
 	fixture_fini(&f);
 }
 

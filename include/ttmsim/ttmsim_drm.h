@@ -186,8 +186,9 @@ struct drm_ttmsim_gem_mmap_offset {
  * so a wait's outcome is the same on every run. If the buffer is then
  * still busy only another thread (a syncobj signal, an advance) can make
  * it idle: a finite wait says -ETIME at once, a forever one blocks for it.
- * The wait is interruptible (ttm_interrupt_thread(): -EINTR), as a
- * kernel driver's.
+ * A wait that blocks is interruptible (ttm_interrupt_thread(): -EINTR),
+ * as a kernel driver's; letting virtual time pass is not (it lasts as
+ * long as the events it runs).
  *
  * Return: 0 once idle; -ETIME if the timeout came first; -ENOENT for a
  * bad handle; -EINVAL for flags or pad; -EINTR.
@@ -329,8 +330,8 @@ struct drm_ttmsim_submit {
  *	run first on each engine.
  * @DRM_TTMSIM_PRIORITY_LOW: background work.
  * @DRM_TTMSIM_PRIORITY_NORMAL: the default.
- * @DRM_TTMSIM_PRIORITY_HIGH: privileged.
- * @DRM_TTMSIM_PRIORITY_KERNEL: the device's own (its moves); privileged.
+ * @DRM_TTMSIM_PRIORITY_HIGH: before NORMAL; the master only.
+ * @DRM_TTMSIM_PRIORITY_KERNEL: the device's own (its moves); the master only.
  */
 enum drm_ttmsim_priority {
 	DRM_TTMSIM_PRIORITY_LOW = 0,
