@@ -215,7 +215,20 @@ int submit_queue(struct submit *s)
 	ret = ranges && tracking ? 0 : -ENOMEM;
 	if (ret == 0)
 		ret = client_entity(s->client, args->engine, &entity);
-	for (i = 0; i < s->n && !ret; i++)
+	if (ret == 0 && args->op == TTM_GPU_OP_COPY) {
+		/*
+		 * Source then destination, two distinct buffers of one
+		 * size: the duplicates' fold may have left one.
+		 */
+		if (s->n != 2 ||
+		    ttm_bo_size(s->objs[0].bo) != ttm_bo_size(s->objs[1].bo)) {
+			args->bad_index = 1;
+			ret = -EINVAL;
+		}
+		for (i = 0; i < s->n && !ret; i++)
+			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
+	}
+	for (i = 0; i < s->n && !ret && args->op != TTM_GPU_OP_COPY; i++)
 		if (s->objs[i].write)
 			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
 	if (ret == 0)

@@ -49,7 +49,8 @@ static int check_args(struct ttm_execbuf_args *args,
 	if (args->n_bos == 0 || args->n_bos > TTM_EXECBUF_MAX_BOS ||
 	    !args->bos || (args->flags & ~known) ||
 	    args->engine >= ttm_gpu_engines(ttm_device_gpu(dev)) ||
-	    (args->op != TTM_GPU_OP_NOP && args->op != TTM_GPU_OP_ADD) ||
+	    (args->op != TTM_GPU_OP_NOP && args->op != TTM_GPU_OP_ADD &&
+	     args->op != TTM_GPU_OP_COPY) ||
 	    (args->n_in_fences && !args->in_fences) ||
 	    (args->n_in_fence_fds && !args->in_fence_fds) ||
 	    (args->n_in_syncobjs && !args->in_syncobjs) ||
@@ -60,6 +61,17 @@ static int check_args(struct ttm_execbuf_args *args,
 
 		if (!(e->flags & rw) || (e->flags & ~rw)) {
 			args->bad_index = (int)i;
+			return -EINVAL;
+		}
+	}
+	/* COPY reads its source, bos[0], and writes its destination. */
+	if (args->op == TTM_GPU_OP_COPY) {
+		if (args->n_bos != 2)
+			return -EINVAL;
+		if (args->bos[0].flags != TTM_EXECBUF_BO_READ ||
+		    !(args->bos[1].flags & TTM_EXECBUF_BO_WRITE)) {
+			args->bad_index =
+				args->bos[0].flags != TTM_EXECBUF_BO_READ ? 0 : 1;
 			return -EINVAL;
 		}
 	}

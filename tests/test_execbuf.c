@@ -136,36 +136,17 @@ static struct ttm_bo *bo_of(struct fixture *f, uint32_t handle)
 }
 
 /* Every 32-bit word of @handle's buffer must equal @want. */
-static void expect_words(struct fixture *f, uint32_t handle, uint32_t want)
+static void expect_words(struct fixture *f, uint32_t handle,
+			 uint32_t want)
 {
-	struct ttm_bo *bo = bo_of(f, handle);
-	size_t i, n = ttm_bo_size(bo) / 4;
-	uint32_t *words = malloc(n * 4);
-
-	assert_non_null(words);
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_read(bo, 0, words, n * 4), 0);
-	ttm_bo_unreserve(bo);
-	for (i = 0; i < n; i++)
-		if (words[i] != want)
-			fail_msg("word %zu: %#x, not %#x", i, words[i], want);
-	free(words);
+	expect_bo_words(bo_of(f, handle), want);
 }
 
 /* Write @value to every word of @handle's buffer, through the CPU. */
-static void fill_words(struct fixture *f, uint32_t handle, uint32_t value)
+static void fill_words(struct fixture *f, uint32_t handle,
+		       uint32_t value)
 {
-	struct ttm_bo *bo = bo_of(f, handle);
-	size_t i, n = ttm_bo_size(bo) / 4;
-	uint32_t *words = malloc(n * 4);
-
-	assert_non_null(words);
-	for (i = 0; i < n; i++)
-		words[i] = value;
-	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
-	assert_int_equal(ttm_bo_write(bo, 0, words, n * 4), 0);
-	ttm_bo_unreserve(bo);
-	free(words);
+	fill_bo_words(bo_of(f, handle), value);
 }
 
 static void assert_unlocked(struct fixture *f, const uint32_t *handles,
@@ -276,6 +257,58 @@ static void test_add(void **state)
 	fixture_fini(&f);
 }
 
+/*
+ * COPY: bos[0], read, to bos[1], written; two distinct buffers of one
+ * size, else -EINVAL naming the entry, with nothing submitted.
+ */
+static void test_copy(void **state)
+{
+	struct ttm_execbuf_bo list[3];
+	struct ttm_execbuf_args args = {
+		.bos = list, .n_bos = 2, .op = TTM_GPU_OP_COPY,
+		.duration_us = 10,
+	};
+	struct fixture f;
+	uint32_t src, dst, small;
+
+	(void)state;
+	fixture_init(&f);
+	src = new_handle(&f, BO_SIZE, &vram_gtt);
+	dst = new_handle(&f, BO_SIZE, &gtt_only);
+	small = new_handle(&f, BO_SIZE / 2, &gtt_only);
+	fill_words(&f, src, 0x5a5a);
+	list[0] = (struct ttm_execbuf_bo){ src, TTM_EXECBUF_BO_READ };
+	list[1] = (struct ttm_execbuf_bo){ dst, TTM_EXECBUF_BO_WRITE };
+	list[2] = (struct ttm_execbuf_bo){ small, TTM_EXECBUF_BO_WRITE };
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+	ttm_fence_put(args.out_fence);
+	advance(&f, 1000);
+	expect_words(&f, dst, 0x5a5a);
+	expect_words(&f, src, 0x5a5a);
+
+	/* Sizes that differ: about the destination. */
+	list[1].handle = small;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, 1);
+	/* One buffer twice, folded into one: no copy either. */
+	list[1].handle = src;
+	args.flags = TTM_EXECBUF_ALLOW_DUPLICATES;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	args.flags = 0;
+	/* A destination not written; three buffers. */
+	list[1] = (struct ttm_execbuf_bo){ dst, TTM_EXECBUF_BO_READ };
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, 1);
+	list[1].flags = TTM_EXECBUF_BO_WRITE;
+	args.n_bos = 3;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_unlocked(&f, (uint32_t[]){ src, dst, small }, 3);
+	advance(&f, 1000);
+	expect_words(&f, small, 0);
+	assert_int_equal(stats(&f).rejected, 4);
+	fixture_fini(&f);
+}
+
 /* ---- errors ---------------------------------------------------------------- */
 
 static void test_bad_handle(void **state)
@@ -343,8 +376,13 @@ static void test_bad_args(void **state)
 	args.engine = ENGINES;
 	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
 	args = good;
+	args.op = TTM_GPU_OP_COPY + 1;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	/* A COPY whose source, bos[0], is written. */
+	args = good;
 	args.op = TTM_GPU_OP_COPY;
 	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, 0);
 	args = good;
 	args.flags = 1u << 31;
 	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
@@ -385,7 +423,7 @@ static void test_bad_args(void **state)
 	close(fds[0]);
 	close(fds[1]);
 	assert_unlocked(&f, (uint32_t[]){ a, b }, 2);
-	assert_int_equal(stats(&f).rejected_by_errno[EINVAL], 9);
+	assert_int_equal(stats(&f).rejected_by_errno[EINVAL], 10);
 
 	/* Still usable. */
 	args = good;
@@ -1260,6 +1298,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TEST(test_add),
+		TEST(test_copy),
 		TEST(test_bad_handle),
 		TEST(test_bad_args),
 		TEST(test_duplicates),

@@ -316,7 +316,9 @@ struct ttm_execbuf_syncobj {
  * @engine: in: the GPU engine to run the job on.
  * @bos: in: the buffers, in the user's order, any order.
  * @n_bos: in: 1 to TTM_EXECBUF_MAX_BOS.
- * @op: in: NOP or ADD (COPY is internal).
+ * @op: in: NOP, ADD (to every buffer written), or COPY: exactly two
+ *	distinct buffers of one size, bos[0] the source (READ only), bos[1]
+ *	the destination (WRITE); else -EINVAL.
  * @add_value: in: for TTM_GPU_OP_ADD.
  * @duration_us: in: how long the job runs.
  * @in_fences: in: explicit in-fences: the job fails with their error

@@ -55,3 +55,32 @@ struct ttm_fence *busy_fence(struct ttm_bo *bo)
 	ttm_bo_unreserve(bo);
 	return f;
 }
+
+void expect_bo_words(struct ttm_bo *bo, uint32_t want)
+{
+	size_t i, n = ttm_bo_size(bo) / 4;
+	uint32_t *words = malloc(n * 4);
+
+	assert_non_null(words);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_read(bo, 0, words, n * 4), 0);
+	ttm_bo_unreserve(bo);
+	for (i = 0; i < n; i++)
+		if (words[i] != want)
+			fail_msg("word %zu: %#x, not %#x", i, words[i], want);
+	free(words);
+}
+
+void fill_bo_words(struct ttm_bo *bo, uint32_t value)
+{
+	size_t i, n = ttm_bo_size(bo) / 4;
+	uint32_t *words = malloc(n * 4);
+
+	assert_non_null(words);
+	for (i = 0; i < n; i++)
+		words[i] = value;
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_write(bo, 0, words, n * 4), 0);
+	ttm_bo_unreserve(bo);
+	free(words);
+}

@@ -42,6 +42,15 @@ long lru_order(struct ttm_device *dev, enum ttm_domain domain,
  */
 struct ttm_fence *busy_fence(struct ttm_bo *bo);
 
+/*
+ * Every 32-bit word of @bo must be @want, read once the jobs writing it
+ * are done (ttm_bo_read() waits for them); fail the test otherwise.
+ */
+void expect_bo_words(struct ttm_bo *bo, uint32_t want);
+
+/* Write @value to every 32-bit word of @bo, through the CPU. */
+void fill_bo_words(struct ttm_bo *bo, uint32_t value);
+
 /* Reserve @bo without a ticket, pin (unpin) it, unreserve: 0 asserted. */
 void pin_bo(struct ttm_bo *bo);
 void unpin_bo(struct ttm_bo *bo);
