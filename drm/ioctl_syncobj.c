@@ -144,16 +144,21 @@ int drm_ioctl_syncobj_timeline_wait(struct ttm_drm_file *file, void *data)
 	return ret;
 }
 
+/* RESET's and SIGNAL's struct: pad zero, the handles. */
+static int array_args(const struct drm_syncobj_array *args, void **handles)
+{
+	if (args->pad)
+		return -EINVAL;
+	return user_array(args->handles, args->count_handles, sizeof(uint32_t),
+			  handles);
+}
+
 int drm_ioctl_syncobj_reset(struct ttm_drm_file *file, void *data)
 {
 	struct drm_syncobj_array *args = data;
 	void *handles;
-	int ret;
+	int ret = array_args(args, &handles);
 
-	if (args->pad)
-		return -EINVAL;
-	ret = user_array(args->handles, args->count_handles, sizeof(uint32_t),
-			 &handles);
 	return ret ? ret : ttm_client_syncobj_reset(file->client, handles,
 						    args->count_handles);
 }
@@ -162,14 +167,21 @@ int drm_ioctl_syncobj_signal(struct ttm_drm_file *file, void *data)
 {
 	struct drm_syncobj_array *args = data;
 	void *handles;
-	int ret;
+	int ret = array_args(args, &handles);
 
-	if (args->pad)
-		return -EINVAL;
-	ret = user_array(args->handles, args->count_handles, sizeof(uint32_t),
-			 &handles);
 	return ret ? ret : ttm_client_syncobj_signal(file->client, handles,
 						     args->count_handles);
+}
+
+/* TIMELINE_SIGNAL's and QUERY's struct: the handles and their points. */
+static int timeline_args(const struct drm_syncobj_timeline_array *args,
+			 void **handles, void **points)
+{
+	int ret = user_array(args->handles, args->count_handles,
+			     sizeof(uint32_t), handles);
+
+	return ret ? ret : user_array(args->points, args->count_handles,
+				      sizeof(uint64_t), points);
 }
 
 int drm_ioctl_syncobj_timeline_signal(struct ttm_drm_file *file, void *data)
@@ -181,11 +193,7 @@ int drm_ioctl_syncobj_timeline_signal(struct ttm_drm_file *file, void *data)
 	/* The kernel defines no flag for a signal. */
 	if (args->flags)
 		return -EINVAL;
-	ret = user_array(args->handles, args->count_handles, sizeof(uint32_t),
-			 &handles);
-	if (!ret)
-		ret = user_array(args->points, args->count_handles,
-				 sizeof(uint64_t), &points);
+	ret = timeline_args(args, &handles, &points);
 	return ret ? ret :
 		ttm_client_syncobj_timeline_signal(file->client, handles,
 						   points,
@@ -200,11 +208,7 @@ int drm_ioctl_syncobj_query(struct ttm_drm_file *file, void *data)
 
 	if (args->flags & ~DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED)
 		return -EINVAL;
-	ret = user_array(args->handles, args->count_handles, sizeof(uint32_t),
-			 &handles);
-	if (!ret)
-		ret = user_array(args->points, args->count_handles,
-				 sizeof(uint64_t), &points);
+	ret = timeline_args(args, &handles, &points);
 	return ret ? ret :
 		ttm_client_syncobj_query(file->client, handles, points,
 					 args->count_handles, args->flags);
