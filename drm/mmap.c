@@ -149,3 +149,19 @@ void drm_mmap_release(struct ttm_drm_file *file)
 		ttm_bo_put(m->bo);
 	}
 }
+
+TTM_EXPORT bool ttm_drm_device_mem_overlaps(struct ttm_drm_device *ddev,
+					    const void *addr, size_t length)
+{
+	struct ttm_device *dev = ttm_drm_device_ttm(ddev);
+	uintptr_t a = (uintptr_t)addr;
+	uintptr_t end = length > UINTPTR_MAX - a ? UINTPTR_MAX : a + length;
+
+	for (int d = 0; d < TTM_DOMAIN_COUNT; d++) {
+		uintptr_t lo = (uintptr_t)dev->domain[d].arena;
+
+		if (lo && a < lo + dev->domain[d].capacity && lo < end)
+			return true;
+	}
+	return false;
+}

@@ -377,6 +377,81 @@ static void test_mapping_outlives_fd(void **state)
 	assert_int_equal(munmap(p, create.size), 0);
 }
 
+/* Other spellings of a node's path are the node too, never the device. */
+static void test_node_spellings(void **state)
+{
+	const char *base = strrchr(primary, '/');
+	char path[PATH_MAX];
+	const char *forms[] = { "%.*s/.%s", "%.*s/%s", "%.*s/zz/..%s",
+				"/.%.*s%s" };
+	int fd;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), forms[i], (int)(base - primary),
+			 primary, base);
+		fd = open(path, O_RDWR);
+		assert_node_fd(fd, 0);
+		assert_absent(primary);
+		close(fd);
+	}
+}
+
+static void *map_dumb(int fd, uint64_t *size, uint64_t *offset, int flags)
+{
+	struct drm_mode_create_dumb create = { .width = 64, .height = 32,
+					       .bpp = 32 };
+	struct drm_mode_map_dumb map = { 0 };
+	void *p;
+
+	assert_int_equal(ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create), 0);
+	map.handle = create.handle;
+	assert_int_equal(ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map), 0);
+	*size = create.size;
+	*offset = map.offset;
+	p = mmap(NULL, create.size, PROT_READ | PROT_WRITE, flags, fd,
+		 (off_t)map.offset);
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+/*
+ * munmap() never lets the C library unmap the device's memory: a piece of
+ * a mapping, or a mapping undone twice, is EINVAL, and the other buffers
+ * (whose pages sit next to it) stay usable. Two mappings of one buffer
+ * have one address: each is undone by its own length. MAP_SHARED_VALIDATE
+ * is a shared mapping too.
+ */
+static void test_munmap_guards(void **state)
+{
+	uint64_t size, size2, off, off2;
+	uint32_t *p, *q, *r;
+	int fd;
+
+	(void)state;
+	fd = open(primary, O_RDWR);
+	assert_true(fd >= 0);
+	p = map_dumb(fd, &size, &off, MAP_SHARED);
+	assert_int_equal(size, 8192);
+	q = map_dumb(fd, &size2, &off2, MAP_SHARED_VALIDATE);
+	assert_int_equal(munmap((char *)p + 4096, 4096), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(munmap(p, size), 0);
+	assert_int_equal(munmap(p, size), -1);
+	assert_int_equal(errno, EINVAL);
+	for (size_t i = 0; i < size2 / 4; i++)
+		q[i] = (uint32_t)i;
+	for (size_t i = 0; i < size2 / 4; i++)
+		assert_int_equal(q[i], i);
+	/* A second, shorter mapping of the same buffer: the same address. */
+	r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)off2);
+	assert_true(r == q);
+	assert_int_equal(munmap(q, size2), 0);
+	assert_int_equal(r[5], 5);
+	assert_int_equal(munmap(r, 4096), 0);
+	close(fd);
+}
+
 #define THREADS 2
 #define ROUNDS 200
 
@@ -435,6 +510,8 @@ int main(void)
 		cmocka_unit_test(test_dup_family),
 		cmocka_unit_test(test_passthrough),
 		cmocka_unit_test(test_mapping_outlives_fd),
+		cmocka_unit_test(test_node_spellings),
+		cmocka_unit_test(test_munmap_guards),
 		cmocka_unit_test(test_threads),
 	};
 

@@ -68,5 +68,7 @@ void shim_fd_forget_all(void);
 
 /* shim_dev.c: one shim_file fewer (the device may go at exit). */
 void shim_file_closed(void);
+/* Does the range touch the device's memory (ttm_drm_device_mem_overlaps())? */
+bool shim_dev_mem_overlaps(const void *addr, size_t length);
 
 #endif

@@ -42,6 +42,8 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ttm_gpu *gpu;
 static struct ttm_device *dev;
 static struct ttm_drm_device *ddev;
+/* ddev for shim_dev_mem_overlaps(), read without the lock. */
+static struct ttm_drm_device *mem_ddev;
 /* shim_files alive: fds or mappings of them. */
 static unsigned long live_files;
 
@@ -56,10 +58,62 @@ static const char *node_path(enum ttm_drm_node node)
 }
 
 /*
+ * @path (absolute) with "//", "." and ".." resolved by name, into @out
+ * (PATH_MAX bytes); false if it does not fit.
+ */
+static bool path_normalise(const char *path, char *out)
+{
+	size_t len = 0;
+
+	while (*path) {
+		const char *seg = path, *end;
+		size_t n;
+
+		while (*seg == '/')
+			seg++;
+		end = strchrnul(seg, '/');
+		n = (size_t)(end - seg);
+		path = end;
+		if (n == 0 || (n == 1 && seg[0] == '.'))
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--; /* the slash before the dropped segment */
+			continue;
+		}
+		if (len + 1 + n >= PATH_MAX)
+			return false;
+		out[len++] = '/';
+		memcpy(out + len, seg, n);
+		len += n;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return true;
+}
+
+/* Is @p, absolute, the node at @node_p: by name, or by what it resolves to. */
+static bool same_node(const char *p, const char *node_p)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (!path_normalise(p, a) || !path_normalise(node_p, b))
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	/* Another name (a symlink, /dev/dri/by-path/...) of an existing one. */
+	return realpath(p, a) && realpath(node_p, b) && strcmp(a, b) == 0;
+}
+
+/*
  * Is @path, relative to @dirfd as for openat(), one of our nodes? By
  * name: the node's path need not exist. A relative path is joined to
- * the working directory or to @dirfd's path (from /proc/self/fd); no
- * "..", symlinks or doubled slashes are resolved.
+ * the working directory or to @dirfd's path (from /proc/self/fd); "//",
+ * "." and ".." are resolved by name, and symlinks where both exist, so
+ * no other spelling of a node reaches the real device.
  */
 bool shim_node_at(int dirfd, const char *path, enum ttm_drm_node *node)
 {
@@ -89,7 +143,7 @@ bool shim_node_at(int dirfd, const char *path, enum ttm_drm_node *node)
 		p = full;
 	}
 	for (int i = TTM_DRM_NODE_PRIMARY; i <= TTM_DRM_NODE_RENDER; i++) {
-		if (strcmp(p, node_path(i)) == 0) {
+		if (same_node(p, node_path(i))) {
 			*node = i;
 			return true;
 		}
@@ -199,6 +253,7 @@ static int device_get(void)
 	ret = ttm_drm_device_create(dev, ttm_drm_ttmsim_driver(), &ddev);
 	if (ret)
 		goto fail_dev;
+	__atomic_store_n(&mem_ddev, ddev, __ATOMIC_RELEASE);
 	return 0;
 
 fail_dev:
@@ -281,6 +336,20 @@ int shim_open_node(enum ttm_drm_node node, int flags)
 	return fd;
 }
 
+/*
+ * Without dev_lock: the library itself munmap()s its arenas when the
+ * device goes, under dev_lock, through our munmap. So the device is
+ * published here once made, and withdrawn before it is destroyed (its
+ * own arena unmaps then go to the C library, as they must).
+ */
+bool shim_dev_mem_overlaps(const void *addr, size_t length)
+{
+	struct ttm_drm_device *d = __atomic_load_n(&mem_ddev,
+						   __ATOMIC_ACQUIRE);
+
+	return d && ttm_drm_device_mem_overlaps(d, addr, length);
+}
+
 void shim_file_closed(void)
 {
 	pthread_mutex_lock(&dev_lock);
@@ -335,6 +404,7 @@ __attribute__((destructor)) static void shim_fini(void)
 	shim_fd_forget_all();
 	pthread_mutex_lock(&dev_lock);
 	if (ddev && live_files == 0) {
+		__atomic_store_n(&mem_ddev, NULL, __ATOMIC_RELEASE);
 		ttm_drm_device_destroy(ddev);
 		ddev = NULL;
 		ttm_device_get_stats(dev, &stats);

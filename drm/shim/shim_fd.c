@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 struct shim_map {
@@ -124,31 +125,34 @@ int shim_map_add(void *addr, size_t length, struct shim_file *sf)
 }
 
 /*
- * The mapping at @addr, removed from the table; its reference on the
- * file goes to the caller. Only whole mappings: @length must be the one
- * it was made with (-EINVAL in *@ret_err otherwise).
+ * The mapping made at @addr with @length, removed from the table; its
+ * reference on the file goes to the caller. NULL if there is none: then
+ * *@ret_err is -EINVAL if the range overlaps another of our mappings
+ * (only whole mappings are undone), else 0.
  */
 struct shim_file *shim_map_remove(void *addr, size_t length, int *ret_err)
 {
+	uintptr_t a = (uintptr_t)addr, end = a + length;
 	struct shim_file *sf = NULL;
 	struct shim_map **pp, *m = NULL;
+	bool overlap = false;
 
-	*ret_err = 0;
 	pthread_mutex_lock(&table_lock);
 	for (pp = &maps; *pp; pp = &(*pp)->next) {
-		if ((*pp)->addr != addr)
-			continue;
-		if ((*pp)->length != length) {
-			*ret_err = -EINVAL;
+		uintptr_t lo = (uintptr_t)(*pp)->addr;
+
+		if ((*pp)->addr == addr && (*pp)->length == length) {
+			m = *pp;
+			*pp = m->next;
+			sf = m->sf;
 			break;
 		}
-		m = *pp;
-		*pp = m->next;
-		sf = m->sf;
-		break;
+		if (a < lo + (*pp)->length && lo < end)
+			overlap = true;
 	}
 	pthread_mutex_unlock(&table_lock);
 	free(m);
+	*ret_err = !sf && overlap ? -EINVAL : 0;
 	return sf;
 }
 

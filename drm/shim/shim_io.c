@@ -50,7 +50,10 @@ static void *map_fd(struct shim_file *sf, void *addr, size_t length,
 	int ret;
 
 	(void)addr;
-	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_PRIVATE)) {
+	/* MAP_SHARED_VALIDATE holds MAP_PRIVATE's bit: compare the type. */
+	if ((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) ||
+	    ((flags & MAP_TYPE) != MAP_SHARED &&
+	     (flags & MAP_TYPE) != MAP_SHARED_VALIDATE)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -99,8 +102,18 @@ SHIM_EXPORT int munmap(void *addr, size_t length)
 		errno = -err;
 		return -1;
 	}
-	if (!sf)
+	if (!sf) {
+		/*
+		 * Not a live mapping of ours: a second munmap, or a piece of
+		 * one. Those pages are the device's arena, shared by other
+		 * buffers: the C library must never unmap them.
+		 */
+		if (shim_dev_mem_overlaps(addr, length)) {
+			errno = EINVAL;
+			return -1;
+		}
 		return SHIM_REAL(munmap)(addr, length);
+	}
 	ret = ttm_drm_munmap(sf->file, addr, length);
 	shim_file_put(sf);
 	if (ret) {

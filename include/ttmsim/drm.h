@@ -327,6 +327,25 @@ int ttm_drm_mmap(struct ttm_drm_file *file, uint64_t offset, size_t length,
  */
 int ttm_drm_munmap(struct ttm_drm_file *file, void *addr, size_t length);
 
+/**
+ * ttm_drm_device_mem_overlaps() - does a range touch the device's memory?
+ * @ddev: the device.
+ * @addr: the start of the range.
+ * @length: its length in bytes.
+ *
+ * Buffers in VRAM and GTT live in arenas the library mapped once for the
+ * device's life; a mapping hands out their addresses. A front end that
+ * stands in for munmap(2) (the drm-shim) asks this before passing a range
+ * that is not a live mapping on to the C library: unmapping arena pages
+ * would pull the memory from under other buffers, so such a call must
+ * fail instead (the kernel, which owns its mappings, has no such hazard).
+ *
+ * Context: Does not sleep. Takes no lock: the arenas do not move.
+ * Return: true if [@addr, @addr + @length) overlaps an arena.
+ */
+bool ttm_drm_device_mem_overlaps(struct ttm_drm_device *ddev,
+				 const void *addr, size_t length);
+
 #ifdef __cplusplus
 }
 #endif
