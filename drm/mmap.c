@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bo/bo.h"
 #include "drm_priv.h"
@@ -37,6 +38,13 @@ static int pin_mappable(struct ttm_bo *bo)
 		return ret;
 	/* The move's copy must land before the CPU writes. */
 	ret = ttm_resv_wait(ttm_bo_resv(bo), TTM_RESV_USAGE_KERNEL, true, -1);
+	/*
+	 * A buffer already pinned in SYSTEM (or an import whose exporter
+	 * is there) stays in malloc()ed memory: mmap(2) cannot return
+	 * that address, so it cannot be mapped.
+	 */
+	if (ret == 0 && (uintptr_t)bo_mem(bo) % (uintptr_t)sysconf(_SC_PAGESIZE))
+		ret = -EINVAL;
 	if (ret)
 		ttm_bo_unpin(bo);
 	return ret;

@@ -672,6 +672,49 @@ static void test_mmap_from_system(void **state)
 	ttm_bo_put(bo);
 }
 
+/*
+ * Pinned in SYSTEM, a buffer cannot be moved where a process can map it:
+ * the mapping is refused rather than given a malloc()ed address, which
+ * mmap(2) could not return (the one chance in 256 that malloc() gave a
+ * page-aligned block is a legal mapping).
+ */
+static void test_mmap_pinned_in_system(void **state)
+{
+	struct drm_fixture *fx = *state;
+	struct ttm_placement sys = {
+		.count = 1, .places = { TTM_PLACE_INIT(TTM_DOMAIN_SYSTEM) },
+	};
+	struct ttm_operation_ctx ctx = { 0 };
+	struct drm_mode_map_dumb m = { 0 };
+	uint64_t size;
+	uint32_t h = drm_dumb(fx->primary, 64, 64, &size);
+	struct ttm_bo *bo = ttm_client_lookup(ttm_drm_file_client(fx->primary),
+					      h);
+	void *p = NULL;
+	int ret;
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_validate(bo, &sys, &ctx), 0);
+	assert_int_equal(ttm_bo_pin(bo), 0);
+	ttm_bo_unreserve(bo);
+	m.handle = h;
+	assert_int_equal(ttm_drm_ioctl(fx->primary, DRM_IOCTL_MODE_MAP_DUMB,
+				       &m), 0);
+	ret = ttm_drm_mmap(fx->primary, m.offset, size, &p);
+	if (ret == 0) {
+		assert_int_equal((uintptr_t)p % sysconf(_SC_PAGESIZE), 0);
+		assert_int_equal(ttm_drm_munmap(fx->primary, p, size), 0);
+	} else {
+		assert_int_equal(ret, -EINVAL);
+	}
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin_count(bo), 1);
+	ttm_bo_unpin(bo);
+	ttm_bo_unreserve(bo);
+	ttm_bo_put(bo);
+}
+
 static int small_gtt_setup(void **state)
 {
 	/* 16 pages of GTT: a few buffers fill it. */
@@ -778,6 +821,7 @@ int main(void)
 		DRM_TEST(test_prime_share),
 		DRM_TEST(test_mmap_errors),
 		DRM_TEST(test_mmap_from_system),
+		DRM_TEST(test_mmap_pinned_in_system),
 		cmocka_unit_test_setup_teardown(test_mmap_while_moving,
 						small_gtt_setup,
 						drm_fixture_teardown),

@@ -307,7 +307,8 @@ int ttm_drm_mmap_offset(struct ttm_drm_file *file, uint32_t handle,
  * Context: May sleep (the buffer's reservation, a move). No reservation
  * of the device held. Takes and releases the device's lock.
  * Return: 0 and *@ret_addr; -EINVAL for a zero @length or an offset not
- * a buffer's start; -EACCES if @file has no handle for the buffer;
+ * a buffer's start, or a buffer pinned where its memory is not
+ * page-aligned (in SYSTEM); -EACCES if @file has no handle for the buffer;
  * -ENOMEM, -ENOSPC if it could not be placed.
  */
 int ttm_drm_mmap(struct ttm_drm_file *file, uint64_t offset, size_t length,
