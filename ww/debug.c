@@ -112,8 +112,12 @@ static enum ww_debug_rule check_lock_call(struct ww_mutex *lock,
 }
 
 /*
- * Untracked threads (no memory for the state) are not checked at all:
- * a checker that forgot a lock would report its unlock as a bug.
+ * The state of the thread about to lock @lock, with room made to record
+ * it. Untracked threads (no memory for the state) are not checked at
+ * all: a checker that forgot a lock would report its unlock as a bug. So
+ * a thread whose bookkeeping cannot grow drops out here, before the lock
+ * is taken, never after: all its held locks forgotten at once, its later
+ * unlocks performed unchecked.
  */
 static struct ww_debug_thread *state_for(struct ww_thread *self,
 					 struct ww_mutex *lock,
@@ -125,17 +129,12 @@ static struct ww_debug_thread *state_for(struct ww_thread *self,
 	if (!d)
 		return NULL;
 	/* A bad lock has no usable class: check it before looking it up. */
-	if (lock && !check_lock(lock)) {
-		*c = ww_debug_class_of(d, lock->ww_class);
-		if (!*c) {
-			/*
-			 * The lock would be taken unrecorded: stop checking
-			 * the thread, or ww_debug_lock_held() would deny a
-			 * lock it holds.
-			 */
-			ww_debug_state_lose(self);
-			return NULL;
-		}
+	if (check_lock(lock))
+		return d;
+	*c = ww_debug_class_of(d, lock->ww_class);
+	if (!*c || !ww_debug_held_reserve(d)) {
+		ww_debug_state_lose(self);
+		return NULL;
 	}
 	return d;
 }
@@ -147,8 +146,8 @@ static void took(struct ww_debug_thread *d, struct ww_debug_class *c,
 {
 	if (ctx && ctx->contending_lock == lock)
 		ctx->contending_lock = NULL;
-	if (!ww_debug_held_add(d, lock, ctx, c, file, line))
-		ww_debug_state_lose(ww_thread_self());
+	/* Cannot fail: state_for() made the room. */
+	ww_debug_held_add(d, lock, ctx, c, file, line);
 }
 
 int ww_debug_lock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
@@ -296,7 +295,8 @@ void ww_debug_acquire_fini(struct ww_acquire_ctx *ctx, const char *file,
 	if (rule && broken(rule, NULL, ctx, "ww_acquire_fini", file, line))
 		return;
 	if (d) {
-		struct ww_debug_class *c = ww_debug_class_of(d, ctx->ww_class);
+		/* Find, never add: an allocation here could only fail. */
+		struct ww_debug_class *c = ww_debug_class_find(d, ctx->ww_class);
 
 		if (c && c->open) {
 			c->open--;

@@ -14,6 +14,13 @@
 /* The state of every thread the checker gave up on. */
 static struct ww_debug_thread lost_state = { .lost = true };
 
+/* Whether a test asked for the allocation at @site to fail. */
+static bool alloc_fails(enum ww_debug_alloc_site site)
+{
+	return ttmsim_test_ww_debug_alloc_fails &&
+	       ttmsim_test_ww_debug_alloc_fails(site);
+}
+
 struct ww_debug_thread *ww_debug_state(struct ww_thread *t)
 {
 	struct ww_debug_thread *d = t->debug;
@@ -22,25 +29,38 @@ struct ww_debug_thread *ww_debug_state(struct ww_thread *t)
 		return d->lost ? NULL : d;
 	if (t->shared)
 		return NULL;
-	d = calloc(1, sizeof(*d));
-	t->debug = d ? d : &lost_state;
+	d = alloc_fails(WW_DEBUG_ALLOC_STATE) ? NULL : calloc(1, sizeof(*d));
+	if (!d)
+		ww_debug_state_lose(t);
+	else
+		t->debug = d;
 	return d;
 }
 
-struct ww_debug_class *ww_debug_class_of(struct ww_debug_thread *d,
-					 struct ww_class *cls)
+struct ww_debug_class *ww_debug_class_find(struct ww_debug_thread *d,
+					   const struct ww_class *cls)
 {
-	struct ww_debug_class *c;
 	size_t i;
 
 	/* A thread uses few classes: a scan beats hashing here. */
 	for (i = 0; i < d->n_classes; i++)
 		if (d->classes[i].cls == cls)
 			return &d->classes[i];
+	return NULL;
+}
+
+struct ww_debug_class *ww_debug_class_of(struct ww_debug_thread *d,
+					 struct ww_class *cls)
+{
+	struct ww_debug_class *c = ww_debug_class_find(d, cls);
+
+	if (c)
+		return c;
 	if (d->n_classes == d->classes_cap) {
 		size_t cap = d->classes_cap ? 2 * d->classes_cap : 4;
 
-		c = realloc(d->classes, cap * sizeof(*c));
+		c = alloc_fails(WW_DEBUG_ALLOC_CLASSES) ? NULL :
+			realloc(d->classes, cap * sizeof(*c));
 		if (!c)
 			return NULL;
 		d->classes = c;
@@ -72,7 +92,8 @@ static void insert(struct ww_debug_held *tab, size_t cap,
 static bool grow(struct ww_debug_thread *d)
 {
 	size_t cap = d->held_cap ? 2 * d->held_cap : 16, i;
-	struct ww_debug_held *tab = calloc(cap, sizeof(*tab));
+	struct ww_debug_held *tab = alloc_fails(WW_DEBUG_ALLOC_HELD) ? NULL :
+		calloc(cap, sizeof(*tab));
 
 	if (!tab)
 		return false;
@@ -85,7 +106,12 @@ static bool grow(struct ww_debug_thread *d)
 	return true;
 }
 
-bool ww_debug_held_add(struct ww_debug_thread *d, struct ww_mutex *lock,
+bool ww_debug_held_reserve(struct ww_debug_thread *d)
+{
+	return 2 * (d->held_n + 1) <= d->held_cap || grow(d);
+}
+
+void ww_debug_held_add(struct ww_debug_thread *d, struct ww_mutex *lock,
 		       struct ww_acquire_ctx *ctx, struct ww_debug_class *c,
 		       const char *file, int line)
 {
@@ -99,14 +125,11 @@ bool ww_debug_held_add(struct ww_debug_thread *d, struct ww_mutex *lock,
 		.seq = ++d->seq,
 	};
 
-	if (2 * (d->held_n + 1) > d->held_cap && !grow(d))
-		return false;
 	insert(d->held, d->held_cap, &e);
 	d->held_n++;
 	c->held++;
 	if (!ctx)
 		c->held_noctx++;
-	return true;
 }
 
 struct ww_debug_held *ww_debug_held_find(struct ww_debug_thread *d,

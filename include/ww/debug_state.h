@@ -60,8 +60,19 @@ struct ww_debug_thread *ww_debug_state(struct ww_thread *t);
 struct ww_debug_class *ww_debug_class_of(struct ww_debug_thread *d,
 					 struct ww_class *cls);
 
-/* Record @lock as held; false on out of memory (nothing recorded). */
-bool ww_debug_held_add(struct ww_debug_thread *d, struct ww_mutex *lock,
+/* The entry of @cls, or NULL: never allocates. */
+struct ww_debug_class *ww_debug_class_find(struct ww_debug_thread *d,
+					   const struct ww_class *cls);
+
+/*
+ * Make room to record one more held lock; false on out of memory. Called
+ * before a lock is taken, so that recording it afterwards cannot fail: a
+ * lock taken but not recorded would make its correct unlock look foreign.
+ */
+bool ww_debug_held_reserve(struct ww_debug_thread *d);
+
+/* Record @lock as held, in the room ww_debug_held_reserve() made. */
+void ww_debug_held_add(struct ww_debug_thread *d, struct ww_mutex *lock,
 		       struct ww_acquire_ctx *ctx, struct ww_debug_class *c,
 		       const char *file, int line);
 
@@ -79,10 +90,29 @@ struct ww_debug_held *ww_debug_held_oldest(struct ww_debug_thread *d);
 void ww_debug_state_print(struct ww_thread *t, int fd);
 
 /*
- * Stop tracking @t for good (out of memory): a checker that forgot a lock
- * would report its unlock as a bug.
+ * Stop tracking @t for good (out of memory), with one line on stderr: its
+ * held locks and open contexts are forgotten, and from then on its calls
+ * are made unchecked (an unlock of a lock the checker never recorded is
+ * performed, not reported). Call it before taking a lock that could not
+ * be recorded, never after: a checker that forgot a lock would report its
+ * unlock as a bug.
  */
 void ww_debug_state_lose(struct ww_thread *t);
+
+/*
+ * The checker's allocations, for tests: a program that defines this
+ * function (tests/test_ww_debug_oom.c does) is asked before each of them,
+ * and the allocation fails when it returns true. Weak and undefined in
+ * the library, so not part of the ABI; NULL in every other program.
+ */
+enum ww_debug_alloc_site {
+	WW_DEBUG_ALLOC_STATE,   /* a thread's state, on its first call */
+	WW_DEBUG_ALLOC_CLASSES, /* growing the class table */
+	WW_DEBUG_ALLOC_HELD,    /* growing the held-lock table */
+};
+
+bool ttmsim_test_ww_debug_alloc_fails(enum ww_debug_alloc_site site)
+	__attribute__((weak, visibility("default")));
 
 /* Free @t's state (thread exit). */
 void ww_debug_state_free(struct ww_thread *t);
