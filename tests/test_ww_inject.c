@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Back-off injection (ww_debug_inject, TTMSIM_WW_INJECT): what it injects,
- * that one seed gives one sequence, and that a threaded workload with
+ * that one seed gives one sequence, that a transaction of many more locks
+ * than N completes (a context is exempt after an injected back-off until
+ * it completed a pass), and that a threaded workload with
  * back-off handling still loses no update while backing off far more.
  */
 #include <pthread.h>
@@ -20,8 +22,9 @@ static DEFINE_WD_CLASS(inject_wd);
 #define CALLS 2000
 
 /*
- * Hold A and lock B CALLS times; record which calls were injected. After
- * -EDEADLK the rules ask for the contended lock next: B again.
+ * CALLS transactions of one context each: lock A, then B (the candidate);
+ * record which B calls were injected. A fresh context for each call: a
+ * context that was injected is exempt until it completed a pass.
  */
 static void record(struct ww_class *cls, unsigned long seed, unsigned int n,
 		   int *out)
@@ -33,9 +36,9 @@ static void record(struct ww_class *cls, unsigned long seed, unsigned int n,
 	ww_mutex_init(&a, cls);
 	ww_mutex_init(&b, cls);
 	ww_debug_inject(seed, n);
-	ww_acquire_init(&ctx, cls);
-	assert_int_equal(ww_mutex_lock(&a, &ctx), 0);
 	for (i = 0; i < CALLS; i++) {
+		ww_acquire_init(&ctx, cls);
+		assert_int_equal(ww_mutex_lock(&a, &ctx), 0);
 		ret = ww_mutex_lock(&b, &ctx);
 		out[i] = ret;
 		if (ret == 0) {
@@ -47,9 +50,10 @@ static void record(struct ww_class *cls, unsigned long seed, unsigned int n,
 			assert_ptr_equal(ctx.contending_lock, &b);
 			assert_int_equal(ctx.acquired, 1);
 		}
+		/* Given up after -EDEADLK: allowed, with nothing held. */
+		ww_mutex_unlock(&a);
+		ww_acquire_fini(&ctx);
 	}
-	ww_mutex_unlock(&a);
-	ww_acquire_fini(&ctx);
 	ww_debug_inject(0, 0);
 }
 
@@ -133,6 +137,80 @@ static void test_already_held_is_ealready(void **state)
 	ww_mutex_unlock(&b);
 	ww_acquire_fini(&ctx);
 	ww_debug_inject(0, 0);
+}
+
+/* ---- progress: a transaction much bigger than N completes -------------- */
+
+#define BIG 64
+
+/*
+ * One context locks BIG locks in order with the usual back-off loop;
+ * returns the number of passes it took, or 0 if it did not complete
+ * within @max_passes.
+ */
+static unsigned int big_transaction(struct ww_acquire_ctx *ctx,
+				    struct ww_mutex *lock,
+				    unsigned int max_passes)
+{
+	unsigned int passes = 1, i, j;
+	int contended = -1;
+
+	for (i = 0; i < BIG; i++) {
+		int ret;
+
+		if ((int)i == contended)
+			continue;
+		ret = ww_mutex_lock(&lock[i], ctx);
+		if (ret == 0)
+			continue;
+		assert_int_equal(ret, -EDEADLK);
+		for (j = 0; j < i; j++)
+			if ((int)j != contended)
+				ww_mutex_unlock(&lock[j]);
+		if (contended >= 0)
+			ww_mutex_unlock(&lock[contended]);
+		if (++passes > max_passes)
+			return 0;
+		contended = (int)i;
+		ww_mutex_lock_slow(&lock[i], ctx);
+		i = (unsigned int)-1; /* start over */
+	}
+	for (i = 0; i < BIG; i++)
+		ww_mutex_unlock(&lock[i]);
+	return passes;
+}
+
+/*
+ * With N = 4, a fixed 1-in-4 chance per lock would leave a 64-lock pass
+ * a (3/4)^63 chance to complete: it never would. An injected back-off
+ * exempts the context until it completed a pass, so every transaction
+ * takes at most two passes; and the context is a candidate again once
+ * the pass is over (injection goes on, transaction after transaction).
+ */
+static void test_progress(void **state)
+{
+	struct ww_class *cls = *state;
+	static struct ww_mutex lock[BIG];
+	struct ww_acquire_ctx ctx;
+	unsigned int i, round, passes, injected = 0;
+
+	for (i = 0; i < BIG; i++)
+		ww_mutex_init(&lock[i], cls);
+	for (round = 0; round < 20; round++) {
+		ww_debug_inject(1000 + round, 4);
+		ww_acquire_init(&ctx, cls);
+		/* The same context, three transactions in a row. */
+		for (i = 0; i < 3; i++) {
+			passes = big_transaction(&ctx, lock, 100);
+			assert_int_not_equal(passes, 0);
+			assert_in_range(passes, 1, 2);
+			injected += passes - 1;
+		}
+		ww_acquire_fini(&ctx);
+	}
+	ww_debug_inject(0, 0);
+	/* (1 - (3/4)^63): nearly every transaction was injected once. */
+	assert_in_range(injected, 55, 60);
 }
 
 /* ---- threaded: counters exact, many more back-offs --------------------- */
@@ -242,7 +320,10 @@ static void test_threaded_counters(void **state)
 	ww_debug_inject(0, 0);
 	print_message("%s: %lu back-offs without injection, %lu with 1:4\n",
 		      cls->name, plain, injected);
-	/* 3 candidate calls a transaction, 1 in 4 injected: ~9000. */
+	/*
+	 * 3 candidate calls in a transaction's first pass, 1 in 4 injected,
+	 * none in the pass after: 1 - (3/4)^3, ~58% of 12000, ~6900.
+	 */
 	assert_true(injected > plain + THREADS * TX / 2);
 }
 
@@ -255,6 +336,8 @@ int main(void)
 		cmocka_unit_test_prestate(test_off_and_nothing_held, &inject_wd),
 		cmocka_unit_test_prestate(test_already_held_is_ealready, &inject_ww),
 		cmocka_unit_test_prestate(test_already_held_is_ealready, &inject_wd),
+		cmocka_unit_test_prestate(test_progress, &inject_ww),
+		cmocka_unit_test_prestate(test_progress, &inject_wd),
 		cmocka_unit_test_prestate(test_threaded_counters, &inject_ww),
 		cmocka_unit_test_prestate(test_threaded_counters, &inject_wd),
 	};

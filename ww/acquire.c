@@ -15,7 +15,6 @@ void ww_raw_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class)
 		.is_wait_die = (unsigned short)ww_class->is_wait_die,
 		.ww_class = ww_class,
 		.magic = WW_CTX_LIVE,
-		.inject_countdown = ~0u,
 	};
 }
 

@@ -82,21 +82,29 @@ lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	ret = ww_lock_slowpath(lock, ctx, token, ww_token_thread(token),
 			       interruptible);
 	if (ctx) {
-		if (ret == 0)
+		if (ret == 0) {
 			ctx->acquired++;
-		else if (ret == -EDEADLK)
+		} else if (ret == -EDEADLK) {
 			ctx->contending_lock = lock;
+			ww_inject_deadlk(ctx);
+		}
 	}
 	return ret;
 }
 
-/* A back-off injected by ww_debug_inject(): takes nothing. */
+/*
+ * A back-off injected by ww_debug_inject(): takes nothing, and exempts
+ * @ctx until it completed a pass (include/ww/inject.h), unless every
+ * candidate is to back off (single-step tests).
+ */
 static __attribute__((noinline)) int
 lock_injected(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
 {
 	if (ww_token(ww_word_load(lock)) == (uintptr_t)ctx)
 		return -EALREADY;
 	ctx->contending_lock = lock;
+	if (__atomic_load_n(&ww_inject_every, __ATOMIC_RELAXED) != 1)
+		ctx->inject_exempt = WW_INJECT_BACKOFF;
 	return -EDEADLK;
 }
 
@@ -107,7 +115,8 @@ static inline int lock_common(struct ww_mutex *lock,
 
 	if (ctx && unlikely(__atomic_load_n(&ww_inject_every,
 					    __ATOMIC_RELAXED)) &&
-	    ctx->acquired > 0 && ww_inject_draw())
+	    ctx->acquired > 0 && ctx->inject_exempt == WW_INJECT_ARMED &&
+	    ww_inject_draw())
 		return lock_injected(lock, ctx);
 
 	if (likely(ww_word_cas(lock, &word, token))) {
@@ -228,6 +237,13 @@ TTM_EXPORT int (ww_mutex_trylock)(struct ww_mutex *lock,
 	return ww_mutex_trylock_at(lock, ctx, NULL, 0);
 }
 
+/* @ctx let go of one lock; the last one ends a back-off or a pass. */
+static inline void ctx_released(struct ww_acquire_ctx *ctx)
+{
+	if (--ctx->acquired == 0 && unlikely(ctx->inject_exempt))
+		ww_inject_released_all(ctx);
+}
+
 static inline void unlock_common(struct ww_mutex *lock)
 {
 	uintptr_t token = ww_token(ww_word_load(lock));
@@ -243,11 +259,11 @@ static inline void unlock_common(struct ww_mutex *lock)
 					       __ATOMIC_ACQ_REL,
 					       __ATOMIC_RELAXED))) {
 		if (ctx)
-			ctx->acquired--;
+			ctx_released(ctx);
 		return;
 	}
 	if (ctx)
-		ctx->acquired--;
+		ctx_released(ctx);
 	ww_unlock_slowpath(lock);
 }
 

@@ -225,6 +225,15 @@ int ww_debug_set_enabled(bool on);
  * back-off path runs. The environment variable TTMSIM_WW_INJECT=SEED:N does
  * the same from program start.
  *
+ * Progress, for @n >= 2: a context that got an injected -EDEADLK is no
+ * candidate again until it has completed a pass without backing off, that
+ * is until it let go of every lock (the back-off), then held locks and let
+ * go of them all again with no -EDEADLK in between (the transaction is
+ * over). So however many locks a transaction takes, injection costs it at
+ * most one more pass; a context reused for the next transaction is a
+ * candidate again. With @n == 1 every candidate call backs off, injected
+ * before or not.
+ *
  * Context: Does not sleep. Any thread, any time.
  */
 void ww_debug_inject(unsigned long seed, unsigned int n);

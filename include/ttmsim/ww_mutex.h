@@ -100,7 +100,7 @@ struct ww_acquire_ctx {
 	struct ww_class *ww_class;
 	struct ww_mutex *contending_lock; /* set when -EDEADLK is returned */
 	unsigned int magic;              /* live / finished marker */
-	unsigned int inject_countdown;   /* back-off injection */
+	unsigned int inject_exempt;      /* back-off injection: ww/inject.h */
 	void *debug_reserved[2];
 };
 
