@@ -286,6 +286,8 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		ww_bucket_unlock(b);
 		ww_thread_park(self, seq, NULL);
 		slept = true;
+		if (ttmsim_test_ww_woken)
+			ttmsim_test_ww_woken(lock);
 		ww_bucket_lock(b);
 	}
 	if (ret && queued) {

@@ -24,4 +24,16 @@ void ww_unlock_slowpath(struct ww_mutex *lock);
 bool ww_trylock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 			 uintptr_t token);
 
+/*
+ * For tests only: a program that defines this function
+ * (tests/test_ww_handoff.c does) is called by every waiter of @lock each
+ * time it wakes up, before it looks at the lock again, and may hold it
+ * there: a test can then let another thread take the lock first (a
+ * steal) deterministically. Weak and undefined in the library, so not
+ * part of the ABI; NULL in every other program, which pays one test of it
+ * per wake-up.
+ */
+void ttmsim_test_ww_woken(const struct ww_mutex *lock)
+	__attribute__((weak, visibility("default")));
+
 #endif /* TTMSIM_WW_SLOWPATH_H */
