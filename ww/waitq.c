@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The hashed wait queues of ww_mutexes; see include/ww/waitq.h. */
+#include "ww/lockword.h"
 #include "ww/waitq.h"
 
 #define WW_BUCKET_BITS 9
@@ -68,7 +69,7 @@ void ww_waitq_add(struct ww_bucket *b, struct ww_waiter *w)
 		     cur = waitq_from(b, cur->node.prev, w->lock, true)) {
 			if (!cur->ctx)
 				continue;
-			if ((long)(w->ctx->stamp - cur->ctx->stamp) > 0)
+			if (ww_ctx_younger(w->ctx, cur->ctx))
 				break;
 			pos = &cur->node;
 		}
