@@ -19,6 +19,13 @@
  * the end the counters must add up exactly: no lost update, so no two
  * holders at once. Unexpected return codes fail the test too.
  *
+ * Memory ordering: an unlock without release ordering (the unlock CAS
+ * relaxed instead of acq_rel) still passes here on x86, where every CAS is
+ * a full barrier; only ThreadSanitizer sees it (26 data races on the
+ * contexts and counters these workers hand to each other). So suite ww,
+ * this test with it, must stay in .ci/run's TSan build (-Db_sanitize=
+ * thread): that build, not this file, is what kills that mutation.
+ *
  * A case runs for a time or an iteration budget, whichever ends first:
  * about 0.5 s by default, about 12 s with --long or TTMSIM_STRESS=1
  * (--short wins over the environment). TTMSIM_SEED=n replays a seed.
