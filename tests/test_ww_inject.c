@@ -322,9 +322,12 @@ static void test_threaded_counters(void **state)
 		      cls->name, plain, injected);
 	/*
 	 * 3 candidate calls in a transaction's first pass, 1 in 4 injected,
-	 * none in the pass after: 1 - (3/4)^3, ~58% of 12000, ~6900.
+	 * none in the pass after: 1 - (3/4)^3, ~58% of 12000 transactions,
+	 * ~6940 injected back-offs (sd ~54) on top of the real ones. The
+	 * real ones, from 0 to ~1100 on a loaded machine, are not subtracted:
+	 * they happen in the injected run as well.
 	 */
-	assert_true(injected > plain + THREADS * TX / 2);
+	assert_true(injected > THREADS * TX / 2);
 }
 
 int main(void)
