@@ -162,19 +162,6 @@ static int act_lock_intr(struct actor *a, void *lock)
 	return ww_mutex_lock_interruptible(lock, &a->ctx);
 }
 
-/* Y's step ended, or Y sleeps on c: whichever comes first. */
-struct y_on_c {
-	struct actor *y;
-	struct ww_mutex *c;
-};
-
-static bool y_done_or_waiting(void *arg)
-{
-	struct y_on_c *s = arg;
-
-	return !actor_busy(s->y) || ww_mutex_waiter_count(s->c) > 0;
-}
-
 /* Y's back-off: unlock everything, slow-lock c, relock, unlock, finish. */
 static int act_y_backoff(struct actor *a, void *arg)
 {
@@ -206,7 +193,6 @@ static void test_ww_steal(void **state)
 	struct ww_mutex l, c, d, e;
 	struct ww_mutex *ys[4] = { &c, &d, &e, &l };
 	struct actor o, y;
-	struct y_on_c s = { .y = &y, .c = &c };
 	int ret;
 
 	ww_mutex_init(&l, cls);
@@ -232,7 +218,7 @@ static void test_ww_steal(void **state)
 	CHECK_INT(actor_run(&y, act_lock, &e), 0);
 
 	actor_post(&y, act_lock_intr, &c);
-	CHECK(wait_until(y_done_or_waiting, &s));
+	CHECK(wait_for_step_or_waiter(&y, &c));
 	ret = actor_busy(&y) ? 1 : actor_ret(&y);
 	CHECK_MSG(ret == -EDEADLK,
 		  "stealer not wounded: its lock of c, held by the older waiter, %s",

@@ -32,19 +32,6 @@ static struct ww_class *seed_near_wrap(void **state)
 	return cls;
 }
 
-/* An actor's step ended, or it waits on a lock: whichever comes first. */
-struct done_or_queued {
-	struct actor *a;
-	struct ww_mutex *lock;
-};
-
-static bool done_or_queued(void *arg)
-{
-	struct done_or_queued *s = arg;
-
-	return !actor_busy(s->a) || ww_mutex_waiter_count(s->lock) > 0;
-}
-
 /*
  * We open the older context (ULONG_MAX) and hold a; Y, younger (0) and
  * holding x, asks for a. Wait-Die: Y dies at once. Wound-Wait: Y waits,
@@ -56,7 +43,6 @@ static void test_younger_asks(void **state)
 	struct ww_mutex a, x;
 	struct ww_acquire_ctx old;
 	struct actor y;
-	struct done_or_queued s = { .a = &y, .lock = &a };
 
 	ww_mutex_init(&a, cls);
 	ww_mutex_init(&x, cls);
@@ -68,7 +54,7 @@ static void test_younger_asks(void **state)
 	CHECK_INT(ww_mutex_lock(&a, &old), 0);
 
 	actor_post(&y, act_lock, &a);
-	CHECK(wait_until(done_or_queued, &s));
+	CHECK(wait_for_step_or_waiter(&y, &a));
 	if (is_wait_die(cls)) {
 		CHECK_MSG(!actor_busy(&y),
 			  "Wait-Die: the younger context (stamp 0) waits for the older one (stamp ULONG_MAX)");
@@ -103,7 +89,6 @@ static void test_older_asks(void **state)
 	struct ww_mutex a, x;
 	struct ww_acquire_ctx young;
 	struct actor o;
-	struct done_or_queued s = { .a = &o, .lock = &a };
 
 	ww_mutex_init(&a, cls);
 	ww_mutex_init(&x, cls);
@@ -115,7 +100,7 @@ static void test_older_asks(void **state)
 	CHECK_INT(ww_mutex_lock(&a, &young), 0);
 
 	actor_post(&o, act_lock, &a);
-	CHECK(wait_until(done_or_queued, &s));
+	CHECK(wait_for_step_or_waiter(&o, &a));
 	CHECK_MSG(actor_busy(&o),
 		  "the older context (stamp ULONG_MAX) backed off instead of waiting for the younger one (stamp 0)");
 	if (!is_wait_die(cls))

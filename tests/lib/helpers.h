@@ -116,6 +116,13 @@ bool wait_for_waiters(struct ww_mutex *lock, unsigned int n);
 /* Until an int that another thread updates reaches @n. */
 bool wait_for_int(int *value, int n);
 
+struct actor;
+/*
+ * Until @a's step has ended or a thread is queued on @lock, whichever
+ * comes first: a step that either returns at once or waits on @lock.
+ */
+bool wait_for_step_or_waiter(struct actor *a, struct ww_mutex *lock);
+
 struct ttm_fence;
 /* Threads asleep in ttm_fence_wait() on @f (read from its waiter list). */
 unsigned int fence_waiters(struct ttm_fence *f);

@@ -89,3 +89,22 @@ bool wait_for_fence_waiters(struct ttm_fence *f, unsigned int n)
 
 	return wait_until(has_fence_waiters, &w);
 }
+
+struct step_or_waiter {
+	struct actor *a;
+	struct ww_mutex *lock;
+};
+
+static bool step_ended_or_waiter(void *arg)
+{
+	const struct step_or_waiter *s = arg;
+
+	return !actor_busy(s->a) || ww_mutex_waiter_count(s->lock) > 0;
+}
+
+bool wait_for_step_or_waiter(struct actor *a, struct ww_mutex *lock)
+{
+	struct step_or_waiter s = { a, lock };
+
+	return wait_until(step_ended_or_waiter, &s);
+}
