@@ -6,7 +6,9 @@
  * checks the invariants at the end; run_watch.c the watchdog, the
  * progress bar and the signals; run_report.c the summary and the dump;
  * run_trace.c the trace; run_shrink.c the shrinker (--shrink-ms);
- * run_priority.c the clients' priorities and the latency per priority.
+ * run_priority.c the clients' priorities and the latency per priority;
+ * run_json.c json-c under allocation failure (run_json.h); run_fault.c
+ * the faults a test injects (TTMSIM_TEST_FAULT).
  */
 #ifndef TTMSIM_TOOLS_RUN_H
 #define TTMSIM_TOOLS_RUN_H
