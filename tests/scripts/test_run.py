@@ -1230,7 +1230,8 @@ def test_faults():
         ("retire-twice", r"invariant: the job of line 3 retired 2 times, "
          r"not 1", {"completed": 3, "not_submitted": 0}),
         ("submit-list", r"thread 0: cannot allocate its list of 2 buffers"
-         r": out of memory.*\n.*invariant: 2 of 3 jobs not submitted",
+         r": out of memory.*\n.*invariant: 2 of 3 jobs not submitted: a "
+         r"thread could not submit",
          {"completed": 1, "submitted": 1, "not_submitted": 2}),
     ]
     for fault, err, counts in cases:

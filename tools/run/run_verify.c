@@ -2,11 +2,11 @@
 /*
  * ttmsim run: the invariants after a run. The device's accounting adds up,
  * every job was submitted unless the run was stopped, and rejected only
- * for what the workload asks, every accepted job
- * retired exactly once, and every buffer holds exactly the adds of the
- * jobs that completed on it. What cannot be checked (no memory, a buffer
- * that cannot be read) fails the run too, with a message: a check that
- * did not happen must not pass for one that did.
+ * for what the workload asks, every accepted job retired exactly once,
+ * and every buffer holds exactly the adds of the jobs that completed on
+ * it. What cannot be checked (no memory, a buffer that cannot be read)
+ * fails the run too, with a message: a check that did not happen must
+ * not pass for one that did.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -111,9 +111,14 @@ static bool all_submitted(struct run *run)
 	     (__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED) ||
 	      __atomic_load_n(&run->seconds_out, __ATOMIC_RELAXED))))
 		return true;
-	fprintf(stderr, "ttmsim: invariant: %zu of %zu jobs not submitted, "
-		"though neither --seconds nor a signal stopped the run\n",
-		missing, run->wl.n_jobs);
+	if (__atomic_load_n(&run->submit_failures, __ATOMIC_RELAXED))
+		fprintf(stderr, "ttmsim: invariant: %zu of %zu jobs not "
+			"submitted: a thread could not submit (see above)\n",
+			missing, run->wl.n_jobs);
+	else
+		fprintf(stderr, "ttmsim: invariant: %zu of %zu jobs not "
+			"submitted, though neither --seconds nor a signal "
+			"stopped the run\n", missing, run->wl.n_jobs);
 	return false;
 }
 
