@@ -761,6 +761,58 @@ static void test_room_wait(void **state)
 	fixture_fini(&f);
 }
 
+/*
+ * The one buffer an eviction can make room with is held by an older
+ * ticket: with Wait-Die the eviction is told -EDEADLK, and the submission
+ * backs off, slow-locks the victim (waiting for the holder) and restarts,
+ * which the counters show exactly: one back-off, one restart, one
+ * eviction. With Wound-Wait the younger submission waits instead: none.
+ * The holder lets go once the submission waits on the victim (seen on the
+ * lock's waiter list), so no timing is involved.
+ */
+static void test_evict_backoff(void **state)
+{
+	bool wound_wait = *(bool *)*state;
+	struct ttm_device_stats ds;
+	struct ttm_execbuf_stats st;
+	struct actor holder, sub;
+	struct room_job job;
+	struct ttm_bo *victim;
+	struct fixture f;
+	uint32_t v, h;
+
+	fixture_init_opts(&f, 16 * KiB, wound_wait, true);
+	v = new_handle(&f, 16 * KiB, &vram_only);
+	h = new_handle(&f, BO_SIZE, &gtt_only);
+	victim = bo_of(&f, v);
+	job = (struct room_job){ &f, { h, TTM_EXECBUF_BO_WRITE, &vram_only } };
+
+	/* The older ticket: taken before the submission's. */
+	actor_start(&holder, ttm_device_ww_class(f.dev));
+	assert_int_equal(actor_run(&holder, act_hold,
+				   &ttm_bo_resv(victim)->lock), 0);
+	actor_start(&sub, NULL);
+	assert_true(actor_post(&sub, act_submit_one, &job));
+	assert_true(wait_for_waiters(&ttm_bo_resv(victim)->lock, 1));
+	assert_int_equal(actor_run(&holder, act_release,
+				   &ttm_bo_resv(victim)->lock), 0);
+	assert_true(actor_wait(&sub));
+	assert_int_equal(actor_ret(&sub), 0);
+	actor_stop(&sub);
+	actor_stop(&holder);
+
+	st = stats(&f);
+	ttm_device_get_stats(f.dev, &ds);
+	assert_int_equal(st.backoffs, wound_wait ? 0 : 1);
+	assert_int_equal(st.restarts, wound_wait ? 0 : 1);
+	assert_int_equal(ds.evictions, 1);
+	assert_int_equal(ttm_bo_domain(bo_of(&f, h)), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(victim), TTM_DOMAIN_GTT);
+	advance(&f, 1000);
+	expect_words(&f, h, 1);
+	fixture_fini(&f);
+}
+
 /* A failed explicit in-fence fails the job unrun: memory untouched. */
 static void test_failed_in_fence(void **state)
 {
@@ -1308,6 +1360,8 @@ int main(void)
 		TEST_CLASS(test_eintr, wait_die_state),
 		TEST_CLASS(test_eintr, wound_wait_state),
 		TEST(test_room_wait),
+		TEST_CLASS(test_evict_backoff, wait_die_state),
+		TEST_CLASS(test_evict_backoff, wound_wait_state),
 		TEST(test_failed_in_fence),
 		TEST(test_hang),
 		TEST(test_implicit_sync),

@@ -10,6 +10,7 @@
 
 #include "checker.h"
 #include "cli.h"
+#include "outfile.h"
 #include "bench/bench.h"
 
 #ifndef TTMSIM_VERSION
@@ -137,7 +138,8 @@ int main(int argc, char **argv)
 		/* Which library flavour this is; scripts test for it. */
 		printf("ww_debug checker: %s\n",
 		       cli_checker_describe(cli_checker_state()));
-		return CLI_EXIT_OK;
+		return cli_flush_stdout(CLI_EXIT_OK);
 	}
-	return cli_dispatch(&root, argc - 1, argv + 1, "");
+	/* Whatever the command printed must have got out. */
+	return cli_flush_stdout(cli_dispatch(&root, argc - 1, argv + 1, ""));
 }

@@ -3,7 +3,8 @@
 # bad word for every kind of bad input, the ABBA scenario resolving every
 # round, the naive ABBA deadlock reported by the watchdog (exit 3), the qxl
 # scenario stopped by the ww_debug checker (exit 1), the benchmarks' smallest
-# runs, and bench ww's checker on/off figures. Passes in both library
+# runs, bench ww's checker on/off figures, and a write error on stdout
+# (/dev/full) failing a command with a message. Passes in both library
 # flavours: with the checker built in (the default) and with
 # -Dww_debug=false, told apart by `ttmsim --version`.
 set -uo pipefail
@@ -324,6 +325,21 @@ if [ "$checker" = 1 ]; then
 		scenario qxl
 else
 	expect 2 "needs a libttmsim built with -Dww_debug=true" scenario qxl
+fi
+
+# Output that cannot be written is an error, whatever the command: exit 1
+# with a message naming standard output, not a silent success.
+if [ -w /dev/full ]; then
+	for args in "--version" "--help" "bench --help" "run --help"; do
+		# shellcheck disable=SC2086
+		"$ttmsim" $args >/dev/full 2>"$err"
+		got=$?
+		if [ "$got" -ne 1 ] || ! grep -q "standard output" "$err"; then
+			echo "FAIL: ttmsim $args >/dev/full exited $got," \
+				"expected 1 naming standard output:"; cat "$err"
+			fails=$((fails + 1))
+		fi
+	done
 fi
 
 [ "$fails" -eq 0 ] && echo "cli: all checks passed"

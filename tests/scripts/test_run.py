@@ -20,6 +20,13 @@ Usage: test_run.py TTMSIM [SEED]   (or TTMSIM_TEST_SEED=N in the environment)
 - SIGINT and SIGTERM mid-run: exit 130 within 5 s with a partial summary.
   (TTMSIM_TEST_BLOCK_SIGNALS=1 starts ttmsim with both blocked in every
   thread: a diagnosis aid for a signal that kills it.)
+- Exact counters on a one-thread workload whose evictions and moves
+  follow from the file; backoffs == restarts in every summary.
+- TTMSIM_TEST_FAULT (word1, retire-twice, submit-list): the run's checks
+  fail, exit 1 with the message that names what broke.
+- Outputs: a summary, --dump or --trace on /dev/full exits 1 naming it;
+  a dump replaces the old file whole; a non-UTF-8 workload path gives
+  valid JSON (U+FFFD, workload_not_utf8).
 - examples/*.txt, if any, run as the `ttmsim run` lines of their header
   comments show, with exit 0 and the contents and counters computed here.
 - --shrink-ms: random workloads (both classes, a small VRAM or GTT,
@@ -280,6 +287,12 @@ def compare_counters(what, summary, counts, by_errno, extra_keys=None):
                                                s["completed"], s["failed"]))
     except (KeyError, TypeError) as e:
         fail("%s: summary has the counters" % what, "keys", repr(e))
+    # Every -EDEADLK (from a lock or an eviction) restarts the pass once.
+    check(s.get("backoffs") == s.get("restarts") and
+          isinstance(s.get("backoffs"), int),
+          "%s: backoffs == restarts (%s)" % (what, s.get("backoffs")),
+          "equal", "backoffs %s, restarts %s" % (s.get("backoffs"),
+                                                 s.get("restarts")))
     for k, v in (extra_keys or {}).items():
         check_eq(s.get(k), v, "%s: summary %s" % (what, k))
 
@@ -1161,6 +1174,164 @@ def test_shrink(rng):
                   r.rc, r.err.strip()[:200]))
 
 
+# --------------------------------------------------------------------------
+
+def test_exact_counters():
+    """One thread, three VRAM-only buffers of 8K in 8K of VRAM: exactly
+    one is resident at a time, so every count follows from the file."""
+    print("== exact counters: one thread, one buffer's room of VRAM")
+    names = ["a", "b", "c"]
+    uses = ["a", "b", "c", "a", "a", "b", "b", "c"]
+    text = "".join("bo %s 8192 vram\n" % n for n in names)
+    text += "".join("job 0 %d 5 add=%d %s\n" % (k % 2, k + 1, n)
+                    for k, n in enumerate(uses))
+    path = write("exact.txt", text)
+    # Creating each buffer after the first evicts the one before it; each
+    # job whose buffer is not the resident one evicts that (a move out)
+    # and moves its own back in. Nothing else moves, nothing backs off.
+    evictions = len(names) - 1
+    moves = len(names) - 1
+    resident = names[-1]
+    for n in uses:
+        if n != resident:
+            evictions += 1
+            moves += 2
+            resident = n
+    want = {"evictions": evictions, "moves": moves,
+            "bytes_moved": 8192 * moves, "backoffs": 0, "restarts": 0,
+            "completed": len(uses), "rejected": 0, "failed": 0,
+            "not_submitted": 0, "exit_status": 0}
+    for cls in ("wait-die", "wound-wait"):
+        r = ttmsim(["run", "--workload", path, "--vram", "8K", "--class",
+                    cls, "--json", "--no-progress"])
+        s = load_json(r.out, "exact counters") if r.rc == 0 else None
+        got = {k: s.get(k) for k in want} if s else r.tail()
+        check_eq(got, want, "%s, %d jobs on 3 buffers: evictions %d, "
+                 "moves %d, bytes_moved, backoffs == restarts == 0" % (
+                     cls, len(uses), evictions, moves))
+        r = ttmsim(["run", "--workload", path, "--vram", "8K", "--class",
+                    cls, "--no-progress"])
+        check(r.rc == 0 and re.search(r"^evictions: %d$" % evictions, r.out,
+                                      re.M),
+              "%s, text summary: evictions: %d" % (cls, evictions),
+              "evictions: %d" % evictions, r.out[-600:])
+
+
+def test_faults():
+    """The run's own checks fail when they must (TTMSIM_TEST_FAULT)."""
+    print("== the run fails when a check must fail (TTMSIM_TEST_FAULT)")
+    text = ("bo a 4096\nbo b 64\n"
+            "job 0 0 5 add=5 a b\njob 0 1 5 add=7 a\njob 1 0 5 add=1 b\n")
+    path = write("faults.txt", text)
+    cases = [
+        # fault, what stderr must say, what the summary must say
+        ("word1", r"invariant: buffer 'a' word 1 is 13, the completed "
+         r"adds make 12", {"completed": 3, "not_submitted": 0}),
+        ("retire-twice", r"invariant: the job of line 3 retired 2 times, "
+         r"not 1", {"completed": 3, "not_submitted": 0}),
+        ("submit-list", r"thread 0: cannot allocate its list of 2 buffers"
+         r": out of memory.*\n.*invariant: 2 of 3 jobs not submitted: a "
+         r"thread could not submit",
+         {"completed": 1, "submitted": 1, "not_submitted": 2}),
+    ]
+    for fault, err, counts in cases:
+        dump = tmp("faults-%s.json" % fault)
+        env = dict(os.environ, TTMSIM_TEST_FAULT=fault)
+        p = subprocess.run([TTMSIM, "run", "--workload", path, "--json",
+                            "--dump", dump, "--no-progress"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        out = p.stdout.decode("utf-8", "replace")
+        serr = p.stderr.decode("utf-8", "replace")
+        s = load_json(out, "fault " + fault) if out.strip() else None
+        want = dict(counts, exit_status=1)
+        check(p.returncode == 1 and re.search(err, serr) and s and
+              {k: s.get(k) for k in want} == want,
+              "TTMSIM_TEST_FAULT=%s: exit 1, stderr says /%s/, summary %s"
+              % (fault, err, want), "exit 1",
+              "exit %s, %s" % (p.returncode, s and {k: s.get(k)
+                                                    for k in want}),
+              serr)
+    # The same workload without a fault: exit 0, so that the cases above
+    # fail because of their fault.
+    r = ttmsim(["run", "--workload", path, "--quiet", "--no-progress"])
+    check_eq(r.rc, 0, "the faults' workload without a fault: exit 0",
+             r.tail())
+
+
+def test_outputs():
+    """Outputs that cannot be written fail the run; JSON stays JSON."""
+    print("== outputs: write errors, non-UTF-8 workload path, atomic files")
+    text = "bo a 4096\njob 0 0 5 add=5 a\n"
+    path = write("out.txt", text)
+    if os.path.exists("/dev/full"):
+        for flags in ([], ["--json"]):
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([TTMSIM, "run", "--workload", path,
+                                    "--no-progress"] + flags, stdout=full,
+                                   stderr=subprocess.PIPE, timeout=60)
+            err = p.stderr.decode("utf-8", "replace")
+            check(p.returncode == 1 and "standard output" in err,
+                  "summary%s to /dev/full: exit 1 naming standard output"
+                  % (" (--json)" if flags else ""),
+                  "exit 1, 'standard output' on stderr",
+                  "exit %s, %r" % (p.returncode, err))
+        for flag in ("--dump", "--trace"):
+            r = ttmsim(["run", "--workload", path, "--no-progress",
+                        "--quiet", flag, "/dev/full"])
+            check(r.rc == 1 and "/dev/full" in r.err,
+                  "%s /dev/full: exit 1 naming it" % flag,
+                  "exit 1, /dev/full in stderr",
+                  "exit %s, %r" % (r.rc, r.err))
+    # A dump that cannot be written leaves the old file as it was, and
+    # no temporary file in its directory.
+    d = os.path.join(TMP, "ro")
+    os.mkdir(d)
+    old = os.path.join(d, "dump.json")
+    with open(old, "w") as f:
+        f.write("old\n")
+    r = ttmsim(["run", "--workload", path, "--no-progress", "--quiet",
+                "--dump", os.path.join(d, "no-such-dir", "x.json")])
+    check(r.rc == 1 and "no-such-dir" in r.err,
+          "--dump into a missing directory: exit 1 naming it", "exit 1",
+          "exit %s, %r" % (r.rc, r.err))
+    r = ttmsim(["run", "--workload", path, "--no-progress", "--quiet",
+                "--dump", old])
+    check(r.rc == 0 and json.load(open(old)).get("bos") and
+          os.listdir(d) == ["dump.json"],
+          "--dump over an old file: replaced whole, no temporary left",
+          "exit 0, the dump, one file", "exit %s, %s" % (r.rc,
+                                                       os.listdir(d)))
+    # A workload path that is not UTF-8: the JSON is still JSON, the path
+    # shown with U+FFFD and workload_not_utf8 saying so.
+    raw = os.path.join(TMP.encode(), b"w\xff\xfex.txt")
+    with open(raw, "w") as f:
+        f.write(text)
+    p = subprocess.run([TTMSIM.encode(), b"run", b"--workload", raw,
+                        b"--json", b"--no-progress"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=60)
+    try:
+        s = json.loads(p.stdout.decode("utf-8"))
+    except ValueError as e:
+        s = None
+        fail("non-UTF-8 workload path: the summary is UTF-8 JSON", "JSON",
+             "%s: %r" % (e, p.stdout[:300]))
+    if s is not None:
+        check(p.returncode == 0 and
+              s.get("workload", "").endswith("w\ufffd\ufffdx.txt") and
+              s.get("workload_not_utf8") is True,
+              "non-UTF-8 workload path: valid JSON, U+FFFD for each bad "
+              "byte, workload_not_utf8 true", "w\ufffd\ufffdx.txt, true",
+              "exit %s, %r, %r" % (p.returncode, s.get("workload"),
+                                   s.get("workload_not_utf8")))
+    r = ttmsim(["run", "--workload", path, "--json", "--no-progress"])
+    s = load_json(r.out, "UTF-8 path") if r.rc == 0 else None
+    check(s and "workload_not_utf8" not in s,
+          "a UTF-8 workload path: no workload_not_utf8 key", "absent",
+          s and s.get("workload_not_utf8"))
+
+
 def test_sigint(rng):
     print("== SIGINT and SIGTERM mid-run")
     interrupt(True, rng)
@@ -1271,6 +1442,9 @@ def main():
     test_stdin_check_and_options()
     test_good_syntax()
     test_trace(rng)
+    test_exact_counters()
+    test_faults()
+    test_outputs()
     test_shrink(rng)
     test_sigint(rng)
     test_examples()

@@ -5,7 +5,8 @@
  * of the kit has a header per job: parse.h (option values), clock.h,
  * rng.h, checker.h (the ww_debug checker), child.h (a forked child with a
  * timeout), watchdog.h (the stall watchdog and its holder report),
- * phase.h (the names of a submission's phases).
+ * phase.h (the names of a submission's phases), outfile.h (output files
+ * written whole or not at all, and the check that stdout got out).
  *
  * Every error is one line on stderr that starts with "ttmsim: " and names
  * the offending word; usage errors exit with CLI_EXIT_USAGE.

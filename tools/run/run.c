@@ -387,6 +387,7 @@ static int execute(struct run *run)
 	bool ok;
 	int ret;
 
+	run->fault = run_fault_parse();
 	ww_debug_set_handler(on_checker_report, run);
 	/*
 	 * Signals first: every thread started later (the GPU's engines, the
@@ -406,6 +407,7 @@ static int execute(struct run *run)
 	if (ret)
 		goto out;
 
+	run_fault_apply(run);
 	ok = run_verify(run);
 	if (__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "ttmsim: the ww_debug checker reported %u "
@@ -421,7 +423,7 @@ static int execute(struct run *run)
 	if (cfg->trace_path && run_trace_write(run, cfg->trace_path) &&
 	    ret == CLI_EXIT_OK)
 		ret = CLI_EXIT_FAILURE;
-	run_report_summary(run, ret);
+	ret = run_report_summary(run, ret);
 out:
 	run_teardown(run);
 	ww_debug_set_handler(NULL, NULL);

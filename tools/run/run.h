@@ -6,7 +6,9 @@
  * checks the invariants at the end; run_watch.c the watchdog, the
  * progress bar and the signals; run_report.c the summary and the dump;
  * run_trace.c the trace; run_shrink.c the shrinker (--shrink-ms);
- * run_priority.c the clients' priorities and the latency per priority.
+ * run_priority.c the clients' priorities and the latency per priority;
+ * run_json.c json-c under allocation failure (run_json.h); run_fault.c
+ * the faults a test injects (TTMSIM_TEST_FAULT).
  */
 #ifndef TTMSIM_TOOLS_RUN_H
 #define TTMSIM_TOOLS_RUN_H
@@ -116,8 +118,17 @@ struct run_job_result {
 	uint64_t latency_us;   /* retired: its end_us - @submit_us */
 };
 
+/* TTMSIM_TEST_FAULT (run_fault.c): a fault a test injects on purpose. */
+enum run_fault {
+	RUN_FAULT_NONE,
+	RUN_FAULT_WORD1,        /* a word of a buffer changed after the run */
+	RUN_FAULT_RETIRE_TWICE, /* a job counted as retired twice */
+	RUN_FAULT_SUBMIT_LIST,  /* thread 0's buffer list not allocated */
+};
+
 struct run {
 	const struct run_config *cfg;
+	enum run_fault fault;
 	struct workload wl;
 	unsigned int engines;        /* job engines; the copy engine is next */
 	struct ttm_gpu *gpu;
@@ -132,7 +143,13 @@ struct run {
 	uint64_t progress;           /* atomic: submissions + retirements */
 	uint64_t submitted_jobs;     /* atomic: calls made */
 	int stop;                    /* atomic: stop submitting (signal,
-					--seconds) */
+					--seconds, a failed thread) */
+	int seconds_out;             /* atomic: --seconds ran out */
+	/*
+	 * Atomic: threads that could not submit a job for another reason
+	 * than a stop (each said why on stderr): the run fails.
+	 */
+	unsigned int submit_failures;
 	int interrupted;             /* atomic: by SIGINT/SIGTERM */
 	unsigned int checker_reports; /* atomic */
 	struct run_trace *trace;     /* NULL without --trace */
@@ -165,9 +182,11 @@ const struct ttm_placement *run_job_placement(enum wl_placement p);
 int run_submit_all(struct run *run);
 
 /*
- * run_verify.c: the invariants after the run: accounting, each accepted
- * job retired once, contents equal to the adds of the jobs that
- * completed. Prints each violation on stderr; false if any.
+ * run_verify.c: the invariants after the run: accounting, every job
+ * submitted unless the run was stopped (--seconds, a signal), each
+ * accepted job retired once, contents equal to the adds of the jobs that
+ * completed. Prints each violation on stderr, and what it could not
+ * check (out of memory, a buffer it could not read); false if any.
  */
 bool run_verify(struct run *run);
 
@@ -182,8 +201,15 @@ bool run_verify(struct run *run);
 int run_watch_start(struct run *run);
 void run_watch_stop(struct run *run);
 
-/* run_report.c: the summary (text or JSON) on stdout, and the dump. */
-void run_report_summary(struct run *run, int exit_status);
+/*
+ * run_report.c: the summary (text or JSON) on stdout, and the dump.
+ * run_report_summary() returns @exit_status, the one the summary shows,
+ * or CLI_EXIT_FAILURE instead of CLI_EXIT_OK if it could not make all of
+ * the summary (after a message; a JSON summary is then not printed).
+ * run_report_dump(): 0, or CLI_EXIT_FAILURE after a message, the file
+ * then left as it was (never a part of the dump).
+ */
+int run_report_summary(struct run *run, int exit_status);
 int run_report_dump(struct run *run, const char *path);
 
 /*
@@ -222,6 +248,15 @@ struct run_latency {
 /* Fill @lat[priority] from run->results: 0, or -ENOMEM. */
 int run_latency_gather(struct run *run,
 		       struct run_latency lat[TTM_SCHED_PRIORITY_COUNT]);
+
+/*
+ * run_fault.c: TTMSIM_TEST_FAULT, test-only. run_fault_parse(): the fault
+ * asked for, announced on stderr (an unknown one ignored with a line);
+ * run_fault_apply(): make the word1 or retire-twice fault, after the run
+ * and before run_verify() (submit-list acts in run_submit.c).
+ */
+enum run_fault run_fault_parse(void);
+void run_fault_apply(struct run *run);
 
 /* run_trace.c: Chrome trace events, with --trace. */
 int run_trace_init(struct run *run);

@@ -13,21 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "ttmsim/bo.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/gpu.h"
 #include "cli.h"
 #include "clock.h"
+#include "outfile.h"
 #include "run.h"
+#include "run_json.h"
 
 #ifndef TTMSIM_VERSION
 #define TTMSIM_VERSION "unknown"
 #endif
-
-/* json-c's default escapes '/', which makes paths ugly ("a\/b"). */
-#define RUN_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* The errno values a submission can be rejected with, by name. */
 static const struct {
@@ -68,7 +65,8 @@ struct report {
 	struct run_latency latency[TTM_SCHED_PRIORITY_COUNT];
 };
 
-static void report_gather(struct run *run, struct report *r)
+/* false, after a message, if a part of the summary could not be made. */
+static bool report_gather(struct run *run, struct report *r)
 {
 	const struct run_config *cfg = run->cfg;
 	uint64_t end;
@@ -99,6 +97,10 @@ static void report_gather(struct run *run, struct report *r)
 		r->jobs_per_s = (double)(r->ex.completed + r->ex.failed) /
 				r->wall_s;
 	r->has_latency = run_latency_gather(run, r->latency) == 0;
+	if (!r->has_latency)
+		cli_error("run: cannot compute the latencies for the summary: "
+			  "out of memory");
+	return r->has_latency;
 }
 
 static const char *class_name(const struct run_config *cfg)
@@ -106,26 +108,12 @@ static const char *class_name(const struct run_config *cfg)
 	return cfg->wound_wait ? "wound-wait" : "wait-die";
 }
 
-/* A double with a fixed number of decimals (json-c's default is %.17g). */
-static struct json_object *json_fixed(double v, int decimals)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
-
-static void add_u64(struct json_object *o, const char *key, uint64_t v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
-
 /*
  * "priorities": clients per priority, "latency": per priority, count,
  * p50_us and p99_us; both list only the priorities that have clients.
  */
 static void json_priorities(struct run *run, const struct report *r,
-			    struct json_object *o)
+			    struct json_object *o, bool *ok)
 {
 	struct json_object *clients = json_object_new_object();
 	struct json_object *latency = json_object_new_object();
@@ -138,17 +126,17 @@ static void json_priorities(struct run *run, const struct report *r,
 
 		if (!n)
 			continue;
-		add_u64(clients, name, n);
+		run_json_add_u64(clients, name, n, ok);
 		if (!r->has_latency)
 			continue;
 		l = json_object_new_object();
-		add_u64(l, "count", r->latency[p].count);
-		add_u64(l, "p50_us", r->latency[p].p50_us);
-		add_u64(l, "p99_us", r->latency[p].p99_us);
-		json_object_object_add(latency, name, l);
+		run_json_add_u64(l, "count", r->latency[p].count, ok);
+		run_json_add_u64(l, "p50_us", r->latency[p].p50_us, ok);
+		run_json_add_u64(l, "p99_us", r->latency[p].p99_us, ok);
+		run_json_add(latency, name, l, ok);
 	}
-	json_object_object_add(o, "priorities", clients);
-	json_object_object_add(o, "latency", latency);
+	run_json_add(o, "priorities", clients, ok);
+	run_json_add(o, "latency", latency, ok);
 }
 
 static void text_priorities(struct run *run, const struct report *r)
@@ -173,74 +161,79 @@ static void text_priorities(struct run *run, const struct report *r)
 
 static struct json_object *report_json(struct run *run,
 				       const struct report *r,
-				       int exit_status)
+				       int exit_status, bool *ok)
 {
 	const struct run_config *cfg = run->cfg;
 	struct json_object *o = json_object_new_object();
 	struct json_object *by_errno = json_object_new_object();
+	bool lossy;
 	char buf[16];
 	int e;
 
-	json_object_object_add(o, "version",
-			       json_object_new_string(TTMSIM_VERSION));
-	json_object_object_add(o, "class",
-			       json_object_new_string(class_name(cfg)));
-	add_u64(o, "threads", run->wl.n_threads);
-	add_u64(o, "engines", run->engines);
-	if (cfg->workload_path)
-		json_object_object_add(o, "workload", json_object_new_string(
-			run->wl.source ? run->wl.source : cfg->workload_path));
-	else
-		add_u64(o, "seed", cfg->gen.seed);
-	add_u64(o, "vram", r->vram);
-	add_u64(o, "gtt", r->gtt);
-	json_object_object_add(o, "allow_duplicates",
-			       json_object_new_boolean(cfg->allow_duplicates));
+	run_json_add(o, "version", json_object_new_string(TTMSIM_VERSION), ok);
+	run_json_add(o, "class", json_object_new_string(class_name(cfg)), ok);
+	run_json_add_u64(o, "threads", run->wl.n_threads, ok);
+	run_json_add_u64(o, "engines", run->engines, ok);
+	if (cfg->workload_path) {
+		/* A path is bytes; JSON text must be UTF-8. */
+		run_json_add(o, "workload", run_json_string(run->wl.source ?
+			run->wl.source : cfg->workload_path, &lossy), ok);
+		if (lossy)
+			run_json_add(o, "workload_not_utf8",
+				     json_object_new_boolean(1), ok);
+	} else {
+		run_json_add_u64(o, "seed", cfg->gen.seed, ok);
+	}
+	run_json_add_u64(o, "vram", r->vram, ok);
+	run_json_add_u64(o, "gtt", r->gtt, ok);
+	run_json_add(o, "allow_duplicates",
+		     json_object_new_boolean(cfg->allow_duplicates), ok);
 
-	add_u64(o, "jobs", run->wl.n_jobs);
-	add_u64(o, "submitted", r->ex.submitted);
-	add_u64(o, "not_submitted", r->not_submitted);
-	add_u64(o, "rejected", r->ex.rejected);
+	run_json_add_u64(o, "jobs", run->wl.n_jobs, ok);
+	run_json_add_u64(o, "submitted", r->ex.submitted, ok);
+	run_json_add_u64(o, "not_submitted", r->not_submitted, ok);
+	run_json_add_u64(o, "rejected", r->ex.rejected, ok);
 	for (e = 1; e <= TTM_EXECBUF_ERRNO_MAX; e++) {
 		uint64_t n = r->ex.rejected_by_errno[e];
 
 		if (!n)
 			continue;
 		/* The last entry counts every errno beyond the table. */
-		add_u64(by_errno, e == TTM_EXECBUF_ERRNO_MAX ? "other" :
-			errno_name(e, buf, sizeof(buf)), n);
+		run_json_add_u64(by_errno, e == TTM_EXECBUF_ERRNO_MAX ?
+				 "other" : errno_name(e, buf, sizeof(buf)), n,
+				 ok);
 	}
-	json_object_object_add(o, "rejected_by_errno", by_errno);
-	add_u64(o, "completed", r->ex.completed);
-	add_u64(o, "failed", r->ex.failed);
-	add_u64(o, "in_flight", r->ex.in_flight);
-	add_u64(o, "backoffs", r->ex.backoffs);
-	add_u64(o, "restarts", r->ex.restarts);
-	add_u64(o, "evictions", r->dev.evictions);
-	add_u64(o, "moves", r->dev.moves);
-	add_u64(o, "out_of_order_retirements",
-		r->gpu.out_of_order_retirements);
-	add_u64(o, "bytes_moved", r->dev.bytes_moved);
-	add_u64(o, "gpu_resets", r->gpu.resets);
+	run_json_add(o, "rejected_by_errno", by_errno, ok);
+	run_json_add_u64(o, "completed", r->ex.completed, ok);
+	run_json_add_u64(o, "failed", r->ex.failed, ok);
+	run_json_add_u64(o, "in_flight", r->ex.in_flight, ok);
+	run_json_add_u64(o, "backoffs", r->ex.backoffs, ok);
+	run_json_add_u64(o, "restarts", r->ex.restarts, ok);
+	run_json_add_u64(o, "evictions", r->dev.evictions, ok);
+	run_json_add_u64(o, "moves", r->dev.moves, ok);
+	run_json_add_u64(o, "out_of_order_retirements",
+			 r->gpu.out_of_order_retirements, ok);
+	run_json_add_u64(o, "bytes_moved", r->dev.bytes_moved, ok);
+	run_json_add_u64(o, "gpu_resets", r->gpu.resets, ok);
 	if (run->shrink_stats.period_ms) {
 		const struct run_shrink_stats *sh = &run->shrink_stats;
 
-		add_u64(o, "shrink_ms", sh->period_ms);
-		add_u64(o, "shrink_passes", sh->passes);
-		add_u64(o, "shrink_buffers", sh->buffers);
-		add_u64(o, "shrink_bytes", sh->bytes);
-		add_u64(o, "shrink_busy", sh->busy);
-		add_u64(o, "shrink_errors", sh->errors);
+		run_json_add_u64(o, "shrink_ms", sh->period_ms, ok);
+		run_json_add_u64(o, "shrink_passes", sh->passes, ok);
+		run_json_add_u64(o, "shrink_buffers", sh->buffers, ok);
+		run_json_add_u64(o, "shrink_bytes", sh->bytes, ok);
+		run_json_add_u64(o, "shrink_busy", sh->busy, ok);
+		run_json_add_u64(o, "shrink_errors", sh->errors, ok);
 	}
-	add_u64(o, "checker_reports",
-		__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED));
-	json_object_object_add(o, "wall_s", json_fixed(r->wall_s, 6));
-	json_object_object_add(o, "jobs_per_s", json_fixed(r->jobs_per_s, 1));
-	json_priorities(run, r, o);
-	json_object_object_add(o, "exit_status",
-			       json_object_new_int(exit_status));
-	json_object_object_add(o, "interrupted", json_object_new_boolean(
-		__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED) != 0));
+	run_json_add_u64(o, "checker_reports",
+			 __atomic_load_n(&run->checker_reports,
+					 __ATOMIC_RELAXED), ok);
+	run_json_add(o, "wall_s", run_json_fixed(r->wall_s, 6), ok);
+	run_json_add(o, "jobs_per_s", run_json_fixed(r->jobs_per_s, 1), ok);
+	json_priorities(run, r, o, ok);
+	run_json_add(o, "exit_status", json_object_new_int(exit_status), ok);
+	run_json_add(o, "interrupted", json_object_new_boolean(
+		__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED) != 0), ok);
 	return o;
 }
 
@@ -309,21 +302,38 @@ static void report_text(struct run *run, const struct report *r,
 	printf("exit_status: %d\n", exit_status);
 }
 
-void run_report_summary(struct run *run, int exit_status)
+/* A failure to report turns a success into CLI_EXIT_FAILURE. */
+static int failed_status(int exit_status)
+{
+	return exit_status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : exit_status;
+}
+
+int run_report_summary(struct run *run, int exit_status)
 {
 	struct report r;
 
-	report_gather(run, &r);
+	if (!report_gather(run, &r))
+		exit_status = failed_status(exit_status);
 	if (run->cfg->json) {
 		/* --quiet silences the text only: JSON is what was asked. */
-		struct json_object *o = report_json(run, &r, exit_status);
+		bool ok = true;
+		struct json_object *o = report_json(run, &r, exit_status, &ok);
+		const char *text = ok ? run_json_text(o) : NULL;
 
-		puts(json_object_to_json_string_ext(o, RUN_JSON_FLAGS));
+		/* All of it or nothing: never a summary with keys missing. */
+		if (text) {
+			puts(text);
+		} else {
+			cli_error("run: cannot make the JSON summary: out of "
+				  "memory");
+			exit_status = failed_status(exit_status);
+		}
 		json_object_put(o);
 	} else if (!run->cfg->quiet) {
 		report_text(run, &r, exit_status);
 	}
 	fflush(stdout);
+	return exit_status;
 }
 
 static const char *domain_name(enum ttm_domain d)
@@ -348,7 +358,7 @@ static const char *domain_name(enum ttm_domain d)
  * under its reservation (which also waits for the jobs writing it).
  */
 static int dump_bo(struct ttm_bo *bo, uint32_t *chunk,
-		   struct json_object *entry)
+		   struct json_object *entry, bool *ok)
 {
 	uint64_t size = ttm_bo_size(bo), off, sum = 0;
 	uint32_t first = 0;
@@ -374,12 +384,10 @@ static int dump_bo(struct ttm_bo *bo, uint32_t *chunk,
 	ttm_bo_unreserve(bo);
 	if (ret)
 		return ret;
-	json_object_object_add(entry, "placement",
-			       json_object_new_string(domain_name(domain)));
-	json_object_object_add(entry, "first_word",
-			       json_object_new_uint64(first));
-	json_object_object_add(entry, "words_sum",
-			       json_object_new_uint64(sum));
+	run_json_add(entry, "placement",
+		     json_object_new_string(domain_name(domain)), ok);
+	run_json_add_u64(entry, "first_word", first, ok);
+	run_json_add_u64(entry, "words_sum", sum, ok);
 	return 0;
 }
 
@@ -387,14 +395,16 @@ static int dump_bo(struct ttm_bo *bo, uint32_t *chunk,
  * I/O errors here come after the run has happened: they are
  * CLI_EXIT_FAILURE (the command ran and something went wrong), not
  * CLI_EXIT_USAGE, which is for a bad command line before anything ran.
+ * The file is written whole or not at all (outfile.h).
  */
 int run_report_dump(struct run *run, const char *path)
 {
 	struct json_object *root, *bos;
+	struct cli_outfile out;
+	const char *text;
 	uint32_t *chunk;
 	unsigned int i;
-	FILE *f;
-	bool bad;
+	bool ok = true;
 	int ret = CLI_EXIT_OK;
 
 	chunk = malloc(DUMP_CHUNK);
@@ -404,54 +414,47 @@ int run_report_dump(struct run *run, const char *path)
 	}
 	root = json_object_new_object();
 	bos = json_object_new_array_ext((int)run->wl.n_bos);
-	json_object_object_add(root, "bos", bos);
-	for (i = 0; i < run->wl.n_bos; i++) {
+	/* Kept for the entries even if the add fails: put with root's. */
+	if (bos && root && json_object_object_add(root, "bos", bos)) {
+		json_object_put(bos);
+		bos = NULL;
+	}
+	ok = root && bos;
+	for (i = 0; ok && i < run->wl.n_bos; i++) {
 		const struct wl_bo *wb = &run->wl.bos[i];
 		struct json_object *e = json_object_new_object();
 		struct ttm_bo *bo = run->bos ? run->bos[i] : NULL;
 		int err;
 
-		json_object_array_add(bos, e);
-		json_object_object_add(e, "name",
-				       json_object_new_string(wb->name));
-		json_object_object_add(e, "size",
-				       json_object_new_uint64(wb->size));
+		run_json_add(e, "name", json_object_new_string(wb->name), &ok);
+		run_json_add_u64(e, "size", wb->size, &ok);
 		if (!bo) {
 			/* Never fit: its jobs were rejected (-ENOSPC). */
-			json_object_object_add(e, "placement", NULL);
-			json_object_object_add(e, "first_word",
-					       json_object_new_uint64(0));
-			json_object_object_add(e, "words_sum",
-					       json_object_new_uint64(0));
-			json_object_object_add(e, "missing",
-					       json_object_new_boolean(1));
-			continue;
-		}
-		err = dump_bo(bo, chunk, e);
-		if (err) {
+			run_json_add_null(e, "placement", &ok);
+			run_json_add_u64(e, "first_word", 0, &ok);
+			run_json_add_u64(e, "words_sum", 0, &ok);
+			run_json_add(e, "missing", json_object_new_boolean(1),
+				     &ok);
+		} else if (e && (err = dump_bo(bo, chunk, e, &ok))) {
 			cli_error("run: %s: cannot read buffer %s: %s", path,
 				  wb->name, strerror(-err));
+			json_object_put(e);
 			ret = CLI_EXIT_FAILURE;
 			goto out;
 		}
+		run_json_append(bos, e, &ok);
 	}
-
-	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!f) {
-		cli_error("run: %s: %s", path, strerror(errno));
+	text = ok ? run_json_text(root) : NULL;
+	if (!text) {
+		cli_error("run: %s: cannot make the dump: out of memory", path);
 		ret = CLI_EXIT_FAILURE;
 		goto out;
 	}
-	fputs(json_object_to_json_string_ext(root, RUN_JSON_FLAGS), f);
-	fputc('\n', f);
-	bad = ferror(f) != 0;
-	if (f == stdout)
-		bad |= fflush(f) != 0;
-	else
-		bad |= fclose(f) != 0;
-	if (bad) {
-		cli_error("run: %s: write error", path);
-		ret = CLI_EXIT_FAILURE;
+	ret = cli_outfile_open(&out, path);
+	if (ret == CLI_EXIT_OK) {
+		fputs(text, out.f);
+		fputc('\n', out.f);
+		ret = cli_outfile_close(&out, true);
 	}
 out:
 	json_object_put(root);

@@ -204,12 +204,18 @@ int run_setup(struct run *run)
 	ret = create_gpu_and_device(run);
 	if (ret)
 		return ret;
-	if (run->cfg->trace_path && run_trace_init(run))
+	if (run->cfg->trace_path && run_trace_init(run)) {
+		cli_error("%s: cannot set up the trace: out of memory",
+			  run->cfg->trace_path);
 		return CLI_EXIT_FAILURE;
+	}
 	run->bos = calloc(run->wl.n_bos ? run->wl.n_bos : 1,
 			  sizeof(*run->bos));
-	if (!run->bos)
+	if (!run->bos) {
+		cli_error("out of memory setting up %u buffers",
+			  run->wl.n_bos);
 		return CLI_EXIT_FAILURE;
+	}
 	for (i = 0; i < run->wl.n_bos; i++) {
 		ret = create_bo(run, i);
 		if (ret) {

@@ -5,6 +5,9 @@
  * one of its jobs lists it (as a DRM client would import it), and keeps
  * at most RUN_MAX_IN_FLIGHT jobs in flight.
  */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,16 +19,47 @@
 #include "clock.h"
 #include "run.h"
 
-/* @th's handle for buffer @i, made on first use. 0 if it never fit. */
-static uint32_t handle_of(struct run_thread *th, unsigned int i)
+/*
+ * A job of @th could not be submitted for another reason than a stop:
+ * say why, count it (the run fails), and stop this thread's submitting.
+ */
+static void submit_failed(struct run_thread *th, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void submit_failed(struct run_thread *th, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_error("thread %u: %s: its jobs from the one of line %u on are "
+		  "not submitted", th->index, msg,
+		  th->run->wl.jobs[th->jobs[th->next]].line);
+	__atomic_add_fetch(&th->run->submit_failures, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * @th's handle for buffer @i, made on first use: 0, or a negative errno
+ * (*@handle 0 if the buffer never fit: the job is then rejected).
+ */
+static int handle_of(struct run_thread *th, unsigned int i,
+		     uint32_t *handle)
 {
 	struct run *run = th->run;
+	int ret;
 
-	if (!th->handles[i] && run->bos[i] &&
-	    ttm_client_bo_add(th->client, run->bos[i], &th->handles[i],
-			      NULL))
-		th->handles[i] = 0;
-	return th->handles[i];
+	if (!th->handles[i] && run->bos[i]) {
+		ret = ttm_client_bo_add(th->client, run->bos[i],
+					&th->handles[i], NULL);
+		if (ret) {
+			th->handles[i] = 0;
+			return ret;
+		}
+	}
+	*handle = th->handles[i];
+	return 0;
 }
 
 static bool should_stop(struct run *run)
@@ -35,6 +69,7 @@ static bool should_stop(struct run *run)
 	if (run->cfg->seconds > 0 &&
 	    cli_now_ns() - run->start_ns >=
 		    (uint64_t)(run->cfg->seconds * 1e9)) {
+		__atomic_store_n(&run->seconds_out, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
 		return true;
 	}
@@ -60,8 +95,11 @@ static int throttle(struct run_thread *th, unsigned int max)
 	return 0;
 }
 
-/* Submit job @j of the workload through @th's client. */
-static void submit_job(struct run_thread *th, size_t j,
+/*
+ * Submit job @j of the workload through @th's client. false if this
+ * thread must stop: stopped, or a failure it reported.
+ */
+static bool submit_job(struct run_thread *th, size_t j,
 		       struct ttm_execbuf_bo *list)
 {
 	struct run *run = th->run;
@@ -87,20 +125,30 @@ static void submit_job(struct run_thread *th, size_t j,
 		const struct wl_bo *bo = &run->wl.bos[job->bos[k]];
 
 		list[k] = (struct ttm_execbuf_bo){
-			.handle = handle_of(th, job->bos[k]),
 			.flags = TTM_EXECBUF_BO_WRITE,
 			.placement = run_job_placement(bo->placement),
 		};
+		ret = handle_of(th, job->bos[k], &list[k].handle);
+		if (ret) {
+			submit_failed(th, "cannot get a handle for buffer "
+				      "'%s': %s", bo->name, strerror(-ret));
+			return false;
+		}
 	}
 	/*
 	 * Busy, then look at the stop flag again: a signal that set it
 	 * before saw this thread idle and did not interrupt it.
 	 */
 	__atomic_store_n(&th->busy, true, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&run->stop, __ATOMIC_SEQ_CST) ||
-	    throttle(th, RUN_MAX_IN_FLIGHT - 1)) {
+	ret = __atomic_load_n(&run->stop, __ATOMIC_SEQ_CST) ? -EINTR :
+	      throttle(th, RUN_MAX_IN_FLIGHT - 1);
+	if (ret) {
 		__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
-		return; /* stopped: not submitted */
+		/* -EINTR: a signal or a stop; anything else is a failure. */
+		if (ret != -EINTR)
+			submit_failed(th, "cannot wait for its jobs in flight: "
+				      "%s", strerror(-ret));
+		return false; /* not submitted */
 	}
 	/* Before the submit: the retire hook reads it (run_priority.c). */
 	r->submit_us = ttm_gpu_now_us(run->gpu);
@@ -115,6 +163,7 @@ static void submit_job(struct run_thread *th, size_t j,
 	}
 	__atomic_add_fetch(&run->submitted_jobs, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&run->progress, 1, __ATOMIC_RELAXED);
+	return true;
 }
 
 static void *submitter_main(void *arg)
@@ -137,10 +186,15 @@ static void *submitter_main(void *arg)
 	for (k = 0; k < th->n_jobs; k++)
 		if (run->wl.jobs[th->jobs[k]].n_bos > max)
 			max = run->wl.jobs[th->jobs[k]].n_bos;
-	list = malloc(max * sizeof(*list));
+	list = run->fault == RUN_FAULT_SUBMIT_LIST && th->index == 0 ? NULL :
+	       malloc(max * sizeof(*list));
+	if (!list && th->n_jobs)
+		submit_failed(th, "cannot allocate its list of %u buffers: "
+			      "out of memory", max);
 	for (k = 0; list && k < th->n_jobs && !should_stop(run); k++) {
 		__atomic_store_n(&th->next, k, __ATOMIC_RELAXED);
-		submit_job(th, th->jobs[k], list);
+		if (!submit_job(th, th->jobs[k], list))
+			break;
 	}
 	__atomic_store_n(&th->next, th->n_jobs, __ATOMIC_RELAXED);
 	free(list);

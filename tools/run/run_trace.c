@@ -16,7 +16,9 @@
  * engine's array under the engine's lock (only the engine's worker, or
  * whoever retires for it, takes it). Everything is written at the end,
  * each track sorted so that a parent slice comes before its children, one
- * event per json-c object (a tree of every event would be slow and big).
+ * event per json-c object (a tree of every event would be slow and big),
+ * to a temporary file that becomes the trace only once all of it is
+ * written (outfile.h): never a part of a trace under the trace's name.
  *
  * Events keep CLOCK_MONOTONIC times (GPU times converted with
  * run->gpu_offset_ns). They are written as microseconds since the run's
@@ -31,19 +33,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "cli.h"
+#include "outfile.h"
 #include "phase.h"
 #include "run.h"
+#include "run_json.h"
 
 #define TRACE_PID_GPU 1
 #define TRACE_PID_SUBMITTERS 2
 #define TRACE_TID_ENGINE(e) (100 + (int)(e))
 #define TRACE_TID_THREAD(t) (1000 + (int)(t))
-
-#define TRACE_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | \
-			  JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* One recorded slice, GPU job or submission phase. */
 struct trace_event {
@@ -225,7 +224,8 @@ static struct json_object *json_us(int64_t ns)
 
 	snprintf(buf, sizeof(buf), "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "",
 		 mag / 1000, (unsigned int)(mag % 1000));
-	return json_object_new_double_s((double)ns / 1000.0, buf);
+	/* The value the text reads back as: run_json_text() compares. */
+	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
 
 /*
@@ -263,48 +263,59 @@ static uint64_t trace_sort(struct run *run)
 struct trace_writer {
 	FILE *f;
 	bool first;
+	bool ok;                 /* false once an event could not be made */
 	uint64_t origin_ns;      /* CLOCK_MONOTONIC at ts 0 */
 };
 
-/* Write @o as the next element of traceEvents, and free it. */
+/*
+ * Write @o as the next element of traceEvents, and free it; nothing more
+ * once an event could not be made (w->ok false), the trace being lost.
+ */
 static void emit(struct trace_writer *w, struct json_object *o)
 {
-	if (!w->first)
-		fputs(",\n", w->f);
-	w->first = false;
-	fputs(json_object_to_json_string_ext(o, TRACE_JSON_FLAGS), w->f);
+	const char *text = w->ok ? run_json_text(o) : NULL;
+
+	if (text) {
+		if (!w->first)
+			fputs(",\n", w->f);
+		w->first = false;
+		fputs(text, w->f);
+	} else {
+		w->ok = false;
+	}
 	json_object_put(o);
 }
 
-static struct json_object *event_new(const char *name, const char *ph,
+static struct json_object *event_new(struct trace_writer *w,
+				     const char *name, const char *ph,
 				     int pid, int tid)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "ph", json_object_new_string(ph));
-	json_object_object_add(o, "pid", json_object_new_int(pid));
-	json_object_object_add(o, "tid", json_object_new_int(tid));
+	run_json_add(o, "name", json_object_new_string(name), &w->ok);
+	run_json_add(o, "ph", json_object_new_string(ph), &w->ok);
+	run_json_add(o, "pid", json_object_new_int(pid), &w->ok);
+	run_json_add(o, "tid", json_object_new_int(tid), &w->ok);
 	return o;
 }
 
 static void emit_meta(struct trace_writer *w, const char *what, int pid,
 		      int tid, const char *name, int sort_index)
 {
-	struct json_object *o = event_new(what, "M", pid, tid);
+	struct json_object *o = event_new(w, what, "M", pid, tid);
 	struct json_object *args = json_object_new_object();
 
-	json_object_object_add(args, "name", json_object_new_string(name));
-	json_object_object_add(o, "args", args);
+	run_json_add(args, "name", json_object_new_string(name), &w->ok);
+	run_json_add(o, "args", args, &w->ok);
 	emit(w, o);
 
 	/* The tracks in their natural order, not by name. */
-	o = event_new(strcmp(what, "process_name") ? "thread_sort_index" :
+	o = event_new(w, strcmp(what, "process_name") ? "thread_sort_index" :
 		      "process_sort_index", "M", pid, tid);
 	args = json_object_new_object();
-	json_object_object_add(args, "sort_index",
-			       json_object_new_int(sort_index));
-	json_object_object_add(o, "args", args);
+	run_json_add(args, "sort_index", json_object_new_int(sort_index),
+		     &w->ok);
+	run_json_add(o, "args", args, &w->ok);
 	emit(w, o);
 }
 
@@ -313,13 +324,13 @@ static struct json_object *slice_new(struct trace_writer *w,
 				     int pid, int tid,
 				     const struct trace_event *ev)
 {
-	struct json_object *o = event_new(name, "X", pid, tid);
+	struct json_object *o = event_new(w, name, "X", pid, tid);
 
-	json_object_object_add(o, "cat", json_object_new_string(cat));
-	json_object_object_add(o, "ts",
-			       json_us((int64_t)(ev->begin_ns - w->origin_ns)));
-	json_object_object_add(o, "dur",
-			       json_us((int64_t)(ev->end_ns - ev->begin_ns)));
+	run_json_add(o, "cat", json_object_new_string(cat), &w->ok);
+	run_json_add(o, "ts", json_us((int64_t)(ev->begin_ns - w->origin_ns)),
+		     &w->ok);
+	run_json_add(o, "dur", json_us((int64_t)(ev->end_ns - ev->begin_ns)),
+		     &w->ok);
 	return o;
 }
 
@@ -334,25 +345,25 @@ static void emit_gpu(struct trace_writer *w, struct run *run,
 		const struct wl_job *job = &run->wl.jobs[ev->tag - 1];
 
 		snprintf(name, sizeof(name), "job %" PRIu64, ev->tag - 1);
-		json_object_object_add(args, "job",
-				       json_object_new_uint64(ev->tag - 1));
-		json_object_object_add(args, "thread",
-				       json_object_new_int((int)job->thread));
+		run_json_add_u64(args, "job", ev->tag - 1, &w->ok);
+		run_json_add(args, "thread",
+			     json_object_new_int((int)job->thread), &w->ok);
 		if (job->line)
-			json_object_object_add(args, "line",
-				json_object_new_int((int)job->line));
-		json_object_object_add(args, "op", json_object_new_string(
+			run_json_add(args, "line",
+				     json_object_new_int((int)job->line),
+				     &w->ok);
+		run_json_add(args, "op", json_object_new_string(
 			job->op == WL_OP_ADD ? "add" :
-			job->op == WL_OP_HANG ? "hang" : "nop"));
+			job->op == WL_OP_HANG ? "hang" : "nop"), &w->ok);
 	} else {
 		snprintf(name, sizeof(name), "%s",
 			 engine == run->engines ? "move" : "job");
 	}
-	json_object_object_add(args, "gpu_id", json_object_new_uint64(ev->id));
-	json_object_object_add(args, "status", json_object_new_int(ev->result));
+	run_json_add_u64(args, "gpu_id", ev->id, &w->ok);
+	run_json_add(args, "status", json_object_new_int(ev->result), &w->ok);
 	o = slice_new(w, name, "gpu", TRACE_PID_GPU, TRACE_TID_ENGINE(engine),
 		      ev);
-	json_object_object_add(o, "args", args);
+	run_json_add(o, "args", args, &w->ok);
 	emit(w, o);
 }
 
@@ -363,17 +374,16 @@ static void emit_phase(struct trace_writer *w, unsigned int thread,
 	const char *name = cli_phase_name((enum ttm_execbuf_phase)ev->phase);
 
 	if (ev->tag)
-		json_object_object_add(args, "job",
-				       json_object_new_uint64(ev->tag - 1));
+		run_json_add_u64(args, "job", ev->tag - 1, &w->ok);
 	else
-		json_object_object_add(args, "job", NULL);
-	json_object_object_add(args, "seqno", json_object_new_uint64(ev->id));
-	json_object_object_add(args, "result", json_object_new_int(ev->result));
+		run_json_add_null(args, "job", &w->ok);
+	run_json_add_u64(args, "seqno", ev->id, &w->ok);
+	run_json_add(args, "result", json_object_new_int(ev->result), &w->ok);
 	if (!name)
 		name = "phase";
 	o = slice_new(w, name, "execbuf", TRACE_PID_SUBMITTERS,
 		      TRACE_TID_THREAD(thread), ev);
-	json_object_object_add(o, "args", args);
+	run_json_add(o, "args", args, &w->ok);
 	emit(w, o);
 }
 
@@ -384,21 +394,21 @@ static void emit_phase(struct trace_writer *w, unsigned int thread,
 int run_trace_write(struct run *run, const char *path)
 {
 	struct run_trace *tr = run->trace;
-	struct trace_writer w = { .first = true };
+	struct trace_writer w = { .first = true, .ok = true };
+	struct cli_outfile out;
 	uint64_t dropped = 0;
 	unsigned int i;
 	size_t k;
 	char name[32];
-	bool bad;
+	int ret;
 
 	if (!tr)
 		return 0;
 	w.origin_ns = trace_sort(run);
-	w.f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!w.f) {
-		cli_error("run: %s: %s", path, strerror(errno));
-		return CLI_EXIT_FAILURE;
-	}
+	ret = cli_outfile_open(&out, path);
+	if (ret)
+		return ret;
+	w.f = out.f;
 	fputs("{\"traceEvents\":[\n", w.f);
 
 	emit_meta(&w, "process_name", TRACE_PID_GPU, TRACE_PID_GPU, "GPU", 1);
@@ -422,7 +432,7 @@ int run_trace_write(struct run *run, const char *path)
 		struct run_trace_track *t = &tr->engines[i];
 
 		pthread_mutex_lock(&t->lock);
-		for (k = 0; k < t->n; k++)
+		for (k = 0; w.ok && k < t->n; k++)
 			emit_gpu(&w, run, i, &t->ev[k]);
 		dropped += t->dropped;
 		pthread_mutex_unlock(&t->lock);
@@ -430,7 +440,7 @@ int run_trace_write(struct run *run, const char *path)
 	for (i = 0; i < tr->n_threads; i++) {
 		struct run_trace_track *t = &tr->threads[i];
 
-		for (k = 0; k < t->n; k++)
+		for (k = 0; w.ok && k < t->n; k++)
 			emit_phase(&w, i, &t->ev[k]);
 		dropped += t->dropped;
 	}
@@ -441,18 +451,19 @@ int run_trace_write(struct run *run, const char *path)
 			"\"}", dropped);
 	fputs("}\n", w.f);
 
+	if (!w.ok)
+		cli_error("run: %s: cannot make the trace: out of memory; "
+			  "not written", path);
 	/* After the run: an I/O error is a failure, not a usage error. */
-	bad = ferror(w.f) != 0;
-	if (w.f == stdout)
-		bad |= fflush(w.f) != 0;
-	else
-		bad |= fclose(w.f) != 0;
-	if (bad) {
-		cli_error("run: %s: write error", path);
-		return CLI_EXIT_FAILURE;
+	ret = cli_outfile_close(&out, w.ok);
+	/*
+	 * Written, and it says what it lacks (otherData), but a trace with
+	 * holes is not a success.
+	 */
+	if (ret == CLI_EXIT_OK && dropped) {
+		cli_error("run: %s: %" PRIu64 " events lost (out of memory): "
+			  "the trace lacks them", path, dropped);
+		ret = CLI_EXIT_FAILURE;
 	}
-	if (dropped)
-		cli_error("run: %s: %" PRIu64 " events lost (out of memory)",
-			  path, dropped);
-	return CLI_EXIT_OK;
+	return ret;
 }

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * ttmsim run: the invariants after a run. The device's accounting adds up,
- * every accepted job retired exactly once, and every buffer holds exactly
- * the adds of the jobs that completed on it.
+ * every job was submitted unless the run was stopped, and rejected only
+ * for what the workload asks, every accepted job retired exactly once,
+ * and every buffer holds exactly the adds of the jobs that completed on
+ * it. What cannot be checked (no memory, a buffer that cannot be read)
+ * fails the run too, with a message: a check that did not happen must
+ * not pass for one that did.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ttmsim/bo.h"
+#include "cli.h"
 #include "run.h"
 
 #define READ_CHUNK (UINT64_C(1) << 20)
@@ -52,12 +59,25 @@ static bool check_contents(struct ttm_bo *bo, const char *name,
 {
 	uint64_t size = ttm_bo_size(bo), off, i, n;
 	uint32_t *buf = malloc(READ_CHUNK);
-	bool ok = buf && ttm_bo_reserve(bo, false, false, NULL) == 0;
-	bool reserved = ok;
+	bool ok, reserved;
+	int ret;
 
+	if (!buf) {
+		cli_error("invariant check: buffer '%s': out of memory to read "
+			  "it", name);
+		return false;
+	}
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (ret)
+		cli_error("invariant check: buffer '%s': cannot reserve it: %s",
+			  name, strerror(-ret));
+	ok = reserved = ret == 0;
 	for (off = 0; ok && off < size; off += n * 4) {
 		n = (size - off < READ_CHUNK ? size - off : READ_CHUNK) / 4;
-		if (ttm_bo_read(bo, off, buf, n * 4)) {
+		ret = ttm_bo_read(bo, off, buf, n * 4);
+		if (ret) {
+			cli_error("invariant check: buffer '%s': cannot read "
+				  "it: %s", name, strerror(-ret));
 			ok = false;
 			break;
 		}
@@ -73,6 +93,59 @@ static bool check_contents(struct ttm_bo *bo, const char *name,
 	if (reserved)
 		ttm_bo_unreserve(bo);
 	free(buf);
+	return ok;
+}
+
+/*
+ * Every job was submitted unless --seconds or a signal stopped the run:
+ * a thread that gave up (and said why) fails it.
+ */
+static bool all_submitted(struct run *run)
+{
+	size_t j, missing = 0;
+
+	for (j = 0; j < run->wl.n_jobs; j++)
+		missing += run->results[j].state == RUN_JOB_NOT_SUBMITTED;
+	if (!missing ||
+	    (!__atomic_load_n(&run->submit_failures, __ATOMIC_RELAXED) &&
+	     (__atomic_load_n(&run->interrupted, __ATOMIC_RELAXED) ||
+	      __atomic_load_n(&run->seconds_out, __ATOMIC_RELAXED))))
+		return true;
+	if (__atomic_load_n(&run->submit_failures, __ATOMIC_RELAXED))
+		fprintf(stderr, "ttmsim: invariant: %zu of %zu jobs not "
+			"submitted: a thread could not submit (see above)\n",
+			missing, run->wl.n_jobs);
+	else
+		fprintf(stderr, "ttmsim: invariant: %zu of %zu jobs not "
+			"submitted, though neither --seconds nor a signal "
+			"stopped the run\n", missing, run->wl.n_jobs);
+	return false;
+}
+
+/*
+ * A job may be rejected for what the workload asks (-EINVAL: a buffer
+ * listed twice, or pinned elsewhere; -ENOSPC: it never fits) or, once a
+ * signal stopped the run, -EINTR. Any other reason (-ENOMEM, -EMFILE, ...)
+ * is the run's own failure, not the workload's: the job is lost.
+ */
+static bool rejections_explained(struct run *run)
+{
+	bool interrupted = __atomic_load_n(&run->interrupted,
+					   __ATOMIC_RELAXED);
+	bool ok = true;
+	size_t j;
+
+	for (j = 0; j < run->wl.n_jobs; j++) {
+		const struct run_job_result *r = &run->results[j];
+
+		if (r->state != RUN_JOB_REJECTED || r->err == -EINVAL ||
+		    r->err == -ENOSPC || (r->err == -EINTR && interrupted))
+			continue;
+		fprintf(stderr, "ttmsim: invariant: the job of line %u was "
+			"rejected: %s (not for what the workload asks)\n",
+			run->wl.jobs[j].line, strerror(-r->err));
+		ok = false;
+	}
 	return ok;
 }
 
@@ -99,6 +172,8 @@ bool run_verify(struct run *run)
 			st.completed, st.failed);
 		ok = false;
 	}
+	if (!all_submitted(run) || !rejections_explained(run))
+		ok = false;
 	for (j = 0; j < wl->n_jobs; j++) {
 		uint32_t runs = __atomic_load_n(&run->results[j].retired,
 						__ATOMIC_ACQUIRE);
@@ -112,8 +187,11 @@ bool run_verify(struct run *run)
 		}
 	}
 	want = expected_words(run);
-	if (!want)
+	if (!want) {
+		cli_error("invariant check: out of memory for the expected "
+			  "contents of %u buffers: not checked", wl->n_bos);
 		return false;
+	}
 	for (i = 0; i < wl->n_bos; i++)
 		if (run->bos[i] &&
 		    !check_contents(run->bos[i], wl->bos[i].name, want[i]))
