@@ -287,6 +287,14 @@ TTMSIM_TEST_GEN_SIGNAL=2 expect 130 "interrupted while generating" run \
 	--threads 1 --jobs 10000 --check --save-workload "$wdir/part.txt"
 [ -e "$wdir/part.txt" ] && { echo "FAIL: part of a workload was saved"
 	fails=$((fails + 1)); }
+# A hang job whose GPU timeout (1.5 s) is longer than --watchdog (0.3 s)
+# is the GPU at work, not a deadlock: it fails with -ETIMEDOUT, exit 0.
+printf 'bo a 4096\njob 0 0 0 hang a\njob 0 1 0 add=1 a\n' >"$wdir/hang.txt"
+expect 0 "" run --workload "$wdir/hang.txt" --hang-timeout-ms 1500 \
+	--watchdog 0.3 --no-progress --json
+json_holds "run hang-timeout > watchdog" '(d["failed"],
+	d["completed"]) == (1, 1)'
+
 # bench bo: usage errors, then the smallest run of both parts.
 for args in "bench bo --help" "help bench bo"; do
 	# shellcheck disable=SC2086
