@@ -56,7 +56,8 @@ static int check_uint(const char *flag, const char *s, size_t len,
 	ret = parse_decimal(s, len, &v);
 	if (ret == -EINVAL) {
 		cli_error("%s: '%.*s%s%s%.*s%s' is not a number", flag,
-			  CLI_ECHO(s, len), in, CLI_ECHO_STR(whole ? whole : ""));
+			  CLI_ECHO(s, len), in,
+			  CLI_ECHO_STR(whole ? whole : ""));
 		return CLI_EXIT_USAGE;
 	}
 	if (ret || v < min || v > max) {

@@ -487,8 +487,8 @@ static int parse_fourcc_size(struct parser *ps, const char *s, size_t len,
 	}
 	size *= cpp;
 	if (size % 4) {
-		return perr(ps, "size '%.*s%s' is %llu bytes (%llu x %llu x %u), "
-			    "not a multiple of 4", W(s, len),
+		return perr(ps, "size '%.*s%s' is %llu bytes (%llu x %llu x "
+			    "%u), not a multiple of 4", W(s, len),
 			    (unsigned long long)size, (unsigned long long)w,
 			    (unsigned long long)h, cpp);
 	}
@@ -592,8 +592,8 @@ static int parse_bo(struct parser *ps)
 		}
 		ret = check_size(ps, s, len, bo->size);
 	} else if (s[0] == '-' || s[0] == '+') {
-		return perr(ps, "bad size '%.*s%s': an unsigned decimal number, "
-			    "without a sign", W(s, len));
+		return perr(ps, "bad size '%.*s%s': an unsigned decimal "
+			    "number, without a sign", W(s, len));
 	} else {
 		ret = parse_fourcc_size(ps, s, len, bo);
 	}
@@ -762,9 +762,9 @@ static int parse_job(struct parser *ps)
 			if (ret) {
 				return ret;
 			}
-			return perr(ps, "unknown buffer name '%.*s%s' (a bo line "
-				    "must define it before the jobs that use "
-				    "it)", W(s, len));
+			return perr(ps, "unknown buffer name '%.*s%s' (a bo "
+				    "line must define it before the jobs "
+				    "that use it)", W(s, len));
 		}
 		if (ps->arena_len == ps->arena_cap) {
 			size_t cap = ps->arena_cap ? ps->arena_cap * 2 : 4096;
@@ -898,7 +898,7 @@ int workload_parse(FILE *f, const char *name, struct workload *wl)
 			goto fail;
 		}
 		ps.line++;
-		/* A UTF-8 byte order mark, which some editors write: skipped. */
+		/* A UTF-8 byte order mark (some editors write one): skip. */
 		if (ps.line == 1 && got == LINE_OK && len >= 3 &&
 		    memcmp(line, "\xef\xbb\xbf", 3) == 0) {
 			line += 3;
