@@ -51,6 +51,7 @@ static int check_args(struct ttm_execbuf_args *args,
 	    args->engine >= ttm_gpu_engines(ttm_device_gpu(dev)) ||
 	    (args->op != TTM_GPU_OP_NOP && args->op != TTM_GPU_OP_ADD &&
 	     args->op != TTM_GPU_OP_COPY) ||
+	    args->duration_us > TTM_GPU_MAX_DURATION_US ||
 	    (args->n_in_fences && !args->in_fences) ||
 	    (args->n_in_fence_fds && !args->in_fence_fds) ||
 	    (args->n_in_syncobjs && !args->in_syncobjs) ||

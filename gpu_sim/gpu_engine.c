@@ -81,7 +81,10 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 		return err;
 	}
 	if (job->duration_us) {
-		ts = mono_timespec(start_ns + job->duration_us * 1000);
+		/* <= TTM_GPU_MAX_DURATION_US: no overflow but the sum's. */
+		uint64_t end_ns = start_ns + job->duration_us * 1000;
+
+		ts = mono_timespec(end_ns < start_ns ? UINT64_MAX : end_ns);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 				       NULL) == EINTR)
 			;

@@ -35,6 +35,9 @@ int gpu_ops_validate(const struct ttm_gpu_job *job)
 	}
 	if (job->n_ranges && !job->ranges)
 		return -EINVAL;
+	/* The real clock's deadline is in ns: no wrap to the past. */
+	if (job->duration_us > TTM_GPU_MAX_DURATION_US)
+		return -EINVAL;
 	for (i = 0; i < job->n_ranges; i++)
 		if (!range_ok(&job->ranges[i]))
 			return -EINVAL;

@@ -378,6 +378,11 @@ static void test_bad_args(void **state)
 	args = good;
 	args.op = TTM_GPU_OP_COPY + 1;
 	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	/* 2^64 ns or more: it wrapped to a job that ended at once. */
+	args = good;
+	args.duration_us = TTM_GPU_MAX_DURATION_US + 1;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, -1);
 	/* A COPY whose source, bos[0], is written. */
 	args = good;
 	args.op = TTM_GPU_OP_COPY;
@@ -423,7 +428,7 @@ static void test_bad_args(void **state)
 	close(fds[0]);
 	close(fds[1]);
 	assert_unlocked(&f, (uint32_t[]){ a, b }, 2);
-	assert_int_equal(stats(&f).rejected_by_errno[EINVAL], 10);
+	assert_int_equal(stats(&f).rejected_by_errno[EINVAL], 11);
 
 	/* Still usable. */
 	args = good;

@@ -523,6 +523,12 @@ static void test_validation(void **state)
 	assert_int_equal(ttm_gpu_submit(gpu, &job, &f), -EINVAL);
 	job = (struct ttm_gpu_job){ .deps = &nodep, .n_deps = 1 };
 	assert_int_equal(ttm_gpu_submit(gpu, &job, &f), -EINVAL);
+	/* 2^64 ns or more: it wrapped to a job that ended at once. */
+	job = (struct ttm_gpu_job){ .duration_us = TTM_GPU_MAX_DURATION_US +
+						    1 };
+	assert_int_equal(ttm_gpu_submit(gpu, &job, &f), -EINVAL);
+	job.duration_us = UINT64_MAX;
+	assert_int_equal(ttm_gpu_submit(gpu, &job, &f), -EINVAL);
 	assert_null(f);
 	assert_int_equal(stats_of(gpu).submitted, 0);
 	/* The same with two equal ranges is fine. */
@@ -538,6 +544,10 @@ static void test_validation(void **state)
 	assert_null(rt);
 	assert_int_equal(ttm_gpu_create(1, NULL, &rt), 0);
 	assert_int_equal(ttm_gpu_advance(rt, 1), -EINVAL);
+	job = (struct ttm_gpu_job){ .duration_us = TTM_GPU_MAX_DURATION_US +
+						    1 };
+	assert_int_equal(ttm_gpu_submit(rt, &job, &f), -EINVAL);
+	assert_null(f);
 	assert_int_equal(ttm_gpu_engines(rt), 1);
 	assert_int_equal(ttm_gpu_engines(gpu), 2);
 	ttm_gpu_destroy(rt);

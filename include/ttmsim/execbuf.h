@@ -320,7 +320,8 @@ struct ttm_execbuf_syncobj {
  *	distinct buffers of one size, bos[0] the source (READ only), bos[1]
  *	the destination (WRITE); else -EINVAL.
  * @add_value: in: for TTM_GPU_OP_ADD.
- * @duration_us: in: how long the job runs.
+ * @duration_us: in: how long the job runs, at most
+ *	TTM_GPU_MAX_DURATION_US; else -EINVAL.
  * @in_fences: in: explicit in-fences: the job fails with their error
  *	without running if one of them failed.
  * @n_in_fences: in: the number of @in_fences.
@@ -402,9 +403,9 @@ struct ttm_execbuf_args {
  * Return: 0 with @args->out_fence (and out_fence_fd); -ENOENT for a bad
  * handle (buffer or syncobj) and -EINVAL for a duplicate, bad flags,
  * in-fence, in-syncobj without a fence (at its point) or syncobj flag,
- * with @args->bad_index; -EINVAL for a bad engine, op or count; -ENOSPC if the
- * job can never fit (its buffers exceed a domain, or everything else is
- * pinned); -EINTR (interruptible only); -EINVAL with @args->bad_index if
+ * with @args->bad_index; -EINVAL for a bad engine, op, count or duration;
+ * -ENOSPC if the job can never fit (its buffers exceed a domain, or
+ * everything else is pinned); -EINTR (interruptible only); -EINVAL with @args->bad_index if
  * a buffer is pinned outside the placement asked for (ttm_bo_validate());
  * -ENOMEM; -EMFILE (fence fd).
  */

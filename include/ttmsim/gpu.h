@@ -35,6 +35,13 @@ struct ttm_gpu;
 /* Flags of struct ttm_gpu_options. */
 #define TTM_GPU_DETERMINISTIC (1u << 0) /* virtual clock, ttm_gpu_advance() */
 
+/*
+ * The longest struct ttm_gpu_job.duration_us (about 584 years): the real
+ * clock counts nanoseconds in 64 bits, and a longer duration would wrap
+ * around to a job that ends at once.
+ */
+#define TTM_GPU_MAX_DURATION_US (UINT64_MAX / 1000)
+
 /**
  * enum ttm_gpu_op - what a job does to its ranges when it runs.
  * @TTM_GPU_OP_NOP: nothing.
@@ -128,7 +135,7 @@ struct ttm_gpu_options {
  * @engine: the engine to run it on.
  * @deps: what it waits for.
  * @n_deps: the number of @deps.
- * @duration_us: how long it runs.
+ * @duration_us: how long it runs, at most TTM_GPU_MAX_DURATION_US.
  * @op: what it does.
  * @add_value: for TTM_GPU_OP_ADD.
  * @ranges: the memory it works on.
@@ -208,8 +215,9 @@ void ttm_gpu_destroy(struct ttm_gpu *gpu);
  *
  * Context: Does not sleep. Takes and releases the engine's lock. Any
  * thread, the retire hook included.
- * Return: 0; -EINVAL for a bad engine, op, range or range count; -ENOMEM;
- * -ESHUTDOWN while the GPU is being destroyed.
+ * Return: 0; -EINVAL for a bad engine, op, range or range count, or a
+ * duration beyond TTM_GPU_MAX_DURATION_US; -ENOMEM; -ESHUTDOWN while the
+ * GPU is being destroyed.
  */
 int ttm_gpu_submit(struct ttm_gpu *gpu, const struct ttm_gpu_job *job,
 		   struct ttm_fence **ret_fence);

@@ -277,7 +277,8 @@ enum drm_ttmsim_op {
  * @out_syncobjs: in: pointer to @out_syncobj_count struct
  *	drm_ttmsim_syncobj that get the job's fence.
  * @duration_ns: in: how long the job runs on the GPU's clock, in ns,
- *	rounded up to whole microseconds.
+ *	rounded up to whole microseconds (-EINVAL if that exceeds
+ *	TTM_GPU_MAX_DURATION_US: from UINT64_MAX - 614 ns on).
  * @bo_count: in: 1 to DRM_TTMSIM_MAX_BOS.
  * @in_syncobj_count: in: 0 to DRM_TTMSIM_MAX_SYNCOBJS.
  * @out_syncobj_count: in: 0 to DRM_TTMSIM_MAX_SYNCOBJS.

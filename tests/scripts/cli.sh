@@ -10,8 +10,8 @@
 set -uo pipefail
 ttmsim="$1"
 fails=0
-out=$(mktemp) err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+out=$(mktemp) err=$(mktemp) wdir=$(mktemp -d)
+trap 'rm -rf "$out" "$err" "$wdir"' EXIT
 
 # expect STATUS STDERR-PATTERN ARGS...: run, check status and stderr.
 expect() {
@@ -229,6 +229,72 @@ expect 0 "" $prun --priorities kernel=1,normal=1 --json
 json_holds "run --priorities kernel=1 --json" '(d["priorities"],
 	d["latency"]["kernel"]["count"], d["completed"]) == ({"kernel": 1,
 	"normal": 1}, 50, 100)'
+
+# run's input (issue 20): each check failed before its fix.
+# A UTF-8 byte order mark at the start of a file is skipped.
+printf '\xef\xbb\xbfbo a 4\njob 0 0 0 nop a\n' >"$wdir/bom.txt"
+expect_out "bom.txt: 1 buffers, 1 jobs, 1 threads, 1 engines: ok" run \
+	--workload "$wdir/bom.txt" --check
+# A workload without jobs is refused, naming it.
+printf '# only a comment\nbo a 4\n' >"$wdir/empty.txt"
+expect 2 "empty.txt: no jobs: a workload needs at least one job line" run \
+	--workload "$wdir/empty.txt" --check
+expect 2 "/dev/null: no jobs" run --workload /dev/null
+# A FIFO with no writer: an error at once, not a wait for ever; a pipe
+# with its writer (process substitution) reads as a file.
+mkfifo "$wdir/fifo"
+timeout 20 "$ttmsim" run --workload "$wdir/fifo" --check >"$out" 2>"$err"
+got=$?
+if [ "$got" -ne 2 ] || ! grep -q "fifo: no jobs.*FIFO.* no writer" "$err"; then
+	echo "FAIL: run --workload FIFO-without-writer exited $got, expected 2"
+	cat "$err"; fails=$((fails + 1))
+fi
+expect_out ": 1 buffers, 1 jobs, 1 threads, 1 engines: ok" run --workload \
+	<(printf 'bo a 4\njob 0 0 0 nop a\n') --check
+# A 500 KB word is echoed as its first 40 bytes and "...", in a workload
+# and on the command line (a failure shows only the message's start).
+{ printf 'bo a 4\njob 0 0 '; head -c 500000 /dev/zero | tr '\0' 7
+  printf ' nop a\n'; } >"$wdir/word.txt"
+short_error() { # WHAT PATTERN ARGS...: exit 2, one short line matching
+	local what="$1" pattern="$2" got
+	shift 2
+	"$ttmsim" "$@" >"$out" 2>"$err"
+	got=$?
+	if [ "$got" -ne 2 ] || [ "$(wc -c <"$err")" -gt 200 ] ||
+		! grep -Eq -- "$pattern" "$err"; then
+		echo "FAIL: $what: exit $got, $(wc -c <"$err") bytes:"
+		head -c 300 "$err"; echo; fails=$((fails + 1))
+	fi
+}
+short_error "a 500 KB word in a workload" \
+	"word.txt:2: duration \(us\) '7{40}\.\.\.' is out of range" \
+	run --workload "$wdir/word.txt" --check
+short_error "a 100 KB --seed" "--seed: '9{40}\.\.\.' is out of range" \
+	run --seed "$(head -c 100000 /dev/zero | tr '\0' 9)"
+# A generated workload that cannot be allocated is a usage error naming
+# the flags, not an allocation failure (exit 1).
+expect 2 "--jobs 16777216 x --threads 1024 .*memory" run --jobs 16777216 \
+	--threads 1024 --check
+# SIGTERM and SIGINT while generating (sent by the test hook halfway, at
+# the generator's first poll): the usual interrupted summary, exit 130.
+TTMSIM_TEST_GEN_SIGNAL=15 expect 130 "interrupted while generating" run \
+	--threads 1 --jobs 10000 --json --no-progress
+json_holds "run interrupted while generating" '(d["interrupted"],
+	d["submitted"], d["jobs"], d["not_submitted"]) == (True, 0, 4095, 4095)'
+TTMSIM_TEST_GEN_SIGNAL=2 expect 130 "interrupted while generating" run \
+	--threads 1 --jobs 10000 --no-progress
+fail_unless_out "^interrupted: yes$" "run SIGINT while generating"
+TTMSIM_TEST_GEN_SIGNAL=2 expect 130 "interrupted while generating" run \
+	--threads 1 --jobs 10000 --check --save-workload "$wdir/part.txt"
+[ -e "$wdir/part.txt" ] && { echo "FAIL: part of a workload was saved"
+	fails=$((fails + 1)); }
+# A hang job whose GPU timeout (1.5 s) is longer than --watchdog (0.3 s)
+# is the GPU at work, not a deadlock: it fails with -ETIMEDOUT, exit 0.
+printf 'bo a 4096\njob 0 0 0 hang a\njob 0 1 0 add=1 a\n' >"$wdir/hang.txt"
+expect 0 "" run --workload "$wdir/hang.txt" --hang-timeout-ms 1500 \
+	--watchdog 0.3 --no-progress --json
+json_holds "run hang-timeout > watchdog" '(d["failed"],
+	d["completed"]) == (1, 1)'
 
 # bench bo: usage errors, then the smallest run of both parts.
 for args in "bench bo --help" "help bench bo"; do

@@ -8,6 +8,19 @@
 #include "cli.h"
 #include "parse.h"
 
+int cli_echo_len(const char *s, size_t len)
+{
+	size_t n = len;
+
+	if (n > CLI_ECHO_MAX) {
+		n = CLI_ECHO_MAX;
+		/* Not inside a UTF-8 sequence: back to its lead byte. */
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return (int)n;
+}
+
 /* Parse @len chars of @s as a decimal: 0, -EINVAL or -ERANGE. */
 static int parse_decimal(const char *s, size_t len, uint64_t *ret_value)
 {
@@ -42,13 +55,15 @@ static int check_uint(const char *flag, const char *s, size_t len,
 
 	ret = parse_decimal(s, len, &v);
 	if (ret == -EINVAL) {
-		cli_error("%s: '%.*s%s%s' is not a number", flag, (int)len, s,
-			  in, whole ? whole : "");
+		cli_error("%s: '%.*s%s%s%.*s%s' is not a number", flag,
+			  CLI_ECHO(s, len), in,
+			  CLI_ECHO_STR(whole ? whole : ""));
 		return CLI_EXIT_USAGE;
 	}
 	if (ret || v < min || v > max) {
-		cli_error("%s: '%.*s%s%s' is out of range (%llu to %llu)",
-			  flag, (int)len, s, in, whole ? whole : "",
+		cli_error("%s: '%.*s%s%s%.*s%s' is out of range (%llu to %llu)",
+			  flag, CLI_ECHO(s, len), in,
+			  CLI_ECHO_STR(whole ? whole : ""),
 			  (unsigned long long)min, (unsigned long long)max);
 		return CLI_EXIT_USAGE;
 	}
@@ -73,8 +88,8 @@ int cli_parse_uint_list(const char *flag, const char *arg, uint64_t min,
 		size_t len = strcspn(s, ",");
 
 		if (n == max_n) {
-			cli_error("%s: '%s' has more than %zu values", flag,
-				  arg, max_n);
+			cli_error("%s: '%.*s%s' has more than %zu values",
+				  flag, CLI_ECHO_STR(arg), max_n);
 			return CLI_EXIT_USAGE;
 		}
 		if (check_uint(flag, s, len, arg, min, max, &ret_values[n]))
@@ -96,18 +111,20 @@ int cli_parse_seconds(const char *flag, const char *arg, double max,
 
 	/* Plain decimals only: no sign, "inf", "nan", hex or exponent. */
 	if (!arg[0] || strspn(arg, "0123456789.") != strlen(arg)) {
-		cli_error("%s: '%s' is not a number", flag, arg);
+		cli_error("%s: '%.*s%s' is not a number", flag,
+			  CLI_ECHO_STR(arg));
 		return CLI_EXIT_USAGE;
 	}
 	errno = 0;
 	v = strtod(arg, &end);
 	if (*end || end == arg) {
-		cli_error("%s: '%s' is not a number", flag, arg);
+		cli_error("%s: '%.*s%s' is not a number", flag,
+			  CLI_ECHO_STR(arg));
 		return CLI_EXIT_USAGE;
 	}
 	if (errno == ERANGE || !(v > 0) || v > max) {
-		cli_error("%s: '%s' is out of range (more than 0, at most %g)",
-			  flag, arg, max);
+		cli_error("%s: '%.*s%s' is out of range (more than 0, at most "
+			  "%g)", flag, CLI_ECHO_STR(arg), max);
 		return CLI_EXIT_USAGE;
 	}
 	*ret_seconds = v;

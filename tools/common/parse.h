@@ -12,6 +12,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/*
+ * A word echoed in a message: "'%.*s%s'" with CLI_ECHO(s, len) prints at
+ * most its first CLI_ECHO_MAX bytes (cut at a UTF-8 character boundary),
+ * then "..." if it was cut; a 500 KB word makes a one-line message.
+ */
+#define CLI_ECHO_MAX 40
+#define CLI_ECHO(s, len) cli_echo_len((s), (len)), (s), \
+	((len) > CLI_ECHO_MAX ? "..." : "")
+#define CLI_ECHO_STR(s) CLI_ECHO((s), strlen(s))
+
+/** cli_echo_len - how many bytes of @s (of @len) CLI_ECHO() prints. */
+int cli_echo_len(const char *s, size_t len);
 
 /** cli_parse_uint - a decimal unsigned integer in [@min, @max]. */
 int cli_parse_uint(const char *flag, const char *arg, uint64_t min,

@@ -71,7 +71,10 @@ static void *watchdog_main(void *arg)
 			seen = progress;
 			last_change = now;
 		} else if (wd->limit_ns && now - last_change >= wd->limit_ns &&
-			   (!ops->working || ops->working(wd->data))) {
+			   (!ops->working || ops->working(wd->data)) &&
+			   (!ops->grace_ns ||
+			    now - last_change - wd->limit_ns >=
+			    ops->grace_ns(wd->data))) {
 			watchdog_fire(wd, now - last_change);
 		}
 		if (ops->tick)

@@ -5,6 +5,7 @@
  *
  * A thread wakes every tick and reads a progress counter that the
  * watched threads bump. When the counter has not moved for the limit
+ * (plus the grace the command allows, e.g. for a long GPU job in flight)
  * while work is left, the command's report says on stderr who waits for
  * what, and the process ends with CLI_EXIT_DEADLOCK: threads stuck in a
  * lock cannot be freed from inside, and the report is what one needs to
@@ -29,6 +30,13 @@ struct cli_watchdog_ops {
 	bool (*progress)(void *data, uint64_t *ret_count);
 	/* Whether work is left, so that no progress is a stall. NULL: yes. */
 	bool (*working)(void *data);
+	/*
+	 * How much longer than the limit no progress is still no stall,
+	 * asked right after working() said yes: e.g. while a GPU job runs,
+	 * which may legitimately take that long before its retirement (or
+	 * its timeout) is progress again. NULL: 0.
+	 */
+	uint64_t (*grace_ns)(void *data);
 	/*
 	 * Say on stderr who waits for what, after @stalled_ns without
 	 * progress. Stdout is flushed before; after it, stderr is flushed

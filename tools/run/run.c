@@ -349,9 +349,8 @@ static int prepare_workload(struct run *run)
 		/* The command line wins over the file's shrink line. */
 		if (cfg->shrink_ms_given)
 			run->wl.shrink_ms = cfg->shrink_ms;
-	} else if ((ret = workload_generate(&cfg->gen, &run->wl))) {
-		cli_error("cannot generate the workload: %s", strerror(-ret));
-		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+	} else if ((ret = run_generate(run))) {
+		return ret;
 	}
 	if (cfg->engines && cfg->engines < run->wl.n_engines) {
 		cli_error("--engines: %u is fewer than the %u engines the "
@@ -366,7 +365,8 @@ static int prepare_workload(struct run *run)
 	run->engines = cfg->engines ? cfg->engines : run->wl.n_engines;
 	if (run->engines == 0)
 		run->engines = 1;
-	if (cfg->save_path)
+	/* Interrupted while generating: part of a workload, not saved. */
+	if (cfg->save_path && !run->interrupted)
 		return workload_save(&run->wl, cfg->save_path);
 	return 0;
 }
@@ -479,7 +479,9 @@ int cmd_run(int argc, char **argv, const char *path)
 	cfg.gen.bo_size_max &= ~UINT64_C(3);
 
 	ret = prepare_workload(&run);
-	if (ret == 0 && cfg.check_only) {
+	if (ret == 0 && run.interrupted && cfg.check_only) {
+		ret = RUN_EXIT_INTERRUPTED;
+	} else if (ret == 0 && cfg.check_only) {
 		printf("%s: %u buffers, %zu jobs, %u threads, %u engines",
 		       run.wl.source ? run.wl.source : "generated",
 		       run.wl.n_bos, run.wl.n_jobs, run.wl.n_threads,

@@ -172,6 +172,15 @@ struct run {
 int run_setup(struct run *run);
 void run_teardown(struct run *run);
 
+/*
+ * run_generate.c: generate the workload into run->wl, with SIGINT and
+ * SIGTERM blocked from then on; one that came while generating stops it
+ * and sets run->stop and run->interrupted (the jobs made so far are run's
+ * workload). 0, or an exit status after a message (settings whose
+ * workload cannot be allocated: CLI_EXIT_USAGE naming the flags).
+ */
+int run_generate(struct run *run);
+
 /* run_setup.c: where jobs need a buffer of @p (SYSTEM ones: GTT). */
 const struct ttm_placement *run_job_placement(enum wl_placement p);
 

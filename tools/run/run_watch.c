@@ -15,7 +15,9 @@
  *
  * - The kit's watchdog (watchdog.h), every 100 ms: if run->progress has
  *   not changed for cfg->watchdog_s while a thread still has jobs to
- *   submit or jobs are in flight, the report here says which thread waits
+ *   submit or jobs are in flight (and, with jobs in flight, for as long
+ *   again as the longest job of the workload may run: see watch_grace()),
+ *   the report here says which thread waits
  *   on which buffers and who holds them (thread, ticket stamp), and the
  *   process ends with CLI_EXIT_DEADLOCK. Its tick draws the progress bar
  *   on stderr.
@@ -54,6 +56,7 @@ struct run_watch {
 	bool bar;                   /* draw the progress bar */
 	bool bar_drawn;             /* a bar is on the line now */
 	uint64_t in_flight;         /* GPU jobs, as run_working() saw */
+	uint64_t job_max_ns;        /* the longest a job may run */
 	int signal_stopping;        /* atomic: SIGUSR1 means "end" */
 };
 
@@ -225,9 +228,15 @@ static void report_stall(void *data, uint64_t stalled_ns)
 
 	if (w->bar_drawn)
 		fputs("\r\033[K", stderr);
-	cli_error("run: no progress for %.1f s (--watchdog %g): %s",
-		  (double)stalled_ns / 1e9, run->cfg->watchdog_s,
-		  "who waits for what:");
+	if (w->in_flight && w->job_max_ns)
+		cli_error("run: no progress for %.1f s (--watchdog %g, plus "
+			  "%.1f s that a job may run): who waits for what:",
+			  (double)stalled_ns / 1e9, run->cfg->watchdog_s,
+			  (double)w->job_max_ns / 1e9);
+	else
+		cli_error("run: no progress for %.1f s (--watchdog %g): %s",
+			  (double)stalled_ns / 1e9, run->cfg->watchdog_s,
+			  "who waits for what:");
 	for (i = 0; i < run->wl.n_threads; i++)
 		report_thread(run, &run->threads[i]);
 	if (w->in_flight)
@@ -309,6 +318,38 @@ static bool watch_working(void *data)
 	return run_working(w->run, &w->in_flight);
 }
 
+/*
+ * Every retirement is progress (the retire hook counts it, moves too), so
+ * while progress stands still the GPU's engines each run the same job, or
+ * none, and a job that runs ends within its duration, or its hang timeout
+ * if it hangs: that long without progress, with jobs in flight, is the
+ * GPU at work, not a stall. (A hang job timing out is progress; before
+ * that it is still running.) The workload's longest job bounds them all.
+ */
+static uint64_t watch_grace(void *data)
+{
+	struct run_watch *w = data;
+
+	return w->in_flight ? w->job_max_ns : 0;
+}
+
+static uint64_t longest_job_ns(const struct run *run)
+{
+	uint64_t hang_ns = (uint64_t)run->cfg->hang_timeout_ms * 1000000;
+	uint64_t max = 0;
+	size_t j;
+
+	for (j = 0; j < run->wl.n_jobs; j++) {
+		const struct wl_job *job = &run->wl.jobs[j];
+		uint64_t ns = job->op == WL_OP_HANG ? hang_ns :
+			      job->duration_us * 1000; /* <= WL_MAX_JOB_US */
+
+		if (ns > max)
+			max = ns;
+	}
+	return max;
+}
+
 static void watch_tick(void *data, uint64_t now)
 {
 	struct run_watch *w = data;
@@ -320,6 +361,7 @@ static void watch_tick(void *data, uint64_t now)
 static const struct cli_watchdog_ops watch_ops = {
 	.progress = watch_progress,
 	.working = watch_working,
+	.grace_ns = watch_grace,
 	.report = report_stall,
 	.tick = watch_tick,
 };
@@ -336,6 +378,7 @@ int run_watch_start(struct run *run)
 	if (!w)
 		return -ENOMEM;
 	w->run = run;
+	w->job_max_ns = longest_job_ns(run);
 	w->bar = cfg->progress > 0 ||
 		 (cfg->progress < 0 && isatty(STDERR_FILENO));
 

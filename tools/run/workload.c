@@ -7,7 +7,8 @@
  *  - '#' starts a comment anywhere on a line (it cannot be part of a word:
  *    no word may contain it); blank and comment-only lines are ignored;
  *  - words are separated by spaces and tabs; a line may end in CR (CRLF
- *    files), which is dropped;
+ *    files), which is dropped; a UTF-8 byte order mark that starts the
+ *    file is skipped (columns on line 1 then count from after it);
  *  - a file is text: any other control byte (NUL, CR inside a line, ...)
  *    or DEL, and any byte that is not part of valid UTF-8 (comments may
  *    hold UTF-8 text), is an error naming its column;
@@ -22,13 +23,17 @@
  * lists go in one array (workload.bo_arena).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ttmsim/bo.h"
 #include "cli.h"
+#include "parse.h"
 #include "rng.h"
 #include "workload.h"
 
@@ -55,7 +60,8 @@ enum {
 static int next_line(struct reader *r, char **ret_line, size_t *ret_len)
 {
 	for (;;) {
-		char *s = r->buf + r->start;
+		/* No offset on a NULL buffer (before the first read): UB. */
+		char *s = r->buf ? r->buf + r->start : NULL;
 		size_t avail = r->end - r->start;
 		char *nl = avail ? memchr(s, '\n', avail) : NULL;
 
@@ -227,8 +233,11 @@ static int nomem(struct parser *ps)
 	return perr(ps, "out of memory");
 }
 
-/* A word as a printf argument pair: "%.*s", W(s, len). */
-#define W(s, len) (int)(len), (s)
+/*
+ * A word as printf arguments, "%.*s%s", W(s, len): cut to its first
+ * CLI_ECHO_MAX bytes and "..." (a line may hold a 1 MiB word).
+ */
+#define W(s, len) CLI_ECHO(s, len)
 
 /* The next word of the line into *@s, *@len; false at the end. */
 static bool next_word(struct parser *ps, const char **s, size_t *len)
@@ -390,29 +399,29 @@ static int parse_field(struct parser *ps, const char *what, const char *s,
 		return 0;
 	}
 	if (ret == -ERANGE) {
-		return perr(ps, "%s '%.*s' is out of range (0 to %llu)", what,
+		return perr(ps, "%s '%.*s%s' is out of range (0 to %llu)", what,
 			    W(s, len), (unsigned long long)max);
 	}
 	if (s[0] == '-' || s[0] == '+') {
-		return perr(ps, "%s '%.*s' must be an unsigned decimal "
+		return perr(ps, "%s '%.*s%s' must be an unsigned decimal "
 			    "number, without a sign", what, W(s, len));
 	}
-	return perr(ps, "%s '%.*s' is not a decimal number", what, W(s, len));
+	return perr(ps, "%s '%.*s%s' is not a decimal number", what, W(s, len));
 }
 
 static int check_size(struct parser *ps, const char *s, size_t len,
 		      uint64_t size)
 {
 	if (size == 0) {
-		return perr(ps, "size '%.*s' is zero", W(s, len));
+		return perr(ps, "size '%.*s%s' is zero", W(s, len));
 	}
 	if (size > WL_MAX_BO_SIZE) {
-		return perr(ps, "size '%.*s' is %llu bytes, more than 1 GiB "
+		return perr(ps, "size '%.*s%s' is %llu bytes, more than 1 GiB "
 			    "(%llu)", W(s, len), (unsigned long long)size,
 			    (unsigned long long)WL_MAX_BO_SIZE);
 	}
 	if (size % 4) {
-		return perr(ps, "size '%.*s' is %llu bytes, not a multiple "
+		return perr(ps, "size '%.*s%s' is %llu bytes, not a multiple "
 			    "of 4", W(s, len), (unsigned long long)size);
 	}
 	return 0;
@@ -432,7 +441,7 @@ static int parse_fourcc_size(struct parser *ps, const char *s, size_t len,
 	int ret;
 
 	if (!x || !colon) {
-		return perr(ps, "bad size '%.*s': a number of bytes or "
+		return perr(ps, "bad size '%.*s%s': a number of bytes or "
 			    "WIDTHxHEIGHT:FOURCC", W(s, len));
 	}
 	ret = parse_dec(s, (size_t)(x - s), UINT32_MAX, &w);
@@ -441,21 +450,21 @@ static int parse_fourcc_size(struct parser *ps, const char *s, size_t len,
 				&h);
 	}
 	if (ret == -ERANGE) {
-		return perr(ps, "size '%.*s': width or height out of range "
+		return perr(ps, "size '%.*s%s': width or height out of range "
 			    "(1 to %u)", W(s, len), UINT32_MAX);
 	}
 	if (ret) {
-		return perr(ps, "bad size '%.*s': width and height must be "
+		return perr(ps, "bad size '%.*s%s': width and height must be "
 			    "unsigned decimal numbers (WIDTHxHEIGHT:FOURCC)",
 			    W(s, len));
 	}
 	if (w == 0 || h == 0) {
-		return perr(ps, "size '%.*s' has a zero dimension",
+		return perr(ps, "size '%.*s%s' has a zero dimension",
 			    W(s, len));
 	}
 	code_len = (size_t)(end - colon - 1);
 	if (code_len < 2 || code_len > 4) {
-		return perr(ps, "bad fourcc '%.*s' in '%.*s': 2 to 4 "
+		return perr(ps, "bad fourcc '%.*s%s' in '%.*s%s': 2 to 4 "
 			    "characters", W(colon + 1, code_len), W(s, len));
 	}
 	for (i = 0; i < 4; i++) {
@@ -466,20 +475,20 @@ static int parse_fourcc_size(struct parser *ps, const char *s, size_t len,
 	}
 	cpp = ttm_fourcc_cpp(code);
 	if (cpp == 0) {
-		return perr(ps, "unknown fourcc '%.*s' (single-plane DRM "
+		return perr(ps, "unknown fourcc '%.*s%s' (single-plane DRM "
 			    "formats such as XR24, AR24, RG16, R8)",
 			    W(colon + 1, code_len));
 	}
 	/* w * h < 2^64; check before multiplying by cpp. */
 	size = w * h;
 	if (size > WL_MAX_BO_SIZE / cpp) {
-		return perr(ps, "size '%.*s' is more than 1 GiB (%llu)",
+		return perr(ps, "size '%.*s%s' is more than 1 GiB (%llu)",
 			    W(s, len), (unsigned long long)WL_MAX_BO_SIZE);
 	}
 	size *= cpp;
 	if (size % 4) {
-		return perr(ps, "size '%.*s' is %llu bytes (%llu x %llu x %u), "
-			    "not a multiple of 4", W(s, len),
+		return perr(ps, "size '%.*s%s' is %llu bytes (%llu x %llu x "
+			    "%u), not a multiple of 4", W(s, len),
 			    (unsigned long long)size, (unsigned long long)w,
 			    (unsigned long long)h, cpp);
 	}
@@ -505,19 +514,19 @@ static int check_name(struct parser *ps, const char *s, size_t len)
 			unsigned char c = (unsigned char)s[i];
 
 			if (c >= 0x80) {
-				return perr(ps, "bad buffer name '%.*s': "
+				return perr(ps, "bad buffer name '%.*s%s': "
 					    "non-ASCII byte 0x%02x (letters, "
 					    "digits, '_', '-', '.')",
 					    W(s, len), c);
 			}
 			return perr(ps, "bad character '%c' in buffer name "
-				    "'%.*s' (letters, digits, '_', '-', '.')",
+				    "'%.*s%s' (letters, digits, '_', '-', '.')",
 				    c, W(s, len));
 		}
 	}
 	if (len > WL_MAX_NAME) {
-		return perr(ps, "buffer name '%.*s...' is too long (%zu bytes; "
-			    "at most %u)", W(s, 32), len, WL_MAX_NAME);
+		return perr(ps, "buffer name '%.*s%s' is too long (%zu bytes; "
+			    "at most %u)", W(s, len), len, WL_MAX_NAME);
 	}
 	return 0;
 }
@@ -543,7 +552,7 @@ static int parse_bo(struct parser *ps)
 	}
 	slot = name_slot(&ps->names, wl->bos, s, len, hash_name(s, len));
 	if (slot->index1) {
-		return perr(ps, "duplicate buffer name '%.*s' (defined on "
+		return perr(ps, "duplicate buffer name '%.*s%s' (defined on "
 			    "line %u)", W(s, len),
 			    wl->bos[slot->index1 - 1].line);
 	}
@@ -573,18 +582,18 @@ static int parse_bo(struct parser *ps)
 	    !memchr(s, ':', len)) {
 		ret = parse_dec(s, len, UINT64_MAX, &bo->size);
 		if (ret == -ERANGE) {
-			return perr(ps, "size '%.*s' is more than 1 GiB "
+			return perr(ps, "size '%.*s%s' is more than 1 GiB "
 				    "(%llu)", W(s, len),
 				    (unsigned long long)WL_MAX_BO_SIZE);
 		}
 		if (ret) {
-			return perr(ps, "bad size '%.*s': not a decimal "
+			return perr(ps, "bad size '%.*s%s': not a decimal "
 				    "number", W(s, len));
 		}
 		ret = check_size(ps, s, len, bo->size);
 	} else if (s[0] == '-' || s[0] == '+') {
-		return perr(ps, "bad size '%.*s': an unsigned decimal number, "
-			    "without a sign", W(s, len));
+		return perr(ps, "bad size '%.*s%s': an unsigned decimal "
+			    "number, without a sign", W(s, len));
 	} else {
 		ret = parse_fourcc_size(ps, s, len, bo);
 	}
@@ -602,12 +611,12 @@ static int parse_bo(struct parser *ps)
 		} else if (word_is(s, len, "pinned")) {
 			bo->pinned = true;
 		} else {
-			return perr(ps, "unknown word '%.*s' (vram, gtt, "
+			return perr(ps, "unknown word '%.*s%s' (vram, gtt, "
 				    "system or pinned)", W(s, len));
 		}
 		if (!bo->pinned && next_word(ps, &s, &len)) {
 			if (!word_is(s, len, "pinned")) {
-				return perr(ps, "extra word '%.*s' (only "
+				return perr(ps, "extra word '%.*s%s' (only "
 					    "'pinned' may follow the "
 					    "placement)", W(s, len));
 			}
@@ -615,7 +624,7 @@ static int parse_bo(struct parser *ps)
 		}
 	}
 	if (next_word(ps, &s, &len)) {
-		return perr(ps, "extra word '%.*s' at the end of the bo line",
+		return perr(ps, "extra word '%.*s%s' at the end of the bo line",
 			    W(s, len));
 	}
 	slot->index1 = ++wl->n_bos;
@@ -672,13 +681,13 @@ static int parse_op(struct parser *ps, const char *s, size_t len,
 		job->add_value = (uint32_t)value;
 		return 0;
 range:
-		return perr(ps, "add value '%.*s' is out of range (0 to "
+		return perr(ps, "add value '%.*s%s' is out of range (0 to "
 			    "4294967295, or 0x0 to 0xffffffff)", W(v, vlen));
 bad:
-		return perr(ps, "bad add value '%.*s' (a decimal or 0x "
+		return perr(ps, "bad add value '%.*s%s' (a decimal or 0x "
 			    "hexadecimal 32-bit number)", W(v, vlen));
 	}
-	return perr(ps, "bad op '%.*s' (add=U32, nop or hang)", W(s, len));
+	return perr(ps, "bad op '%.*s%s' (add=U32, nop or hang)", W(s, len));
 }
 
 static int parse_job(struct parser *ps)
@@ -753,9 +762,9 @@ static int parse_job(struct parser *ps)
 			if (ret) {
 				return ret;
 			}
-			return perr(ps, "unknown buffer name '%.*s' (a bo line "
-				    "must define it before the jobs that use "
-				    "it)", W(s, len));
+			return perr(ps, "unknown buffer name '%.*s%s' (a bo "
+				    "line must define it before the jobs "
+				    "that use it)", W(s, len));
 		}
 		if (ps->arena_len == ps->arena_cap) {
 			size_t cap = ps->arena_cap ? ps->arena_cap * 2 : 4096;
@@ -807,15 +816,15 @@ static int parse_shrink(struct parser *ps)
 	}
 	ret = parse_dec(s, len, WL_MAX_SHRINK_MS, &v);
 	if (ret == -EINVAL) {
-		return perr(ps, "shrink period '%.*s' is not a number of "
+		return perr(ps, "shrink period '%.*s%s' is not a number of "
 			    "milliseconds (an unsigned decimal)", W(s, len));
 	}
 	if (ret || v == 0) {
-		return perr(ps, "shrink period '%.*s' is out of range (1 to "
+		return perr(ps, "shrink period '%.*s%s' is out of range (1 to "
 			    "%u ms)", W(s, len), WL_MAX_SHRINK_MS);
 	}
 	if (next_word(ps, &s, &len)) {
-		return perr(ps, "extra word '%.*s' at the end of the shrink "
+		return perr(ps, "extra word '%.*s%s' at the end of the shrink "
 			    "line", W(s, len));
 	}
 	ps->wl.shrink_ms = (unsigned int)v;
@@ -845,7 +854,7 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 	if (word_is(s, wlen, "shrink")) {
 		return parse_shrink(ps);
 	}
-	return perr(ps, "unknown directive '%.*s' (bo, job or shrink)",
+	return perr(ps, "unknown directive '%.*s%s' (bo, job or shrink)",
 		    W(s, wlen));
 }
 
@@ -889,6 +898,12 @@ int workload_parse(FILE *f, const char *name, struct workload *wl)
 			goto fail;
 		}
 		ps.line++;
+		/* A UTF-8 byte order mark (some editors write one): skip. */
+		if (ps.line == 1 && got == LINE_OK && len >= 3 &&
+		    memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+			line += 3;
+			len -= 3;
+		}
 		if (got == LINE_TOO_LONG) {
 			ret = perr(&ps, "line too long (more than %u bytes)",
 				   WL_MAX_LINE);
@@ -947,22 +962,63 @@ fail:
 	return ret;
 }
 
+/*
+ * Open @path for reading without blocking in open(): a FIFO with no
+ * writer would block there forever. Reads block again afterwards, so a
+ * FIFO or pipe whose writer is there is read to its end.
+ */
+static FILE *open_input(const char *path, bool *ret_fifo)
+{
+	struct stat st;
+	FILE *f;
+	int fd, flags, err;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+	    fstat(fd, &st) < 0)
+		goto fail;
+	*ret_fifo = S_ISFIFO(st.st_mode);
+	f = fdopen(fd, "r");
+	if (f)
+		return f;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return NULL;
+}
+
 int workload_load(const char *path, struct workload *wl)
 {
-	FILE *f;
+	const char *name = path;
+	bool fifo = false;
+	FILE *f = stdin;
 	int ret;
 
 	if (strcmp(path, "-") == 0) {
-		return workload_parse(stdin, "<stdin>", wl);
+		name = "<stdin>";
+	} else {
+		f = open_input(path, &fifo);
+		if (!f) {
+			memset(wl, 0, sizeof(*wl));
+			cli_error("%s: %s", path, strerror(errno));
+			return CLI_EXIT_USAGE;
+		}
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		memset(wl, 0, sizeof(*wl));
-		cli_error("%s: %s", path, strerror(errno));
-		return CLI_EXIT_USAGE;
+	ret = workload_parse(f, name, wl);
+	if (f != stdin)
+		fclose(f);
+	if (ret == 0 && wl->n_jobs == 0) {
+		/* Nothing to run is a mistake: a wrong or truncated file. */
+		cli_error("%s: no jobs: a workload needs at least one job "
+			  "line%s", name, fifo ? " (a FIFO read with no "
+			  "writer gives nothing: start the writer first)" : "");
+		workload_free(wl);
+		ret = CLI_EXIT_USAGE;
 	}
-	ret = workload_parse(f, path, wl);
-	fclose(f);
 	return ret;
 }
 
@@ -997,6 +1053,29 @@ static int cmp_uint_rev(const void *a, const void *b)
 	return cmp_uint(b, a);
 }
 
+/* @a * @b + @c, saturated at UINT64_MAX. */
+static uint64_t mul_add_sat(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r) ||
+	    __builtin_add_overflow(r, c, &r))
+		return UINT64_MAX;
+	return r;
+}
+
+uint64_t workload_gen_bytes(const struct wl_gen_options *o)
+{
+	uint64_t jobs = mul_add_sat(o->jobs, o->threads, 0);
+	/* A job, and its buffer indexes in the arena. */
+	uint64_t per_job = mul_add_sat(o->per_job_max, sizeof(unsigned int),
+				       sizeof(struct wl_job));
+	uint64_t bos = mul_add_sat(o->bos, sizeof(struct wl_bo) +
+				   sizeof(unsigned int), 0);
+
+	return mul_add_sat(jobs, per_job, bos);
+}
+
 int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 {
 	struct workload g = {
@@ -1007,6 +1086,7 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 	uint64_t size_max = o->bo_size_max & ~UINT64_C(3);
 	unsigned int *perm = NULL;
 	size_t arena_len = 0, j, n_jobs;
+	bool interrupted = false;
 	unsigned int i, t;
 
 	memset(wl, 0, sizeof(*wl));
@@ -1073,6 +1153,11 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 		struct wl_job *job = &g.jobs[j];
 		unsigned int k;
 
+		if (j % WL_GEN_POLL_JOBS == WL_GEN_POLL_JOBS - 1 &&
+		    o->interrupted && o->interrupted()) {
+			interrupted = true;
+			break;
+		}
 		t = (unsigned int)(j % o->threads);
 		job->thread = t;
 		job->engine = (unsigned int)rng_range(&state, 0,
@@ -1101,12 +1186,12 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 		}
 		arena_len += job->n_bos;
 	}
-	g.n_jobs = n_jobs;
+	g.n_jobs = j;
 	g.n_threads = o->threads;
 	g.n_engines = o->engines;
 	free(perm);
 	*wl = g;
-	return 0;
+	return interrupted ? -EINTR : 0;
 
 nomem:
 	free(perm);

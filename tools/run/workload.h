@@ -17,6 +17,7 @@
  *  - '#' starts a comment anywhere on a line, even inside a word (no word
  *    may contain it); blank lines are ignored; words are separated by
  *    spaces and tabs; a CR at the very end of a line is dropped (CRLF);
+ *    a UTF-8 byte order mark at the start of the file is skipped;
  *  - a file is text: any other control byte (NUL, a CR inside a line,
  *    ESC, ...), DEL, or a byte that is not valid UTF-8 is an error naming
  *    its column; UTF-8 text may appear in comments only (names are ASCII);
@@ -108,14 +109,17 @@ struct workload {
  * input, named "<stdin>" in messages).
  *
  * Every error is one line "FILE:LINE: what is wrong" on stderr (a file that
- * cannot be read: "ttmsim: FILE: reason"), and nothing is kept: *@wl is
- * then all zero (workload_free() on it is harmless).
+ * cannot be read, or holds no job: "ttmsim: FILE: reason"), and nothing
+ * is kept: *@wl is then all zero (workload_free() on it is harmless).
+ * The open does not wait for a FIFO's writer (one without a writer reads
+ * as empty, and says so); reading then waits for the data, as for a pipe.
  * Return: 0 and *@wl (free it with workload_free()), or CLI_EXIT_USAGE.
  */
 int workload_load(const char *path, struct workload *wl);
 
 /**
- * workload_parse - as workload_load(), from an open stream named @name.
+ * workload_parse - as workload_load(), from an open stream named @name;
+ * a workload without jobs is not an error here.
  */
 int workload_parse(FILE *f, const char *name, struct workload *wl);
 
@@ -137,7 +141,14 @@ struct wl_gen_options {
 	uint64_t job_us_min, job_us_max;
 	uint64_t seed;
 	unsigned int shrink_ms;        /* <= WL_MAX_SHRINK_MS; 0: none */
+	/*
+	 * Asked after every WL_GEN_POLL_JOBS jobs: true stops generating
+	 * (a signal came). NULL: never asked.
+	 */
+	bool (*interrupted)(void);
 };
+
+#define WL_GEN_POLL_JOBS 4096u
 
 /**
  * workload_generate - a random workload: @o->bos buffers of the default
@@ -151,9 +162,19 @@ struct wl_gen_options {
  * saved file's header comment names). shrink_ms is @o's; the random
  * sequence does not depend on it.
  * Return: 0 and *@wl, -EINVAL if @o breaks a rule above or a WL_MAX_*
- * limit (*@wl all zero), or -ENOMEM.
+ * limit (*@wl all zero), -ENOMEM (*@wl all zero), or -EINTR when
+ * @o->interrupted said so: *@wl then holds every buffer and the jobs
+ * made so far (free it with workload_free()).
  */
 int workload_generate(const struct wl_gen_options *o, struct workload *wl);
+
+/**
+ * workload_gen_bytes - the most memory workload_generate(@o) asks for:
+ * its jobs, their buffer lists (at @o->per_job_max each) and its buffers;
+ * UINT64_MAX if that does not fit in 64 bits. To refuse, before asking,
+ * settings that cannot be allocated.
+ */
+uint64_t workload_gen_bytes(const struct wl_gen_options *o);
 
 /**
  * workload_save - write @wl in the file format to @path ("-": stdout), so
