@@ -754,6 +754,108 @@ static void test_import_invalid(void **state)
 }
 
 /*
+ * Pipes that are not ours, in the states an orphan's pipe is in (writer
+ * closed, holding status bytes or none) or with bytes and a writer: all
+ * -EINVAL. A pipe given every mark of ours (one page, writer closed) is
+ * the documented kind and imports as a gone fence.
+ */
+static void test_import_foreign_pipe(void **state)
+{
+	struct ttm_fence *sentinel = (struct ttm_fence *)&sentinel, *g;
+	static const char bytes[6];
+	long page = sysconf(_SC_PAGESIZE);
+	int fds[2];
+
+	(void)state;
+	g = sentinel;
+	/* Bytes in it, writer closed: a signalled orphan's state. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_int_equal(write(fds[1], bytes, 1), 1);
+	close(fds[1]);
+	assert_int_equal(ttm_fence_import_fd(fds[0], &g), -EINVAL);
+	close(fds[0]);
+	/* Empty, writer closed: a cancelled orphan's state. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	close(fds[1]);
+	assert_int_equal(ttm_fence_import_fd(fds[0], &g), -EINVAL);
+	close(fds[0]);
+	/* One page and bytes, but the writer still open. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_true(fcntl(fds[1], F_SETPIPE_SZ, 4096) >= 0);
+	assert_int_equal(write(fds[1], bytes, 1), 1);
+	assert_int_equal(ttm_fence_import_fd(fds[0], &g), -EINVAL);
+	/* Then closed: all the marks, so taken for a gone fence. */
+	close(fds[1]);
+	if (page <= 4096) {
+		assert_int_equal(ttm_fence_import_fd(fds[0], &g), 0);
+		assert_int_equal(ttm_fence_get_status(g), 1);
+		ttm_fence_put(g);
+		g = sentinel;
+	}
+	close(fds[0]);
+	/* The write end of one, never. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_true(fcntl(fds[1], F_SETPIPE_SZ, 4096) >= 0);
+	close(fds[0]);
+	assert_int_equal(ttm_fence_import_fd(fds[1], &g), -EINVAL);
+	close(fds[1]);
+	assert_ptr_equal(g, sentinel);
+}
+
+/*
+ * A reserved descriptor, installed: exactly an export (the fence's pipe,
+ * its status), for a fence never exported and one exported already; one
+ * given back closes what it took.
+ */
+static void test_fd_slot(void **state)
+{
+	struct ttm_fence_fd_slot slot, back;
+	struct ttm_fence *f = fence_new(), *g;
+	int fd, fd2, probe;
+
+	(void)state;
+	assert_int_equal(ttm_fence_fd_reserve(&slot), 0);
+	assert_true(slot.fd >= 0);
+	fd = slot.fd;
+	assert_int_equal(ttm_fence_fd_install(&slot, f), fd);
+	assert_int_equal(slot.fd, -1);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(ttm_fence_import_fd(fd, &g), 0);
+	assert_ptr_equal(g, f);
+	ttm_fence_put(g);
+
+	/* Exported now: a second slot joins the same pipe. */
+	assert_int_equal(ttm_fence_fd_reserve(&slot), 0);
+	fd2 = ttm_fence_fd_install(&slot, f);
+	assert_true(fd2 >= 0 && fd2 != fd);
+	assert_true(fd_ino(fd) == fd_ino(fd2));
+	assert_int_equal(fd_revents(fd2), 0);
+	assert_int_equal(ttm_fence_signal(f, -EIO), 0);
+	assert_true(fd_revents(fd2) & POLLIN);
+	assert_int_equal(fd_bytes(fd2), 1 + EIO);
+	ttm_fence_put(f);
+	/* Gone: both still read its status. */
+	assert_int_equal(ttm_fence_import_fd(fd2, &g), 0);
+	assert_int_equal(ttm_fence_get_status(g), -EIO);
+	ttm_fence_put(g);
+	close(fd2);
+	close(fd);
+
+	/* Given back: the three descriptors it took are free again. */
+	probe = dup(0);
+	assert_true(probe >= 0);
+	close(probe);
+	assert_int_equal(ttm_fence_fd_reserve(&back), 0);
+	ttm_fence_fd_unreserve(&back);
+	assert_int_equal(back.fd, -1);
+	ttm_fence_fd_unreserve(&back); /* empty: nothing */
+	fd = dup(0);
+	assert_int_equal(fd, probe);
+	close(fd);
+	assert_checks_passed();
+}
+
+/*
  * One thread drops the last reference of an exported fence while another
  * imports its descriptor: the importer gets the live fence or one rebuilt
  * from the pipe, never -EINVAL (the fence leaves the registry and closes
@@ -1151,6 +1253,8 @@ int main(void)
 		TEST(test_import_live),
 		TEST(test_import_gone),
 		TEST(test_import_invalid),
+		TEST(test_import_foreign_pipe),
+		TEST(test_fd_slot),
 		TEST(test_import_vs_put),
 		TEST(test_merge),
 		TEST(test_merge_signalled),
