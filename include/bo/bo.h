@@ -113,6 +113,11 @@ struct ttm_device {
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
+	/*
+	 * Whether ttm_device_destroy() is waiting for zombies and ghosts:
+	 * what a test reads to signal a fence only once it is (test_bo.c).
+	 */
+	bool destroy_waiting;
 	void *private;            /* the driver's; atomic */
 	void (*release_private)(void *data);
 	/*
