@@ -563,10 +563,47 @@ static void test_wait_interrupted(void **state)
 	assert_checks_passed();
 }
 
+static int act_gettid(struct actor *a, void *arg)
+{
+	(void)a;
+	(void)arg;
+	return (int)test_gettid();
+}
+
+/* A thread blocked in futex(): at which word, for which value. */
+struct park {
+	pid_t tid;
+	struct actor *actor;
+	uintptr_t addr;
+	unsigned long val;
+};
+
+static bool parked(void *arg)
+{
+	struct park *p = arg;
+
+	return thread_futex_wait(p->tid, &p->addr, &p->val);
+}
+
+/* Asleep on the same word for another value, or the step is over. */
+static bool parked_again_or_done(void *arg)
+{
+	struct park *p = arg;
+	uintptr_t addr;
+	unsigned long val;
+
+	if (!actor_busy(p->actor))
+		return true;
+	return thread_futex_wait(p->tid, &addr, &val) && addr == p->addr &&
+	       val != p->val;
+}
+
 static void test_wait_uninterruptible(void **state)
 {
 	struct ttm_fence *f = fence_new();
+	struct park park = { 0 }, repark;
 	struct actor a;
+	int tid;
 
 	(void)state;
 	actor_start(&a, NULL);
@@ -576,10 +613,23 @@ static void test_wait_uninterruptible(void **state)
 	assert_int_equal(actor_run(&a, act_wait_short, f), -ETIME);
 	assert_int_equal(actor_run(&a, act_interrupt_clear, NULL), 1);
 
-	/* Posted while it sleeps: a wake-up it sleeps through. */
+	/*
+	 * Posted while it sleeps: a wake-up it sleeps through. Seen asleep
+	 * (blocked on its wake word) before the interrupt, and asleep again
+	 * on the word's next value after it, so the interrupt was taken in
+	 * and ignored before the signal comes; a wait that took it would be
+	 * over by then.
+	 */
+	tid = actor_run(&a, act_gettid, NULL);
 	actor_post(&a, act_wait, f);
 	assert_true(wait_for_fence_waiters(f, 1));
+	park.tid = tid;
+	assert_true(wait_until(parked, &park));
 	assert_int_equal(ttm_interrupt_thread(a.thread), 0);
+	repark = (struct park){ .tid = tid, .actor = &a, .addr = park.addr,
+				.val = park.val };
+	assert_true(wait_until(parked_again_or_done, &repark));
+	assert_true(actor_busy(&a));
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	assert_true(actor_wait(&a));
 	assert_int_equal(actor_ret(&a), 0);
