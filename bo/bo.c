@@ -220,6 +220,8 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		.placement = *placement,
 		.destroy = destroy,
 	};
+	if (bo_destroy_cb_alloc(bo))
+		return -ENOMEM;
 	list_init(&bo->node);
 	/*
 	 * Always initialised, shared or not: a buffer that leaves a shared
@@ -247,6 +249,7 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		if (!resv)
 			ww_mutex_unlock(&bo->base.lock);
 		ttm_resv_fini(&bo->base);
+		free(bo->destroy_cbs);
 		return ret;
 	}
 	return 0;
@@ -308,7 +311,7 @@ void bo_free(struct ttm_bo *bo)
 	bo_res_release_locked(dev, res);
 	dom->buffers--;
 	dev->buffers--;
-	if (bo->destroy_cbs && --dev->zombies == 0)
+	if (bo->destroy_pending && --dev->zombies == 0)
 		pthread_cond_broadcast(&dev->idle);
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);

@@ -4,8 +4,11 @@
  * the buffer (TTM's delayed destroy), and the device's destroy worker.
  *
  * The last reference of an idle buffer frees it at once, in the caller's
- * thread, as TTM does. A busy one gets a callback on each unsignalled
- * fence; the last callback to run hands the buffer to the device's worker
+ * thread, as TTM does. A busy one arms its one callback (allocated with
+ * the buffer: the last put allocates nothing, so it never has to fall back
+ * to waiting, which would deadlock a caller who signals the fences itself)
+ * on an unsignalled fence; each time it runs it re-arms on the next one,
+ * and the one that finds none left hands the buffer to the device's worker
  * thread (TTM's delayed-delete workqueue), which frees it and calls its
  * destroy. So a driver's destroy never runs inside a fence callback, where
  * the signaller's locks are held, nor under the device lock. Until then
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 
 #include "bo/bo.h"
+#include "bo/resv.h"
 #include "util/compiler.h"
 #include "ww/debug.h"
 
@@ -44,24 +48,59 @@ static void destroy_queue(struct ttm_bo *bo)
 	pthread_mutex_unlock(&dev->work_lock);
 }
 
-/* One wait fewer; the last queues @bo for the worker. */
-static void destroy_drop(struct ttm_bo *bo)
+static void destroy_cb_func(struct ttm_fence *fence,
+			    struct ttm_fence_cb *cb);
+
+/*
+ * Arm @bo's one callback on the first unsignalled fence of its
+ * reservation; false when none is left. Allocates nothing: the callback
+ * was allocated with the buffer, and nobody adds to the reservation any
+ * more (its own: nobody holds @bo; a shared one after a failed copy: see
+ * bo_release()). Also runs in fence callbacks, which hold no fence lock.
+ */
+static bool destroy_arm(struct ttm_bo *bo)
 {
-	if (__atomic_sub_fetch(&bo->destroy_pending, 1, __ATOMIC_ACQ_REL) == 0)
-		destroy_queue(bo);
+	struct ttm_fence *f;
+	int ret;
+
+	for (;;) {
+		f = resv_first_pending(bo->resv, TTM_RESV_USAGE_BOOKKEEP);
+		if (!f)
+			return false;
+		ret = ttm_fence_add_callback(f, &bo->destroy_cbs->cb,
+					     destroy_cb_func);
+		/*
+		 * The callback does not need the fence kept alive: one freed
+		 * unsignalled runs it too.
+		 */
+		ttm_fence_put(f);
+		if (!ret)
+			return true;
+		/* Signalled meanwhile: the next walk skips it. */
+	}
 }
 
-/* Runs when the fence signals, or is freed unsignalled: no wait is left. */
+/* Runs when the fence signals, or is freed unsignalled: the next one. */
 static void destroy_cb_func(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 {
 	struct ttm_bo_destroy_cb *dcb =
 		container_of(cb, struct ttm_bo_destroy_cb, cb);
 
 	(void)fence;
-	destroy_drop(dcb->bo);
+	if (!destroy_arm(dcb->bo))
+		destroy_queue(dcb->bo);
 }
 
-/* Without memory for callbacks, fall back to waiting here. */
+int bo_destroy_cb_alloc(struct ttm_bo *bo)
+{
+	bo->destroy_cbs = calloc(1, sizeof(*bo->destroy_cbs));
+	if (!bo->destroy_cbs)
+		return -ENOMEM;
+	bo->destroy_cbs->bo = bo;
+	return 0;
+}
+
+/* Without a worker thread, fall back to waiting here. */
 static void destroy_sync(struct ttm_bo *bo)
 {
 	ttm_resv_wait(bo->resv, TTM_RESV_USAGE_BOOKKEEP, false, -1);
@@ -95,9 +134,6 @@ static void bo_release(struct ttm_bo *bo)
 {
 	struct ttm_device *dev = bo->dev;
 	const struct ttm_device_funcs *funcs = dev->funcs;
-	struct ttm_bo_destroy_cb *cbs;
-	struct ttm_fence **fences;
-	unsigned int n, i;
 
 	/* Out of its bulk move, which its owner may now finalise. */
 	bo_lru_release(bo);
@@ -105,67 +141,48 @@ static void bo_release(struct ttm_bo *bo)
 	if (funcs->release_notify)
 		funcs->release_notify(bo, dev->funcs_data);
 
-	/* Every usage: even bookkeeping work may still touch the memory. */
-	if (ttm_resv_get_fences(bo->resv, TTM_RESV_USAGE_BOOKKEEP, &fences,
-				&n)) {
-		destroy_sync(bo);
-		return;
-	}
 	/*
-	 * Idle: freed at once, before the caller's put returns, so a
+	 * Idle (every usage: even bookkeeping work may still touch the
+	 * memory): freed at once, before the caller's put returns, so a
 	 * shared reservation needs no copy.
 	 */
-	if (n == 0) {
-		free(fences);
+	if (ttm_resv_test_signaled(bo->resv, TTM_RESV_USAGE_BOOKKEEP)) {
 		bo_free(bo);
 		return;
 	}
-	/*
-	 * Busy on a shared one: off it before the put returns. The copy
-	 * may hold fences added since the snapshot; only the snapshot's
-	 * are waited for, they are all @bo's work may use.
-	 */
-	cbs = NULL;
-	if (!bo_worker_ensure(dev) &&
-	    (bo->resv == &bo->base || !bo_individualize(bo)))
-		cbs = calloc(n, sizeof(*cbs));
-	if (!cbs) {
-		for (i = 0; i < n; i++)
-			ttm_fence_put(fences[i]);
-		free(fences);
+	if (bo_worker_ensure(dev)) {
 		destroy_sync(bo);
 		return;
 	}
+	/*
+	 * Busy on a shared one: off it before the put returns, with a copy
+	 * of its fences, so that later work there is not waited for. The
+	 * copy is the one allocation here; without memory for it @bo stays
+	 * on the shared reservation and waits for what is there when each
+	 * fence signals, later work included. That is allowed: its owner
+	 * may finalise it only after @bo's destroy (ttm_bo_init_reserved()).
+	 * Never a wait: the caller may be who signals these fences.
+	 */
+	if (bo->resv != &bo->base)
+		(void)bo_individualize(bo);
 	/*
 	 * An import, off its exporter's reservation now, lets the exporter
 	 * go here rather than from the worker: that reservation still
 	 * holds the import's work, which the exporter's own delayed
 	 * destroy waits for, and the exporter's device need not wait for
-	 * this one's worker before it can be destroyed.
+	 * this one's worker before it can be destroyed. One still on it
+	 * keeps the exporter, and so the reservation, until bo_free().
 	 */
-	if (bo->exporter)
+	if (bo->exporter && bo->resv == &bo->base)
 		bo_import_release(bo);
 
 	pthread_mutex_lock(&dev->lock);
 	dev->zombies++;
-	bo->destroy_cbs = cbs;
+	bo->destroy_pending = 1;
 	pthread_mutex_unlock(&dev->lock);
 
-	/* One count per fence, plus ours until every callback is set up. */
-	__atomic_store_n(&bo->destroy_pending, n + 1, __ATOMIC_RELEASE);
-	for (i = 0; i < n; i++) {
-		cbs[i].bo = bo;
-		if (ttm_fence_add_callback(fences[i], &cbs[i].cb,
-					   destroy_cb_func))
-			destroy_drop(bo); /* signalled already */
-		/*
-		 * The callback does not need the fence kept alive: one freed
-		 * unsignalled runs it too.
-		 */
-		ttm_fence_put(fences[i]);
-	}
-	free(fences);
-	destroy_drop(bo);
+	if (!destroy_arm(bo))
+		destroy_queue(bo); /* all signalled meanwhile */
 }
 
 TTM_EXPORT void ttm_bo_put(struct ttm_bo *bo)

@@ -70,8 +70,12 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 		.type = TTM_BO_TYPE_SG,
 		.placement = import_placement,
 		.destroy = import_free,
-		.exporter = ttm_bo_get(exporter),
 	};
+	if (bo_destroy_cb_alloc(bo)) {
+		free(bo);
+		return NULL;
+	}
+	bo->exporter = ttm_bo_get(exporter);
 	list_init(&bo->node);
 	ttm_resv_init(&bo->base, dev->ww_class);
 	/*
@@ -94,6 +98,7 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 	if (!res) {
 		ttm_resv_fini(&bo->base);
 		ttm_bo_put(exporter);
+		free(bo->destroy_cbs);
 		free(bo);
 		return NULL;
 	}

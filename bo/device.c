@@ -198,8 +198,10 @@ TTM_EXPORT int ttm_device_destroy(struct ttm_device *dev)
 		bo_worker_free_device(dev);
 		return 0;
 	}
+	dev->destroy_waiting = true;
 	while (dev->zombies || dev->n_ghosts)
 		pthread_cond_wait(&dev->idle, &dev->lock);
+	dev->destroy_waiting = false;
 	pthread_mutex_unlock(&dev->lock);
 	/* Every delayed destroy is queued or done: let the worker finish. */
 	bo_worker_stop(dev);

@@ -247,8 +247,8 @@ TTM_EXPORT struct ttm_fence *ttm_resv_iter_next(struct ttm_resv_iter *cursor)
 /* ---- readers built on the lockless walk ---------------------------------- */
 
 /* A new reference to an unsignalled fence up to @usage, or NULL. */
-static struct ttm_fence *resv_first_pending(struct ttm_resv *resv,
-					    enum ttm_resv_usage usage)
+struct ttm_fence *resv_first_pending(struct ttm_resv *resv,
+				     enum ttm_resv_usage usage)
 {
 	struct ttm_resv_iter cursor;
 	struct ttm_fence *f;

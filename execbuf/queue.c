@@ -175,21 +175,6 @@ static int add_implicit(struct submit *s, struct submit_deps *d)
 	return ret;
 }
 
-/*
- * The fd of the out-fence can be made only once the job exists, and can
- * fail (-EMFILE). So that a failure leaves nothing submitted, such a job
- * also waits for a gate of ours: opened once the fd exists, or failed so
- * that the job fails without running, its fence given to no buffer.
- */
-static int make_gate(struct submit_deps *d, struct ttm_fence **gate)
-{
-	int ret = ttm_fence_create(ttm_fence_context_alloc(1), 1, gate);
-
-	if (ret == 0)
-		ret = deps_add(d, ttm_fence_get(*gate), true);
-	return ret;
-}
-
 int submit_queue(struct submit *s)
 {
 	struct ttm_execbuf_args *args = s->args;
@@ -202,7 +187,8 @@ int submit_queue(struct submit *s)
 		.tag = args->tag,
 	};
 	struct ttm_gpu_range *ranges;
-	struct ttm_fence *fence = NULL, *gate = NULL;
+	struct ttm_fence_fd_slot slot = { .fd = -1 };
+	struct ttm_fence *fence = NULL;
 	struct execbuf_job *tracking;
 	struct submit_deps *d = &s->deps;
 	struct ttm_sched_entity *entity = NULL;
@@ -233,8 +219,13 @@ int submit_queue(struct submit *s)
 			ttm_bo_gpu_range(s->objs[i].bo, &ranges[job.n_ranges++]);
 	if (ret == 0)
 		ret = add_implicit(s, d);
+	/*
+	 * The out-fence's descriptor, reserved before the job is committed:
+	 * one that runs short (-EMFILE) rejects the submission with nothing
+	 * run, and the install after the commit cannot fail.
+	 */
 	if (ret == 0 && (args->flags & TTM_EXECBUF_FENCE_FD_OUT))
-		ret = make_gate(d, &gate);
+		ret = ttm_fence_fd_reserve(&slot);
 	if (ret == 0) {
 		job.ranges = ranges;
 		job.deps = d->v;
@@ -242,23 +233,14 @@ int submit_queue(struct submit *s)
 		/* Through the client's entity of the engine. */
 		ret = ttm_sched_gpu_submit(entity, &job, &fence);
 	}
-	if (ret == 0 && gate) {
-		fd = ttm_fence_export_fd(fence);
-		if (fd < 0) {
-			/* The job fails unrun: its fence goes nowhere. */
-			ttm_fence_signal(gate, -ECANCELED);
-			ttm_fence_put(fence);
-			ret = fd;
-		} else {
-			ttm_fence_signal(gate, 0);
-		}
-	}
-	ttm_fence_put(gate);
 	free(ranges);
 	if (ret) {
+		ttm_fence_fd_unreserve(&slot);
 		free(tracking);
 		return ret;
 	}
+	if (slot.fd >= 0)
+		fd = ttm_fence_fd_install(&slot, fence);
 
 	for (i = 0; i < s->n; i++)
 		ttm_resv_add_fence(ttm_bo_resv(s->objs[i].bo), fence,

@@ -31,6 +31,16 @@
 #include "util/compiler.h"
 
 #define REGISTRY_BUCKETS 256u
+/*
+ * Our pipes' size, which tells them from others once their fence is gone:
+ * one page (the kernel rounds a pipe up to whole pages), PIPE_BUF at least.
+ */
+static int fence_pipe_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 4096 ? (int)page : 4096;
+}
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ttm_fence *registry[REGISTRY_BUCKETS];
@@ -63,33 +73,58 @@ void fence_fd_signal(struct ttm_fence *f)
 		return;
 }
 
-/* With @f->lock held: make @f's pipe and register it. */
-static int fence_fd_create(struct ttm_fence *f)
+/*
+ * A new pipe of ours: one page (F_SETPIPE_SZ), which marks it (a pipe's
+ * default is 16 pages), enough for the status bytes (at most PIPE_BUF);
+ * its read end's identity in @dev and @ino.
+ */
+static int fence_pipe_make(int fds[2], dev_t *dev, ino_t *ino)
 {
 	struct stat st;
-	int fds[2];
+	int ret;
 
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	if (fstat(fds[0], &st)) {
-		int ret = -errno;
-
+	if (fcntl(fds[1], F_SETPIPE_SZ, fence_pipe_size()) < 0 ||
+	    fstat(fds[0], &st)) {
+		ret = -errno;
 		close(fds[0]);
 		close(fds[1]);
 		return ret;
 	}
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+/* With @f->lock held: give @f the pipe @fds and register it. */
+static void fence_fd_attach(struct ttm_fence *f, const int fds[2], dev_t dev,
+			    ino_t ino)
+{
 	f->pipe_rd = fds[0];
 	f->pipe_wr = fds[1];
-	f->pipe_dev = st.st_dev;
-	f->pipe_ino = st.st_ino;
+	f->pipe_dev = dev;
+	f->pipe_ino = ino;
 	if (__atomic_load_n(&f->status, __ATOMIC_RELAXED))
 		fence_fd_signal(f);
 
 	pthread_mutex_lock(&registry_lock);
-	f->reg_next = *registry_bucket(st.st_ino);
-	*registry_bucket(st.st_ino) = f;
+	f->reg_next = *registry_bucket(ino);
+	*registry_bucket(ino) = f;
 	pthread_mutex_unlock(&registry_lock);
-	return 0;
+}
+
+/* With @f->lock held: make @f's pipe and register it. */
+static int fence_fd_create(struct ttm_fence *f)
+{
+	dev_t dev;
+	ino_t ino;
+	int fds[2];
+	int ret = fence_pipe_make(fds, &dev, &ino);
+
+	if (ret == 0)
+		fence_fd_attach(f, fds, dev, ino);
+	return ret;
 }
 
 /* The last reference went: leave the registry, close the pipe. */
@@ -130,6 +165,65 @@ TTM_EXPORT int ttm_fence_export_fd(struct ttm_fence *fence)
 	return fd;
 }
 
+TTM_EXPORT int ttm_fence_fd_reserve(struct ttm_fence_fd_slot *slot)
+{
+	int fds[2], ret;
+
+	ret = fence_pipe_make(fds, &slot->pipe_dev, &slot->pipe_ino);
+	if (ret)
+		return ret;
+	slot->fd = fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
+	if (slot->fd < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	slot->pipe_rd = fds[0];
+	slot->pipe_wr = fds[1];
+	return 0;
+}
+
+TTM_EXPORT int ttm_fence_fd_install(struct ttm_fence_fd_slot *slot,
+				    struct ttm_fence *fence)
+{
+	const int fds[2] = { slot->pipe_rd, slot->pipe_wr };
+	int fd = slot->fd;
+
+	fence_enable_signaling(fence);
+	pthread_mutex_lock(&fence->lock);
+	if (fence->pipe_rd < 0) {
+		/* The slot's descriptor reads the pipe @fence now owns. */
+		fence_fd_attach(fence, fds, slot->pipe_dev, slot->pipe_ino);
+	} else {
+		/*
+		 * Already exported: the slot's descriptor becomes one more
+		 * on @fence's pipe. dup3() onto a descriptor we hold takes
+		 * no new one, so nothing can run short; the spare pipe goes.
+		 */
+		while (dup3(fence->pipe_rd, fd, O_CLOEXEC) < 0 &&
+		       (errno == EINTR || errno == EBUSY))
+			;
+		close(fds[0]);
+		close(fds[1]);
+	}
+	pthread_mutex_unlock(&fence->lock);
+	*slot = (struct ttm_fence_fd_slot){ .fd = -1, .pipe_rd = -1,
+					    .pipe_wr = -1 };
+	return fd;
+}
+
+TTM_EXPORT void ttm_fence_fd_unreserve(struct ttm_fence_fd_slot *slot)
+{
+	if (slot->fd >= 0) {
+		close(slot->fd);
+		close(slot->pipe_rd);
+		close(slot->pipe_wr);
+	}
+	*slot = (struct ttm_fence_fd_slot){ .fd = -1, .pipe_rd = -1,
+					    .pipe_wr = -1 };
+}
+
 /* Fences rebuilt from an orphaned pipe all share one context. */
 static uint64_t orphan_context;
 static pthread_once_t orphan_once = PTHREAD_ONCE_INIT;
@@ -150,14 +244,18 @@ static int fence_fd_orphan(int fd, struct ttm_fence **ret_fence)
 	struct ttm_fence *f;
 	int n, error, ret;
 
-	if (ioctl(fd, FIONREAD, &n) || n > FENCE_MAX_ERRNO + 1)
+	/*
+	 * Ours, from its marks: a pipe's read end of one page whose write
+	 * end is closed (as the fence's release does), holding at most
+	 * the status bytes. Anything else is -EINVAL: a pipe still written
+	 * to is not a fence that is gone.
+	 */
+	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY ||
+	    fcntl(fd, F_GETPIPE_SZ) != fence_pipe_size() ||
+	    poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLHUP) ||
+	    ioctl(fd, FIONREAD, &n) || n > FENCE_MAX_ERRNO + 1)
 		return -EINVAL;
-	if (n > 0)
-		error = -(n - 1);
-	else if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP))
-		error = -ECANCELED;
-	else
-		return -EINVAL; /* a live pipe that is not one of ours */
+	error = n > 0 ? -(n - 1) : -ECANCELED;
 
 	pthread_once(&orphan_once, orphan_context_init);
 	ret = ttm_fence_create(orphan_context, 0, &f);

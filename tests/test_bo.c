@@ -1044,15 +1044,34 @@ static void test_delayed_destroy(void **state)
 /*
  * The device waits for its zombies: destroyed in another thread while the
  * fence is pending, it must not be freed before the fence signals, since
- * the zombie's free then touches it. ASan catches a device freed too early
- * when the actor reaches ttm_device_destroy() before the signal; which of
- * the two comes first is not forced (nothing shows that a thread sleeps on
- * the device), so this half of the test can only fail some of the time.
+ * the zombie's free then touches it. The fence signals only once the
+ * destroy is seen waiting (the device's destroy_waiting, under its lock);
+ * a destroy that does not wait returns first, which the test reports
+ * (and ASan as a use of the freed device).
  */
 static int act_device_destroy(struct actor *a, void *dev)
 {
 	(void)a;
 	return ttm_device_destroy(dev);
+}
+
+struct destroy_watch {
+	struct actor *actor;
+	struct ttm_device *dev;
+};
+
+/* The destroy returned, or waits: the device is not read once it may be gone. */
+static bool destroy_returned_or_waiting(void *arg)
+{
+	struct destroy_watch *w = arg;
+	bool waiting;
+
+	if (!actor_busy(w->actor))
+		return true;
+	pthread_mutex_lock(&w->dev->lock);
+	waiting = w->dev->destroy_waiting;
+	pthread_mutex_unlock(&w->dev->lock);
+	return waiting;
 }
 
 static void test_destroy_waits(void **state)
@@ -1061,6 +1080,7 @@ static void test_destroy_waits(void **state)
 	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_fence *f = new_fence();
 	struct actor a;
+	struct destroy_watch w = { &a, dev };
 
 	(void)state;
 	add_fence(bo, f, TTM_RESV_USAGE_KERNEL);
@@ -1068,6 +1088,13 @@ static void test_destroy_waits(void **state)
 	expect_buffers(dev, 1, 1, 4 * KiB);
 	actor_start(&a, ttm_device_ww_class(dev));
 	assert_true(actor_post(&a, act_device_destroy, dev));
+	assert_true(wait_until(destroy_returned_or_waiting, &w));
+	if (!actor_busy(&a)) {
+		/* The fence and zombie are left: the device is gone. */
+		assert_true(actor_wait(&a));
+		actor_stop(&a);
+		fail_msg("ttm_device_destroy() returned with a zombie pending");
+	}
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	assert_true(actor_wait(&a));
 	assert_int_equal(actor_ret(&a), 0);

@@ -1037,7 +1037,7 @@ static void test_prime(void **state)
 {
 	struct ttm_client *other;
 	struct fixture f;
-	uint32_t a, mine;
+	uint32_t a, mine, own = 0;
 	bool is_new = false;
 	int fd;
 
@@ -1046,6 +1046,12 @@ static void test_prime(void **state)
 	a = new_handle(&f, BO_SIZE, &vram_gtt);
 	assert_int_equal(ttm_client_export_fd(f.client, a, &fd), 0);
 	assert_int_equal(ttm_client_open(f.dev, &other), 0);
+	/*
+	 * A buffer of its own first: the import's handle is then one the
+	 * exporting client never gave out (handles count from 1 in each).
+	 */
+	assert_int_equal(ttm_client_bo_create(other, BO_SIZE, &gtt_only, 0,
+					      &own), 0);
 	assert_int_equal(ttm_client_import_fd(other, fd, &mine, &is_new), 0);
 	assert_true(is_new);
 	close(fd);
@@ -1058,8 +1064,8 @@ static void test_prime(void **state)
 	ttm_fence_put(args.out_fence);
 	assert_int_equal(submit_add(&f, &a, 1, 2, 1, 0, 0, NULL), 0);
 	/* The other's handle means nothing here. */
-	if (mine != a)
-		assert_null(ttm_client_lookup(f.client, mine));
+	assert_int_not_equal(mine, a);
+	assert_null(ttm_client_lookup(f.client, mine));
 	/* Closing the other client with its job in flight is fine. */
 	ttm_client_close(other);
 	advance(&f, 1000);

@@ -563,10 +563,47 @@ static void test_wait_interrupted(void **state)
 	assert_checks_passed();
 }
 
+static int act_gettid(struct actor *a, void *arg)
+{
+	(void)a;
+	(void)arg;
+	return (int)test_gettid();
+}
+
+/* A thread blocked in futex(): at which word, for which value. */
+struct park {
+	pid_t tid;
+	struct actor *actor;
+	uintptr_t addr;
+	unsigned long val;
+};
+
+static bool parked(void *arg)
+{
+	struct park *p = arg;
+
+	return thread_futex_wait(p->tid, &p->addr, &p->val);
+}
+
+/* Asleep on the same word for another value, or the step is over. */
+static bool parked_again_or_done(void *arg)
+{
+	struct park *p = arg;
+	uintptr_t addr;
+	unsigned long val;
+
+	if (!actor_busy(p->actor))
+		return true;
+	return thread_futex_wait(p->tid, &addr, &val) && addr == p->addr &&
+	       val != p->val;
+}
+
 static void test_wait_uninterruptible(void **state)
 {
 	struct ttm_fence *f = fence_new();
+	struct park park = { 0 }, repark;
 	struct actor a;
+	int tid;
 
 	(void)state;
 	actor_start(&a, NULL);
@@ -576,10 +613,23 @@ static void test_wait_uninterruptible(void **state)
 	assert_int_equal(actor_run(&a, act_wait_short, f), -ETIME);
 	assert_int_equal(actor_run(&a, act_interrupt_clear, NULL), 1);
 
-	/* Posted while it sleeps: a wake-up it sleeps through. */
+	/*
+	 * Posted while it sleeps: a wake-up it sleeps through. Seen asleep
+	 * (blocked on its wake word) before the interrupt, and asleep again
+	 * on the word's next value after it, so the interrupt was taken in
+	 * and ignored before the signal comes; a wait that took it would be
+	 * over by then.
+	 */
+	tid = actor_run(&a, act_gettid, NULL);
 	actor_post(&a, act_wait, f);
 	assert_true(wait_for_fence_waiters(f, 1));
+	park.tid = tid;
+	assert_true(wait_until(parked, &park));
 	assert_int_equal(ttm_interrupt_thread(a.thread), 0);
+	repark = (struct park){ .tid = tid, .actor = &a, .addr = park.addr,
+				.val = park.val };
+	assert_true(wait_until(parked_again_or_done, &repark));
+	assert_true(actor_busy(&a));
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
 	assert_true(actor_wait(&a));
 	assert_int_equal(actor_ret(&a), 0);
@@ -751,6 +801,108 @@ static void test_import_invalid(void **state)
 	close(fds[0]);
 	close(fds[1]);
 	assert_ptr_equal(g, sentinel);
+}
+
+/*
+ * Pipes that are not ours, in the states an orphan's pipe is in (writer
+ * closed, holding status bytes or none) or with bytes and a writer: all
+ * -EINVAL. A pipe given every mark of ours (one page, writer closed) is
+ * the documented kind and imports as a gone fence.
+ */
+static void test_import_foreign_pipe(void **state)
+{
+	struct ttm_fence *sentinel = (struct ttm_fence *)&sentinel, *g;
+	static const char bytes[6];
+	long page = sysconf(_SC_PAGESIZE);
+	int fds[2];
+
+	(void)state;
+	g = sentinel;
+	/* Bytes in it, writer closed: a signalled orphan's state. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_int_equal(write(fds[1], bytes, 1), 1);
+	close(fds[1]);
+	assert_int_equal(ttm_fence_import_fd(fds[0], &g), -EINVAL);
+	close(fds[0]);
+	/* Empty, writer closed: a cancelled orphan's state. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	close(fds[1]);
+	assert_int_equal(ttm_fence_import_fd(fds[0], &g), -EINVAL);
+	close(fds[0]);
+	/* One page and bytes, but the writer still open. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_true(fcntl(fds[1], F_SETPIPE_SZ, 4096) >= 0);
+	assert_int_equal(write(fds[1], bytes, 1), 1);
+	assert_int_equal(ttm_fence_import_fd(fds[0], &g), -EINVAL);
+	/* Then closed: all the marks, so taken for a gone fence. */
+	close(fds[1]);
+	if (page <= 4096) {
+		assert_int_equal(ttm_fence_import_fd(fds[0], &g), 0);
+		assert_int_equal(ttm_fence_get_status(g), 1);
+		ttm_fence_put(g);
+		g = sentinel;
+	}
+	close(fds[0]);
+	/* The write end of one, never. */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_true(fcntl(fds[1], F_SETPIPE_SZ, 4096) >= 0);
+	close(fds[0]);
+	assert_int_equal(ttm_fence_import_fd(fds[1], &g), -EINVAL);
+	close(fds[1]);
+	assert_ptr_equal(g, sentinel);
+}
+
+/*
+ * A reserved descriptor, installed: exactly an export (the fence's pipe,
+ * its status), for a fence never exported and one exported already; one
+ * given back closes what it took.
+ */
+static void test_fd_slot(void **state)
+{
+	struct ttm_fence_fd_slot slot, back;
+	struct ttm_fence *f = fence_new(), *g;
+	int fd, fd2, probe;
+
+	(void)state;
+	assert_int_equal(ttm_fence_fd_reserve(&slot), 0);
+	assert_true(slot.fd >= 0);
+	fd = slot.fd;
+	assert_int_equal(ttm_fence_fd_install(&slot, f), fd);
+	assert_int_equal(slot.fd, -1);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(ttm_fence_import_fd(fd, &g), 0);
+	assert_ptr_equal(g, f);
+	ttm_fence_put(g);
+
+	/* Exported now: a second slot joins the same pipe. */
+	assert_int_equal(ttm_fence_fd_reserve(&slot), 0);
+	fd2 = ttm_fence_fd_install(&slot, f);
+	assert_true(fd2 >= 0 && fd2 != fd);
+	assert_true(fd_ino(fd) == fd_ino(fd2));
+	assert_int_equal(fd_revents(fd2), 0);
+	assert_int_equal(ttm_fence_signal(f, -EIO), 0);
+	assert_true(fd_revents(fd2) & POLLIN);
+	assert_int_equal(fd_bytes(fd2), 1 + EIO);
+	ttm_fence_put(f);
+	/* Gone: both still read its status. */
+	assert_int_equal(ttm_fence_import_fd(fd2, &g), 0);
+	assert_int_equal(ttm_fence_get_status(g), -EIO);
+	ttm_fence_put(g);
+	close(fd2);
+	close(fd);
+
+	/* Given back: the three descriptors it took are free again. */
+	probe = dup(0);
+	assert_true(probe >= 0);
+	close(probe);
+	assert_int_equal(ttm_fence_fd_reserve(&back), 0);
+	ttm_fence_fd_unreserve(&back);
+	assert_int_equal(back.fd, -1);
+	ttm_fence_fd_unreserve(&back); /* empty: nothing */
+	fd = dup(0);
+	assert_int_equal(fd, probe);
+	close(fd);
+	assert_checks_passed();
 }
 
 /*
@@ -1108,11 +1260,22 @@ static void test_pool_threads(void **state)
 	assert_checks_passed();
 }
 
-#define COST_ROUNDS 1000000
+#define COST_ROUNDS 200000
+/* Fences one thread's create/put cycle may see: its cache and a chunk. */
+#define COST_MAX_DISTINCT 1024
 
+/*
+ * A create + signal + put cycle, many times over: each fence comes back
+ * with its own context, seqno and a fresh status, and the pool recycles
+ * them, so the cycle touches a bounded set of fences (a put that leaks,
+ * or a create that never reuses, would see one per round). The cost is
+ * printed for information.
+ */
 static void test_cost(void **state)
 {
+	static struct ttm_fence *seen[COST_MAX_DISTINCT];
 	uint64_t ctx = ttm_fence_context_alloc(1);
+	unsigned int n_seen = 0, j;
 	struct ttm_fence *f;
 	long start;
 	int i;
@@ -1122,11 +1285,27 @@ static void test_cost(void **state)
 	for (i = 0; i < COST_ROUNDS; i++) {
 		if (ttm_fence_create(ctx, (uint64_t)i, &f))
 			fail_msg("ttm_fence_create failed");
+		if (ttm_fence_is_signaled(f) ||
+		    ttm_fence_seqno(f) != (uint64_t)i ||
+		    ttm_fence_context(f) != ctx)
+			fail_msg("round %d: a recycled fence kept its past", i);
+		for (j = 0; j < n_seen && seen[j] != f; j++)
+			;
+		if (j == n_seen) {
+			if (n_seen == COST_MAX_DISTINCT)
+				fail_msg("%u distinct fences in %d rounds: not recycled",
+					 n_seen + 1, i + 1);
+			seen[n_seen++] = f;
+		}
 		ttm_fence_signal(f, 0);
+		if (ttm_fence_get_status(f) != 1)
+			fail_msg("round %d: status %d", i,
+				 ttm_fence_get_status(f));
 		ttm_fence_put(f);
 	}
-	print_message("create + signal + put: %.1f ns\n",
-		      (double)(now_ns() - start) / COST_ROUNDS);
+	print_message("create + signal + put: %.1f ns (with the checks), %u fences\n",
+		      (double)(now_ns() - start) / COST_ROUNDS, n_seen);
+	assert_true(n_seen >= 1);
 }
 
 #define TEST(fn) { .name = #fn, .test_func = fn, .setup_func = checks_reset }
@@ -1151,6 +1330,8 @@ int main(void)
 		TEST(test_import_live),
 		TEST(test_import_gone),
 		TEST(test_import_invalid),
+		TEST(test_import_foreign_pipe),
+		TEST(test_fd_slot),
 		TEST(test_import_vs_put),
 		TEST(test_merge),
 		TEST(test_merge_signalled),

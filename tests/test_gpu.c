@@ -7,6 +7,8 @@
  */
 #include "lib/helpers.h"
 
+#include "gpu_sim/gpu.h" /* the engines' sleeper counts */
+
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
 
@@ -723,24 +725,43 @@ static void test_realtime_smoke(void **state)
 	trace_free(t);
 }
 
+/* The engine's worker asleep (white-box: its engine's sleeper count). */
+static bool engine_asleep(void *arg)
+{
+	struct gpu_engine *e = arg;
+	unsigned int sleepers;
+
+	pthread_mutex_lock(&e->lock);
+	sleepers = e->sleepers;
+	pthread_mutex_unlock(&e->lock);
+	return sleepers > 0;
+}
+
 /*
  * Real time: a job waits for a fence signalled by hand (its engine's worker
- * must not run it, nor the job behind it, for as long as we look), then
- * runs once it signals.
+ * must not run it, nor the job behind it), then runs once it signals. The
+ * worker is seen to go to sleep with that job at the head: a job z before
+ * it, held by a gate, ran once the gate opened; the worker was awake then,
+ * so once z signalled, asleep again means it looked at the job and found
+ * it not ready (a worker that ignores dependencies sleeps only after
+ * running both).
  */
 static void test_realtime_dep_wait(void **state)
 {
 	struct ttm_gpu *gpu = gpu_new(1, 0, 0, NULL);
-	struct ttm_fence *in = hand_fence(), *a, *b;
-	struct ttm_gpu_dep dep = { in, false };
-	uint32_t w[2] = { 0, 0 };
+	struct ttm_fence *in = hand_fence(), *gate = hand_fence(), *z, *a, *b;
+	struct ttm_gpu_dep dep = { in, false }, gate_dep = { gate, false };
+	uint32_t w[3] = { 0, 0, 0 };
 
 	(void)state;
+	z = submit_add(gpu, 0, 0, &w[2], 1, 1, &gate_dep, 1);
 	a = submit_add(gpu, 0, 0, &w[0], 1, 1, &dep, 1);
 	b = submit_add(gpu, 0, 0, &w[1], 1, 1, NULL, 0);
-	/* Not a sleep: a bounded wait that must not see the fence. */
-	assert_int_equal(ttm_fence_wait(b, false, 20000000), -ETIME);
+	assert_int_equal(ttm_fence_signal(gate, 0), 0);
+	assert_int_equal(ttm_fence_wait(z, false, WAIT_NS), 0);
+	assert_true(wait_until(engine_asleep, &gpu->engines[0]));
 	assert_false(ttm_fence_is_signaled(a));
+	assert_false(ttm_fence_is_signaled(b));
 	assert_int_equal(w[0], 0);
 	assert_int_equal(w[1], 0);
 	assert_int_equal(ttm_fence_signal(in, 0), 0);
@@ -748,9 +769,12 @@ static void test_realtime_dep_wait(void **state)
 	assert_int_equal(ttm_fence_get_status(a), 1);
 	assert_int_equal(w[0], 1);
 	assert_int_equal(w[1], 1);
+	assert_int_equal(w[2], 1);
+	ttm_fence_put(z);
 	ttm_fence_put(a);
 	ttm_fence_put(b);
 	ttm_fence_put(in);
+	ttm_fence_put(gate);
 	ttm_gpu_destroy(gpu);
 }
 

@@ -1919,12 +1919,26 @@ static void test_wait_timeout(void **state)
 	ttm_fence_put(b);
 }
 
-/* A wait without a limit returns once another thread signals. */
+static bool waiter_returned(void *arg)
+{
+	struct waiter *w = arg;
+
+	return __atomic_load_n(&w->ret, __ATOMIC_ACQUIRE) != 1;
+}
+
+/*
+ * A wait without a limit returns once another thread signals: the signal
+ * comes only once the waiter is asleep on the fence (on its waiter list),
+ * so what is tested is the wake-up, not a wait that finds the fence
+ * signalled. Interruptible only so that a waiter never woken can be let
+ * go, and the test fail, rather than hang.
+ */
 static void test_wait_signalled(void **state)
 {
 	struct ttm_fence *f = fence_new(ttm_fence_context_alloc(1), 1);
-	struct waiter w = { .timeout_ns = -1, .ret = 1 };
+	struct waiter w = { .interruptible = true, .timeout_ns = -1, .ret = 1 };
 	struct ttm_resv resv;
+	bool asleep, woken;
 	pthread_t t;
 
 	(void)state;
@@ -1934,9 +1948,21 @@ static void test_wait_signalled(void **state)
 	resv_unlock(&resv);
 
 	w.resv = &resv;
+	event_init(&w.ready);
 	t = start_thread(waiter_main, &w);
+	assert_true(event_wait_for(&w.ready, WAIT_LIMIT_S));
+	asleep = wait_for_fence_waiters(f, 1);
+	/* Still waiting: nothing has signalled. */
+	assert_int_equal(__atomic_load_n(&w.ret, __ATOMIC_ACQUIRE), 1);
 	assert_int_equal(ttm_fence_signal(f, 0), 0);
+	woken = wait_until(waiter_returned, &w);
+	if (!woken)
+		assert_int_equal(ttm_interrupt(w.token), 0);
 	join_thread(t);
+	ttm_interrupt_token_put(w.token);
+	event_destroy(&w.ready);
+	assert_true(asleep);
+	assert_true(woken);
 	assert_int_equal(w.ret, 0);
 
 	ttm_resv_fini(&resv);

@@ -113,6 +113,11 @@ struct ttm_device {
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
+	/*
+	 * Whether ttm_device_destroy() is waiting for zombies and ghosts:
+	 * what a test reads to signal a fence only once it is (test_bo.c).
+	 */
+	bool destroy_waiting;
 	void *private;            /* the driver's; atomic */
 	void (*release_private)(void *data);
 	/*
@@ -149,8 +154,10 @@ struct bo_ghost {
 };
 
 /*
- * Waiting for the fences of a buffer whose last reference went: one node
- * per fence; the last callback to run queues the buffer for the worker.
+ * Waiting for the fences of a buffer whose last reference went: one node,
+ * allocated with the buffer (bo_destroy_cb_alloc()) so that the last put
+ * allocates nothing, armed on one unsignalled fence at a time; the
+ * callback that finds none left queues the buffer for the worker.
  */
 struct ttm_bo_destroy_cb {
 	struct ttm_fence_cb cb;
@@ -254,6 +261,8 @@ void bo_free(struct ttm_bo *bo);
  * started by the first delayed destroy (0 or a negative errno); stopped
  * once no delayed destroy is pending, after it drained its queue.
  */
+/* The delayed destroy's callback node, at creation: 0 or -ENOMEM. */
+int bo_destroy_cb_alloc(struct ttm_bo *bo);
 void bo_worker_init(struct ttm_device *dev);
 int bo_worker_ensure(struct ttm_device *dev);
 void bo_worker_stop(struct ttm_device *dev);

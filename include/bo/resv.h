@@ -159,4 +159,12 @@ static inline int resv_assert_held(const struct ttm_resv *resv,
 	return resv_assert_held_at(resv, call, NULL, 0);
 }
 
+/*
+ * A new reference to the first unsignalled fence of @resv up to @usage, or
+ * NULL: a lockless read that allocates nothing (bo_destroy.c's delayed
+ * destroy re-arms on it from fence callbacks).
+ */
+struct ttm_fence *resv_first_pending(struct ttm_resv *resv,
+				     enum ttm_resv_usage usage);
+
 #endif /* TTMSIM_BO_RESV_H */

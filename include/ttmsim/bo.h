@@ -192,8 +192,11 @@ struct ttm_bo {
 	unsigned int node_kind;         /* 0; a walk's hitch's is not */
 	uint64_t lru_gen;               /* when it last joined its LRU */
 	struct ttm_lru_bulk_move *bulk; /* under the reservation */
-	/* Delayed destroy: callbacks still to run, and their nodes. */
-	unsigned int destroy_pending;   /* atomic */
+	/*
+	 * Delayed destroy: whether it waits for its fences (a zombie), and
+	 * its one fence callback, allocated with the buffer.
+	 */
+	unsigned int destroy_pending;
 	struct ttm_bo_destroy_cb *destroy_cbs;
 	void (*destroy)(struct ttm_bo *bo);
 	struct ttm_bo *destroy_next;    /* on the device's worker queue */
@@ -757,10 +760,15 @@ struct ttm_bo *ttm_bo_get(struct ttm_bo *bo);
  * A buffer on a shared reservation that is still busy first takes a copy
  * of the reservation's fences (TTM's "individualize"): its destroy waits
  * for those only, and the reservation is not used after this call
- * returns.
+ * returns. Without memory for that copy (the one allocation a last put
+ * may make) it stays on the shared reservation, whose owner may finalise
+ * it only after @bo's destroy anyway, and waits for the fences found
+ * there, later work included.
  *
- * Context: Does not sleep, except that a last put that finds no memory for
- * its destroy callbacks waits for @bo's fences. The last put takes and
+ * Context: Does not sleep, never waits for a fence (the caller may be who
+ * signals them), even without memory: the delayed destroy's one callback
+ * is allocated with the buffer. Only when no thread can be created for
+ * the device's worker does it wait for @bo's fences. The last put takes and
  * releases the device lock, and may call @bo's destroy. @bo's own
  * reservation must not be held by anyone when the last reference goes; a
  * shared one may be, by anyone, the caller included.

@@ -407,7 +407,8 @@ struct ttm_execbuf_args {
  * -ENOSPC if the job can never fit (its buffers exceed a domain, or
  * everything else is pinned); -EINTR (interruptible only); -EINVAL with @args->bad_index if
  * a buffer is pinned outside the placement asked for (ttm_bo_validate());
- * -ENOMEM; -EMFILE (fence fd).
+ * -ENOMEM; -EMFILE or -ENFILE (no descriptor for the fence fd: nothing
+ * submitted, as for every error).
  */
 int ttm_execbuf_submit(struct ttm_client *client,
 		       struct ttm_execbuf_args *args);

@@ -404,6 +404,12 @@ int ttm_fence_export_fd(struct ttm_fence *fence);
  * @fd: the descriptor; it stays the caller's.
  * @ret_fence: the fence.
  *
+ * Once the fence is gone, its pipe is known by its marks: the read end of
+ * a pipe of one page (F_GETPIPE_SZ; the default is 16), its write end
+ * closed, holding at most 4096 bytes. A pipe of anyone else (another size,
+ * or still open for writing, or a write end) is -EINVAL, unless its owner
+ * gave it all these marks.
+ *
  * Context: Does not sleep. Takes and releases the registry lock of
  * exported fences.
  * Return: 0 and a new reference in *@ret_fence: the same fence while it
@@ -412,6 +418,65 @@ int ttm_fence_export_fd(struct ttm_fence *fence);
  * descriptor.
  */
 int ttm_fence_import_fd(int fd, struct ttm_fence **ret_fence);
+
+/**
+ * struct ttm_fence_fd_slot - a descriptor reserved for a fence that does not
+ * exist yet (the kernel's get_unused_fd_flags() before fd_install()).
+ * @fd: the descriptor ttm_fence_fd_install() will return, -1 when none is
+ *	reserved. Do not use or close it before then.
+ *
+ * A submission that must hand out its job's fence as a descriptor reserves
+ * one first, where failing (-EMFILE) still leaves nothing done, and installs
+ * it once the job is committed, which cannot fail. On the caller's stack or
+ * anywhere; its layout is part of the ABI.
+ */
+struct ttm_fence_fd_slot {
+	int fd;
+	/* private: */
+	int pipe_rd, pipe_wr;   /* the pipe a fence without one gets */
+	dev_t pipe_dev;
+	ino_t pipe_ino;
+};
+
+/**
+ * ttm_fence_fd_reserve() - reserve what ttm_fence_export_fd() needs, before
+ * the fence exists.
+ * @slot: filled in: the descriptor to come in @slot->fd.
+ *
+ * Takes the three descriptors an export may need (a pipe for the fence
+ * and the caller's end of it). Give @slot to ttm_fence_fd_install() or
+ * ttm_fence_fd_unreserve(), exactly once.
+ *
+ * Context: Does not sleep. Takes no lock.
+ * Return: 0; -EMFILE or -ENFILE (no descriptor left), -ENOMEM. @slot is
+ * not to be used after a failure.
+ */
+int ttm_fence_fd_reserve(struct ttm_fence_fd_slot *slot);
+
+/**
+ * ttm_fence_fd_install() - make @slot's descriptor @fence's, as
+ * ttm_fence_export_fd() would have.
+ * @slot: a slot from ttm_fence_fd_reserve(), emptied.
+ * @fence: the fence.
+ *
+ * Cannot fail: everything it uses was reserved. The descriptor is then
+ * exactly what ttm_fence_export_fd() returns; it is the caller's to close.
+ *
+ * Context: Does not sleep. As ttm_fence_export_fd().
+ * Return: the descriptor (@slot->fd before the call).
+ */
+int ttm_fence_fd_install(struct ttm_fence_fd_slot *slot,
+			 struct ttm_fence *fence);
+
+/**
+ * ttm_fence_fd_unreserve() - give back a slot not installed (the kernel's
+ * put_unused_fd()).
+ * @slot: a slot from ttm_fence_fd_reserve(), emptied; or one already empty
+ *	(nothing happens).
+ *
+ * Context: Does not sleep. Takes no lock.
+ */
+void ttm_fence_fd_unreserve(struct ttm_fence_fd_slot *slot);
 
 /**
  * ttm_fence_enable_sw_signaling() - call @fence's enable_signaling op now,

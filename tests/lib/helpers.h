@@ -91,6 +91,12 @@ unsigned int checks_failed_count(void);
 pthread_t start_thread(void *(*fn)(void *), void *arg);
 void join_thread(pthread_t t);
 pid_t test_gettid(void);
+/*
+ * Whether thread @tid of this process is blocked in futex() (read from
+ * /proc: its current system call): the word's address and the value it
+ * waits for while it stays, in *@ret_addr and *@ret_val.
+ */
+bool thread_futex_wait(pid_t tid, uintptr_t *ret_addr, unsigned long *ret_val);
 long now_ns(void);
 
 /* ---- one-shot events (event.c) ---------------------------------------- */
