@@ -25,6 +25,8 @@ Usage: test_run.py TTMSIM [SEED]   (or TTMSIM_TEST_SEED=N in the environment)
 - TTMSIM_TEST_FAULT (word1, retire-twice, submit-list): the run's checks
   fail, exit 1 with the message that names what broke.
 - Outputs: a summary, --dump or --trace on /dev/full exits 1 naming it;
+  a replaced file keeps its mode; a 255-byte name and a writable file in
+  a read-only directory (run as nobody when root) work;
   a dump replaces the old file whole; a non-UTF-8 workload path gives
   valid JSON (U+FFFD, workload_not_utf8).
 - examples/*.txt, if any, run as the `ttmsim run` lines of their header
@@ -1302,6 +1304,24 @@ def test_outputs():
           "--dump over an old file: replaced whole, no temporary left",
           "exit 0, the dump, one file", "exit %s, %s" % (r.rc,
                                                        os.listdir(d)))
+    # Replacing a file keeps its permission bits (the temporary file is
+    # made 0666 less the umask, then given the old file's mode).
+    os.chmod(old, 0o600)
+    r = ttmsim(["run", "--workload", path, "--no-progress", "--quiet",
+                "--dump", old])
+    mode = os.stat(old).st_mode & 0o7777
+    check(r.rc == 0 and mode == 0o600,
+          "--dump over a 0600 file: still 0600", "exit 0, 0600",
+          "exit %s, %o" % (r.rc, mode))
+    # A 255-byte file name: the temporary name must not be longer.
+    long_name = os.path.join(d, "d" * 255)
+    r = ttmsim(["run", "--workload", path, "--no-progress", "--quiet",
+                "--dump", long_name])
+    check(r.rc == 0 and os.path.exists(long_name) and
+          sorted(os.listdir(d)) == sorted(["dump.json", "d" * 255]),
+          "--dump to a 255-byte file name: written, no temporary left",
+          "exit 0", "exit %s, %r" % (r.rc, r.err))
+    outputs_readonly_dir(path)
     # A workload path that is not UTF-8: the JSON is still JSON, the path
     # shown with U+FFFD and workload_not_utf8 saying so.
     raw = os.path.join(TMP.encode(), b"w\xff\xfex.txt")
@@ -1330,6 +1350,58 @@ def test_outputs():
     check(s and "workload_not_utf8" not in s,
           "a UTF-8 workload path: no workload_not_utf8 key", "absent",
           s and s.get("workload_not_utf8"))
+
+
+def outputs_readonly_dir(path):
+    """A writable file in a directory we may not write is written in place.
+
+    Root may write any directory, so as root the run is made as nobody
+    (setpriv), in a directory nobody may not write, on a file it may.
+    """
+    d = tempfile.mkdtemp(prefix="ttmsim-ro-")
+    os.chmod(d, 0o755)
+    target = os.path.join(d, "dump.json")
+    with open(target, "w") as f:
+        f.write("old\n")
+    os.chmod(target, 0o666)
+    pre = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            print("SKIP: read-only directory: root, and no setpriv to run "
+                  "as nobody")
+            return
+        pre = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        # nobody must reach the binary and the workload.
+        with open(path) as f:
+            wl = os.path.join(d, "w.txt")
+            with open(wl, "w") as g:
+                g.write(f.read())
+        os.chmod(wl, 0o644)
+        path = wl
+    os.chmod(d, 0o555)
+    try:
+        p = subprocess.run(pre + [TTMSIM, "run", "--workload", path,
+                                  "--no-progress", "--quiet", "--dump",
+                                  target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        err = p.stderr.decode("utf-8", "replace")
+        if pre and "Permission denied" in err and "dump.json" not in err:
+            print("SKIP: read-only directory: nobody cannot run %s (%s)"
+                  % (TTMSIM, err.strip()))
+            return
+        try:
+            got = json.load(open(target)).get("bos")
+        except ValueError:
+            got = None
+        check(p.returncode == 0 and got,
+              "--dump to a writable file in a read-only directory: "
+              "written in place", "exit 0, the dump",
+              "exit %s, %r" % (p.returncode, err))
+    finally:
+        os.chmod(d, 0o755)
+        shutil.rmtree(d)
 
 
 def test_sigint(rng):

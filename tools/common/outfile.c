@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Output files written completely or not at all (outfile.h): a temporary
- * file next to the target, renamed over it once written and closed.
+ * file next to the target, renamed over it once written and closed; in
+ * place where no temporary file can be made or renamed there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,47 +15,109 @@
 #include "cli.h"
 #include "outfile.h"
 
-/* Tries at a free temporary name before giving up (stale ones, races). */
-#define TMP_TRIES 100
+/* Short, so that a 255-byte target name still has room for it. */
+#define TMP_NAME ".ttmsim.XXXXXX"
 
 /*
- * Open a new temporary file for @target in its directory: "TARGET.PID.N.tmp",
- * created exclusively, with the mode a new file gets (0666 less the umask).
+ * The errors after which the target is written in place instead: the
+ * directory cannot take a new file (not writable, read-only, a path too
+ * long for one more name) or the target cannot be replaced by rename (a
+ * bind-mounted file is EBUSY, another file system EXDEV).
  */
-static int open_tmp(struct cli_outfile *o)
+static bool in_place_error(int err)
 {
-	size_t len = strlen(o->target) + 48;
-	unsigned int n;
-	int fd = -1;
+	return err == EACCES || err == EROFS || err == ENAMETOOLONG ||
+	       err == EPERM || err == EBUSY || err == EXDEV;
+}
 
-	o->tmp = malloc(len);
+/*
+ * Open a new temporary file in @o->target's directory, created exclusively
+ * (mkostemp()), and give it @old's owner (if we may) and permission bits
+ * when the target exists, so that replacing it keeps them.
+ */
+static int open_tmp(struct cli_outfile *o, const struct stat *old)
+{
+	const char *slash = strrchr(o->target, '/');
+	size_t dirlen = slash ? (size_t)(slash - o->target) + 1 : 0;
+	int fd, err;
+
+	o->tmp = malloc(dirlen + sizeof(TMP_NAME));
 	if (!o->tmp)
 		return -ENOMEM;
-	for (n = 0; n < TMP_TRIES; n++) {
-		snprintf(o->tmp, len, "%s.%ld.%u.tmp", o->target,
-			 (long)getpid(), n);
-		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			  0666);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
+	memcpy(o->tmp, o->target, dirlen);
+	memcpy(o->tmp + dirlen, TMP_NAME, sizeof(TMP_NAME));
+	fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0)
 		goto fail;
+	if (old) {
+		/* The owner only if allowed; chown before chmod (setuid). */
+		if (fchown(fd, old->st_uid, old->st_gid))
+			(void)0;
+		if (fchmod(fd, old->st_mode & 07777))
+			goto fail_unlink;
+	}
 	o->f = fdopen(fd, "w");
 	if (o->f)
 		return 0;
+fail_unlink:
+	err = errno;
 	unlink(o->tmp);
 	close(fd);
+	errno = err;
 fail:
-	fd = -errno;
+	err = errno;
 	free(o->tmp);
 	o->tmp = NULL;
-	return fd;
+	return -err;
+}
+
+/*
+ * Copy the finished temporary file over the target in place, for a target
+ * that rename() cannot replace. Not atomic: a failure part-way leaves a
+ * partial target, but never an unreported one.
+ */
+static int copy_in_place(const char *tmp, const char *target)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(tmp, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno;
+	out = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (out < 0) {
+		err = errno;
+		close(in);
+		return err;
+	}
+	while (!err && (n = read(in, buf, sizeof(buf))) != 0) {
+		ssize_t done = 0;
+
+		if (n < 0) {
+			if (errno != EINTR)
+				err = errno;
+			continue;
+		}
+		while (!err && done < n) {
+			ssize_t w = write(out, buf + done, n - done);
+
+			if (w >= 0)
+				done += w;
+			else if (errno != EINTR)
+				err = errno;
+		}
+	}
+	close(in);
+	if (close(out) && !err)
+		err = errno;
+	return err;
 }
 
 int cli_outfile_open(struct cli_outfile *o, const char *path)
 {
 	struct stat st;
+	bool exists;
 	int ret;
 
 	*o = (struct cli_outfile){ .path = path };
@@ -83,11 +146,19 @@ int cli_outfile_open(struct cli_outfile *o, const char *path)
 			return 0;
 		ret = -errno;
 	} else {
-		ret = open_tmp(o);
+		exists = stat(o->target, &st) == 0;
+		ret = open_tmp(o, exists ? &st : NULL);
 		if (ret == 0)
 			return 0;
+		if (in_place_error(-ret)) {
+			/* No new file there: write the target itself. */
+			o->f = fopen(o->target, "w");
+			ret = o->f ? 0 : -errno;
+		}
 		free(o->target);
 		o->target = NULL;
+		if (ret == 0)
+			return 0;
 	}
 	cli_error("%s: %s", path, strerror(-ret));
 	return CLI_EXIT_FAILURE;
@@ -112,8 +183,13 @@ int cli_outfile_close(struct cli_outfile *o, bool complete)
 		err = errno;
 	}
 	o->f = NULL;
-	if (!err && complete && o->tmp && rename(o->tmp, o->target))
+	if (!err && complete && o->tmp && rename(o->tmp, o->target)) {
 		err = errno;
+		if (in_place_error(err)) {
+			err = copy_in_place(o->tmp, o->target);
+			unlink(o->tmp);
+		}
+	}
 	if (o->tmp && (err || !complete))
 		unlink(o->tmp);
 	free(o->tmp);

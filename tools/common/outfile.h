@@ -10,6 +10,16 @@
  * file (/dev/null, a FIFO, a terminal) is written in place: neither can be
  * replaced, and a reader of a FIFO wants the bytes, not a rename. For a
  * symbolic link, the file it points to is replaced, and the link stays.
+ *
+ * The temporary file is ".ttmsim.XXXXXX" (mkostemp()), short so that a
+ * target with a 255-byte name still works; replacing an existing target
+ * gives it the target's permission bits and, if allowed, its owner. When
+ * no temporary file can be made there (a directory we may not write, a
+ * read-only one: EACCES, EROFS, EPERM, ENAMETOOLONG) the target is
+ * truncated and written in place; when the rename fails with EBUSY (a
+ * bind-mounted file) or EXDEV, the finished temporary file is copied over
+ * the target. Both are the old fopen(path, "w") behaviour: a failure then
+ * is still reported, but can leave a partial file.
  */
 #ifndef TTMSIM_TOOLS_OUTFILE_H
 #define TTMSIM_TOOLS_OUTFILE_H
