@@ -826,17 +826,17 @@ static void test_load_errors(void **state)
 					      "bytes, not a multiple of 4\n");
 	}
 
-	/* saving where one cannot */
+	/* saving where one cannot: a failure (1), as --dump, not usage */
 	expect_ok("bo a 4\n", &wl);
 	s.wl = &wl;
 	s.path = "/nonexistent/out.txt";
-	assert_int_equal(capture_stderr(do_save, &s), CLI_EXIT_USAGE);
+	assert_int_equal(capture_stderr(do_save, &s), CLI_EXIT_FAILURE);
 	assert_string_equal(err_text, "ttmsim: /nonexistent/out.txt: "
 				      "No such file or directory\n");
 	s.path = "/dev/full";
-	assert_int_equal(capture_stderr(do_save, &s), CLI_EXIT_USAGE);
-	assert_string_equal(err_text, "ttmsim: /dev/full: "
-				      "No space left on device\n");
+	assert_int_equal(capture_stderr(do_save, &s), CLI_EXIT_FAILURE);
+	assert_string_equal(err_text, "ttmsim: /dev/full: cannot write "
+				      "it: No space left on device\n");
 	workload_free(&wl);
 }
 

@@ -1285,6 +1285,11 @@ def test_outputs():
                   "%s /dev/full: exit 1 naming it" % flag,
                   "exit 1, /dev/full in stderr",
                   "exit %s, %r" % (r.rc, r.err))
+        r = ttmsim(["run", "--seed", "3", "--jobs", "20", "--no-progress",
+                    "--quiet", "--save-workload", "/dev/full"])
+        check(r.rc == 1 and "/dev/full" in r.err,
+              "--save-workload /dev/full: exit 1 naming it",
+              "exit 1, /dev/full in stderr", "exit %s, %r" % (r.rc, r.err))
     # A dump that cannot be written leaves the old file as it was, and
     # no temporary file in its directory.
     d = os.path.join(TMP, "ro")
@@ -1321,6 +1326,22 @@ def test_outputs():
           sorted(os.listdir(d)) == sorted(["dump.json", "d" * 255]),
           "--dump to a 255-byte file name: written, no temporary left",
           "exit 0", "exit %s, %r" % (r.rc, r.err))
+    # --save-workload goes through the same helper: whole, mode kept.
+    saved = os.path.join(d, "saved.txt")
+    with open(saved, "w") as f:
+        f.write("old\n")
+    os.chmod(saved, 0o600)
+    r = ttmsim(["run", "--seed", "3", "--jobs", "20", "--no-progress",
+                "--quiet", "--save-workload", saved])
+    text_saved = open(saved).read()
+    check(r.rc == 0 and text_saved.startswith("# ttmsim workload") and
+          os.stat(saved).st_mode & 0o7777 == 0o600 and
+          sorted(os.listdir(d)) == sorted(["dump.json", "d" * 255,
+                                           "saved.txt"]),
+          "--save-workload over a 0600 file: replaced whole, still 0600, "
+          "no temporary left", "exit 0",
+          "exit %s, %r, %o" % (r.rc, text_saved[:40],
+                               os.stat(saved).st_mode & 0o7777))
     outputs_readonly_dir(path)
     # A workload path that is not UTF-8: the JSON is still JSON, the path
     # shown with U+FFFD and workload_not_utf8 saying so.

@@ -33,6 +33,7 @@
 
 #include "ttmsim/bo.h"
 #include "cli.h"
+#include "outfile.h"
 #include "parse.h"
 #include "rng.h"
 #include "workload.h"
@@ -1265,16 +1266,17 @@ static void save_job(FILE *f, const struct workload *wl,
 
 int workload_save(const struct workload *wl, const char *path)
 {
-	bool out = strcmp(path, "-") == 0;
-	FILE *f = out ? stdout : fopen(path, "w");
+	struct cli_outfile out;
 	unsigned int i;
 	size_t j;
-	int err = 0;
+	FILE *f;
+	int ret;
 
-	if (!f) {
-		cli_error("%s: %s", path, strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
+	/* Whole or not at all, and a write error is exit 1 (outfile.h). */
+	ret = cli_outfile_open(&out, path);
+	if (ret)
+		return ret;
+	f = out.f;
 	fprintf(f, "# ttmsim workload: %u buffers, %zu jobs, %u threads, "
 		"%u engines\n", wl->n_bos, wl->n_jobs, wl->n_threads,
 		wl->n_engines);
@@ -1297,15 +1299,5 @@ int workload_save(const struct workload *wl, const char *path)
 	for (j = 0; j < wl->n_jobs; j++) {
 		save_job(f, wl, &wl->jobs[j]);
 	}
-	if (fflush(f) || ferror(f)) {
-		err = errno ? errno : EIO;
-	}
-	if (!out && fclose(f) && !err) {
-		err = errno ? errno : EIO;
-	}
-	if (err) {
-		cli_error("%s: %s", path, strerror(err));
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
+	return cli_outfile_close(&out, true);
 }

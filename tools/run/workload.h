@@ -181,8 +181,9 @@ uint64_t workload_gen_bytes(const struct wl_gen_options *o);
  * that workload_load() gives it back exactly (but for @line, @source,
  * @has_seed and @seed, and n_threads/n_engines when some thread or engine
  * has no job), a `shrink` line first if @shrink_ms. A header comment
- * names the seed if @has_seed.
- * Return: 0, or CLI_EXIT_USAGE after a message naming @path.
+ * names the seed if @has_seed. Written whole or not at all (outfile.h).
+ * Return: 0, or CLI_EXIT_FAILURE after a message naming @path (it cannot
+ * be opened or written).
  */
 int workload_save(const struct workload *wl, const char *path);
 
