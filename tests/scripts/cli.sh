@@ -295,6 +295,24 @@ expect 0 "" run --workload "$wdir/hang.txt" --hang-timeout-ms 1500 \
 	--watchdog 0.3 --no-progress --json
 json_holds "run hang-timeout > watchdog" '(d["failed"],
 	d["completed"]) == (1, 1)'
+# A job that runs 1.5 s, longer than --watchdog (0.3 s): work, exit 0.
+printf 'bo a 4096\njob 0 0 1500000 add=1 a\n' >"$wdir/long.txt"
+expect 0 "" run --workload "$wdir/long.txt" --watchdog 0.3 --no-progress \
+	--json
+json_holds "run long job > watchdog" 'd["completed"] == 1'
+# A real stall (TTMSIM_TEST_FAULT=stall: thread 0 holds buffer a with
+# its 1 ms job in flight forever) while the workload has a 60 s job that
+# never runs: exit 3 after --watchdog plus the 1 ms in flight, not 60 s.
+printf 'bo a 4096\nbo b 4096\njob 0 0 1000 add=1 a\njob 0 1 60000000 add=1 b\n' \
+	>"$wdir/stall.txt"
+TTMSIM_TEST_FAULT=stall timeout 20 "$ttmsim" run --workload "$wdir/stall.txt" \
+	--watchdog 0.3 --no-progress >"$out" 2>"$err"
+got=$?
+if [ "$got" -ne 3 ] || ! grep -q "no progress for" "$err"; then
+	echo "FAIL: a stall beside a 60 s job not running: exit $got (124:" \
+		"still running after 20 s), expected 3 promptly"; cat "$err"
+	fails=$((fails + 1))
+fi
 
 # bench bo: usage errors, then the smallest run of both parts.
 for args in "bench bo --help" "help bench bo"; do

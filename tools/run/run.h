@@ -110,7 +110,7 @@ enum run_job_state {
 };
 
 struct run_job_result {
-	uint8_t state;         /* enum run_job_state */
+	uint8_t state;         /* enum run_job_state; atomic while running */
 	int err;               /* RUN_JOB_REJECTED: the errno, < 0 */
 	int status;            /* retired: 0 or the error */
 	uint32_t retired;      /* atomic: retirements seen (must be 1) */
@@ -124,6 +124,7 @@ enum run_fault {
 	RUN_FAULT_WORD1,        /* a word of a buffer changed after the run */
 	RUN_FAULT_RETIRE_TWICE, /* a job counted as retired twice */
 	RUN_FAULT_SUBMIT_LIST,  /* thread 0's buffer list not allocated */
+	RUN_FAULT_STALL,        /* thread 0 stalls, a job in flight */
 };
 
 struct run {
@@ -263,9 +264,16 @@ int run_latency_gather(struct run *run,
  * asked for, announced on stderr (an unknown one ignored with a line);
  * run_fault_apply(): make the word1 or retire-twice fault, after the run
  * and before run_verify() (submit-list acts in run_submit.c).
+ * run_fault_stall_prepare(): with the stall fault, in thread 0 before its
+ * job @j: a never-signalled fence on the job's first buffer (returned;
+ * NULL: no stall). run_fault_stall(): after the submit, hold that buffer
+ * reserved and wait, busy, until a signal; then signal and put @never.
  */
 enum run_fault run_fault_parse(void);
 void run_fault_apply(struct run *run);
+struct ttm_fence *run_fault_stall_prepare(struct run_thread *th, size_t j);
+void run_fault_stall(struct run_thread *th, size_t j,
+		     struct ttm_fence *never);
 
 /* run_trace.c: Chrome trace events, with --trace. */
 int run_trace_init(struct run *run);

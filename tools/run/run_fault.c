@@ -11,12 +11,25 @@
  *  retire-twice  the first accepted job is counted as retired once more:
  *                exit 1, "retired 2 times";
  *  submit-list   thread 0 cannot allocate its buffer list (as if out of
- *                memory): its jobs are not submitted, exit 1.
+ *                memory): its jobs are not submitted, exit 1;
+ *  stall         a real stall with a job in flight: thread 0 puts a fence
+ *                that never signals on its first job's first buffer,
+ *                submits the job (it stays in flight, waiting on that
+ *                fence), then takes the buffer's reservation and keeps it,
+ *                busy, until a signal: the watchdog must report it (exit
+ *                3) within --watchdog plus the in-flight job's duration.
+ *
+ * They are live in the shipped binary on purpose: the suites test the
+ * installed-style ttmsim, not a special build. Nothing sets the variable
+ * but a test, and every fault says so on stderr first.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ttmsim/bo.h"
+#include "ttmsim/fence.h"
+#include "ttmsim/resv.h"
 #include "cli.h"
 #include "run.h"
 
@@ -24,6 +37,7 @@ static const char *const fault_names[] = {
 	[RUN_FAULT_WORD1] = "word1",
 	[RUN_FAULT_RETIRE_TWICE] = "retire-twice",
 	[RUN_FAULT_SUBMIT_LIST] = "submit-list",
+	[RUN_FAULT_STALL] = "stall",
 };
 
 enum run_fault run_fault_parse(void)
@@ -40,8 +54,8 @@ enum run_fault run_fault_parse(void)
 			return (enum run_fault)i;
 		}
 	}
-	cli_error("TTMSIM_TEST_FAULT='%s' ignored: not word1, retire-twice "
-		  "or submit-list", s);
+	cli_error("TTMSIM_TEST_FAULT='%s' ignored: not word1, retire-twice, "
+		  "submit-list or stall", s);
 	return RUN_FAULT_NONE;
 }
 
@@ -86,4 +100,55 @@ void run_fault_apply(struct run *run)
 	default:
 		break;
 	}
+}
+
+/* The buffer of job @j the stall fault uses: its first; NULL if none. */
+static struct ttm_bo *stall_bo(struct run *run, size_t j)
+{
+	const struct wl_job *job = &run->wl.jobs[j];
+
+	return job->n_bos ? run->bos[job->bos[0]] : NULL;
+}
+
+struct ttm_fence *run_fault_stall_prepare(struct run_thread *th, size_t j)
+{
+	struct run *run = th->run;
+	struct ttm_bo *bo = stall_bo(run, j);
+	struct ttm_fence *never;
+
+	if (run->fault != RUN_FAULT_STALL || th->index != 0 || !bo)
+		return NULL;
+	if (ttm_fence_create(ttm_fence_context_alloc(1), 1, &never))
+		return NULL;
+	if (ttm_bo_reserve(bo, true, false, NULL)) {
+		ttm_fence_put(never);
+		return NULL;
+	}
+	if (ttm_resv_reserve_fences(ttm_bo_resv(bo), 1) == 0)
+		ttm_resv_add_fence(ttm_bo_resv(bo), never,
+				   TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(bo);
+	return never;
+}
+
+void run_fault_stall(struct run_thread *th, size_t j,
+		     struct ttm_fence *never)
+{
+	struct run *run = th->run;
+	struct ttm_bo *bo = stall_bo(run, j);
+
+	if (!never)
+		return;
+	/* Busy, then the stop flag: as submit_job() does (interrupts). */
+	__atomic_store_n(&th->busy, true, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&run->stop, __ATOMIC_SEQ_CST) &&
+	    ttm_bo_reserve(bo, true, false, NULL) == 0) {
+		/* Held until a signal interrupts the wait. */
+		ttm_fence_wait(never, true, -1);
+		ttm_bo_unreserve(bo);
+	}
+	/* Let the job in flight run, so that the run can end. */
+	ttm_fence_signal(never, -ECANCELED);
+	ttm_fence_put(never);
+	__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
 }

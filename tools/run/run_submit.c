@@ -154,7 +154,9 @@ static bool submit_job(struct run_thread *th, size_t j,
 	r->submit_us = ttm_gpu_now_us(run->gpu);
 	ret = ttm_execbuf_submit(th->client, &args);
 	__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
-	r->state = ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED;
+	/* Atomic: the watchdog reads it (watch_grace()). */
+	__atomic_store_n(&r->state, ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED,
+			 __ATOMIC_RELAXED);
 	r->err = ret;
 	if (args.out_fence) {
 		th->ring[(th->ring_head + th->ring_count) % RUN_MAX_IN_FLIGHT] =
@@ -192,8 +194,15 @@ static void *submitter_main(void *arg)
 		submit_failed(th, "cannot allocate its list of %u buffers: "
 			      "out of memory", max);
 	for (k = 0; list && k < th->n_jobs && !should_stop(run); k++) {
+		/* TTMSIM_TEST_FAULT=stall only; NULL otherwise. */
+		struct ttm_fence *never = k ? NULL :
+			run_fault_stall_prepare(th, th->jobs[k]);
+		bool ok;
+
 		__atomic_store_n(&th->next, k, __ATOMIC_RELAXED);
-		if (!submit_job(th, th->jobs[k], list))
+		ok = submit_job(th, th->jobs[k], list);
+		run_fault_stall(th, th->jobs[k], never);
+		if (!ok)
 			break;
 	}
 	__atomic_store_n(&th->next, th->n_jobs, __ATOMIC_RELAXED);

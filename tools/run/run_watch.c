@@ -16,7 +16,7 @@
  * - The kit's watchdog (watchdog.h), every 100 ms: if run->progress has
  *   not changed for cfg->watchdog_s while a thread still has jobs to
  *   submit or jobs are in flight (and, with jobs in flight, for as long
- *   again as the longest job of the workload may run: see watch_grace()),
+ *   again as the longest job in flight may run: see watch_grace()),
  *   the report here says which thread waits
  *   on which buffers and who holds them (thread, ticket stamp), and the
  *   process ends with CLI_EXIT_DEADLOCK. Its tick draws the progress bar
@@ -56,7 +56,7 @@ struct run_watch {
 	bool bar;                   /* draw the progress bar */
 	bool bar_drawn;             /* a bar is on the line now */
 	uint64_t in_flight;         /* GPU jobs, as run_working() saw */
-	uint64_t job_max_ns;        /* the longest a job may run */
+	uint64_t grace_ns;          /* watch_grace()'s last answer */
 	int signal_stopping;        /* atomic: SIGUSR1 means "end" */
 };
 
@@ -228,11 +228,11 @@ static void report_stall(void *data, uint64_t stalled_ns)
 
 	if (w->bar_drawn)
 		fputs("\r\033[K", stderr);
-	if (w->in_flight && w->job_max_ns)
+	if (w->grace_ns)
 		cli_error("run: no progress for %.1f s (--watchdog %g, plus "
-			  "%.1f s that a job may run): who waits for what:",
-			  (double)stalled_ns / 1e9, run->cfg->watchdog_s,
-			  (double)w->job_max_ns / 1e9);
+			  "%.1f s that a job in flight may run): who waits for "
+			  "what:", (double)stalled_ns / 1e9,
+			  run->cfg->watchdog_s, (double)w->grace_ns / 1e9);
 	else
 		cli_error("run: no progress for %.1f s (--watchdog %g): %s",
 			  (double)stalled_ns / 1e9, run->cfg->watchdog_s,
@@ -324,29 +324,37 @@ static bool watch_working(void *data)
  * none, and a job that runs ends within its duration, or its hang timeout
  * if it hangs: that long without progress, with jobs in flight, is the
  * GPU at work, not a stall. (A hang job timing out is progress; before
- * that it is still running.) The workload's longest job bounds them all.
+ * that it is still running.) Only the jobs in flight now count: a long
+ * job that is not submitted yet says nothing about this stall. Moves take
+ * microseconds (1 us per MiB) and are left out. Scanning every job is
+ * fine: it happens only once progress stood still for --watchdog.
  */
 static uint64_t watch_grace(void *data)
 {
 	struct run_watch *w = data;
-
-	return w->in_flight ? w->job_max_ns : 0;
-}
-
-static uint64_t longest_job_ns(const struct run *run)
-{
+	const struct run *run = w->run;
 	uint64_t hang_ns = (uint64_t)run->cfg->hang_timeout_ms * 1000000;
 	uint64_t max = 0;
 	size_t j;
 
+	w->grace_ns = 0;
+	if (!w->in_flight)
+		return 0;
 	for (j = 0; j < run->wl.n_jobs; j++) {
 		const struct wl_job *job = &run->wl.jobs[j];
-		uint64_t ns = job->op == WL_OP_HANG ? hang_ns :
-			      job->duration_us * 1000; /* <= WL_MAX_JOB_US */
+		const struct run_job_result *r = &run->results[j];
+		uint64_t ns;
 
+		if (__atomic_load_n(&r->state, __ATOMIC_RELAXED) !=
+			    RUN_JOB_ACCEPTED ||
+		    __atomic_load_n(&r->retired, __ATOMIC_RELAXED))
+			continue;
+		ns = job->op == WL_OP_HANG ? hang_ns :
+		     job->duration_us * 1000; /* <= WL_MAX_JOB_US */
 		if (ns > max)
 			max = ns;
 	}
+	w->grace_ns = max;
 	return max;
 }
 
@@ -378,7 +386,6 @@ int run_watch_start(struct run *run)
 	if (!w)
 		return -ENOMEM;
 	w->run = run;
-	w->job_max_ns = longest_job_ns(run);
 	w->bar = cfg->progress > 0 ||
 		 (cfg->progress < 0 && isatty(STDERR_FILENO));
 
