@@ -337,7 +337,7 @@ static const struct cli_options run_cli = {
 };
 
 /* Load or generate the workload, save it if asked. */
-static int prepare_workload(struct run *run)
+static int load_or_generate(struct run *run)
 {
 	const struct run_config *cfg = run->cfg;
 	int ret;
@@ -369,6 +369,19 @@ static int prepare_workload(struct run *run)
 	if (cfg->save_path && !run->interrupted)
 		return workload_save(&run->wl, cfg->save_path);
 	return 0;
+}
+
+/*
+ * load_or_generate(); if it fails after the generator blocked SIGINT and
+ * SIGTERM, unblock them: no signal thread will ever take a pending one.
+ */
+static int prepare_workload(struct run *run)
+{
+	int ret = load_or_generate(run);
+
+	if (ret && !run->cfg->workload_path)
+		run_generate_unblock();
+	return ret;
 }
 
 /* A checker report: printed as usual, counted, the run goes on. */

@@ -181,6 +181,8 @@ void run_teardown(struct run *run);
  * workload cannot be allocated: CLI_EXIT_USAGE naming the flags).
  */
 int run_generate(struct run *run);
+/* Unblock SIGINT and SIGTERM again after a run that will not start. */
+void run_generate_unblock(void);
 
 /* run_setup.c: where jobs need a buffer of @p (SYSTEM ones: GTT). */
 const struct ttm_placement *run_job_placement(enum wl_placement p);

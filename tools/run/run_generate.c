@@ -15,13 +15,16 @@
  *   pending signal as the first one, so that one more ends the process at
  *   once, as during a run. A workload file is read with the signals
  *   unblocked: reading a terminal or a pipe may wait for ever, and Ctrl-C
- *   must end that.
+ *   must end that. If the run does not start after all (the generator or
+ *   a later check failed), run_generate_unblock() unblocks them again: a
+ *   pending one then ends the process as the signal would have.
  *
  * Test hook: TTMSIM_TEST_GEN_SIGNAL=N (2 or 15) sends signal N to the
  * process at the generator's first poll, deterministically in the middle
  * of a generation of more than WL_GEN_POLL_JOBS jobs.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +79,15 @@ static void too_big(const struct wl_gen_options *o, uint64_t need,
 		  need == UINT64_MAX ? " or more" : "");
 }
 
+void run_generate_unblock(void)
+{
+	sigset_t set;
+
+	signals_of_run(&set);
+	/* A pending one now ends the process as the signal (130, 143). */
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 int run_generate(struct run *run)
 {
 	struct wl_gen_options o = run->cfg->gen;
@@ -103,10 +115,12 @@ int run_generate(struct run *run)
 	ret = workload_generate(&o, &run->wl);
 	if (ret == -ENOMEM) {
 		too_big(&o, need, "cannot allocate the generated workload");
+		run_generate_unblock();
 		return CLI_EXIT_USAGE;
 	}
 	if (ret && ret != -EINTR) {
 		cli_error("cannot generate the workload: %s", strerror(-ret));
+		run_generate_unblock();
 		return CLI_EXIT_USAGE;
 	}
 	if (ret == -EINTR || gen_interrupted()) {
