@@ -2,8 +2,10 @@
 /*
  * failalloc: a test-only LD_PRELOAD library that makes one allocation of
  * the process fail, for tests of what a program does when memory runs
- * out. It replaces malloc(), calloc() and realloc(); the C library's own
- * allocations (strdup(), fopen(), ...) and those of every other library
+ * out. It replaces malloc(), calloc(), realloc(), reallocarray() and the
+ * aligned ones (posix_memalign(), aligned_alloc(), memalign(): the
+ * project's engines and fence chunks use aligned_alloc()); the C
+ * library's own allocations (strdup(), fopen(), ...) and those of every other library
  * (json-c, libttmsim) go through them too.
  *
  *   TTMSIM_FAILALLOC=N        the Nth call (from 1) counted from program
@@ -21,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
+extern void *__libc_memalign(size_t align, size_t size);
 
 static unsigned long fail_at;    /* 0: never */
 static bool fail_after;          /* "N+": from fail_at on */
@@ -98,4 +102,46 @@ FAILALLOC_EXPORT void *realloc(void *p, size_t size)
 	if (p && !size)
 		return __libc_realloc(p, size);
 	return fail_now() ? NULL : __libc_realloc(p, size);
+}
+
+FAILALLOC_EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, bytes);
+}
+
+/* A power of two: what glibc's memalign() would round up to anyway. */
+static bool power_of_two(size_t align)
+{
+	return align && !(align & (align - 1));
+}
+
+FAILALLOC_EXPORT void *memalign(size_t align, size_t size)
+{
+	return fail_now() ? NULL : __libc_memalign(align, size);
+}
+
+FAILALLOC_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	return memalign(align, size);
+}
+
+FAILALLOC_EXPORT int posix_memalign(void **ret, size_t align, size_t size)
+{
+	void *p;
+
+	if (!power_of_two(align) || align % sizeof(void *))
+		return EINVAL;
+	if (fail_now())
+		return ENOMEM;
+	p = __libc_memalign(align, size);
+	if (!p)
+		return ENOMEM;
+	*ret = p;
+	return 0;
 }
