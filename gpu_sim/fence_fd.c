@@ -167,18 +167,26 @@ TTM_EXPORT int ttm_fence_export_fd(struct ttm_fence *fence)
 
 TTM_EXPORT int ttm_fence_fd_reserve(struct ttm_fence_fd_slot *slot)
 {
-	int fds[2], ret;
+	int fds[2], fd, ret;
+	dev_t dev;
+	ino_t ino;
 
-	ret = fence_pipe_make(fds, &slot->pipe_dev, &slot->pipe_ino);
+	/* Empty until it all worked: unreserve after a failure is safe. */
+	*slot = (struct ttm_fence_fd_slot){ .fd = -1, .pipe_rd = -1,
+					    .pipe_wr = -1 };
+	ret = fence_pipe_make(fds, &dev, &ino);
 	if (ret)
 		return ret;
-	slot->fd = fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
-	if (slot->fd < 0) {
+	fd = fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
 		ret = -errno;
 		close(fds[0]);
 		close(fds[1]);
 		return ret;
 	}
+	slot->fd = fd;
+	slot->pipe_dev = dev;
+	slot->pipe_ino = ino;
 	slot->pipe_rd = fds[0];
 	slot->pipe_wr = fds[1];
 	return 0;
@@ -194,7 +202,8 @@ TTM_EXPORT int ttm_fence_fd_install(struct ttm_fence_fd_slot *slot,
 	pthread_mutex_lock(&fence->lock);
 	if (fence->pipe_rd < 0) {
 		/* The slot's descriptor reads the pipe @fence now owns. */
-		fence_fd_attach(fence, fds, slot->pipe_dev, slot->pipe_ino);
+		fence_fd_attach(fence, fds, (dev_t)slot->pipe_dev,
+				(ino_t)slot->pipe_ino);
 	} else {
 		/*
 		 * Already exported: the slot's descriptor becomes one more

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "lib/helpers.h"
@@ -906,6 +907,38 @@ static void test_fd_slot(void **state)
 }
 
 /*
+ * A reserve that fails (no descriptor left) leaves the slot empty, so an
+ * unreserve on it closes nothing of the caller's, whatever the slot held
+ * before. Its layout does not depend on _FILE_OFFSET_BITS (uint64_t).
+ */
+static void test_fd_slot_failed(void **state)
+{
+	struct ttm_fence_fd_slot slot;
+	struct rlimit old, low;
+	int keep, fd;
+
+	(void)state;
+	_Static_assert(sizeof(struct ttm_fence_fd_slot) == 32,
+		       "the slot's ABI size");
+	keep = dup(0);
+	assert_true(keep >= 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* Garbage naming a descriptor the caller holds. */
+	slot.fd = slot.pipe_rd = slot.pipe_wr = keep;
+	low = old;
+	low.rlim_cur = (rlim_t)keep + 1; /* no descriptor above keep */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	fd = ttm_fence_fd_reserve(&slot);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_true(fd == -EMFILE || fd == -ENFILE);
+	assert_int_equal(slot.fd, -1);
+	ttm_fence_fd_unreserve(&slot);
+	assert_true(fcntl(keep, F_GETFD) >= 0); /* still open */
+	close(keep);
+	assert_checks_passed();
+}
+
+/*
  * One thread drops the last reference of an exported fence while another
  * imports its descriptor: the importer gets the live fence or one rebuilt
  * from the pipe, never -EINVAL (the fence leaves the registry and closes
@@ -1332,6 +1365,7 @@ int main(void)
 		TEST(test_import_invalid),
 		TEST(test_import_foreign_pipe),
 		TEST(test_fd_slot),
+		TEST(test_fd_slot_failed),
 		TEST(test_import_vs_put),
 		TEST(test_merge),
 		TEST(test_merge_signalled),

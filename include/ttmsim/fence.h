@@ -410,6 +410,15 @@ int ttm_fence_export_fd(struct ttm_fence *fence);
  * or still open for writing, or a write end) is -EINVAL, unless its owner
  * gave it all these marks.
  *
+ * The write end must be closed everywhere (POLLHUP) for a gone fence to
+ * be recognised: while its fence is alive in another process, or a
+ * forked child still holds the write end (it is close-on-exec, not
+ * close-on-fork), a signalled fence's descriptor from another process is
+ * -EINVAL, as the kernel's sync_file cannot cross processes either. The
+ * marks are a heuristic, not proof: any one-page pipe with its write end
+ * closed and at most 4096 bytes in it is taken for a fence's, with the
+ * status its byte count says.
+ *
  * Context: Does not sleep. Takes and releases the registry lock of
  * exported fences.
  * Return: 0 and a new reference in *@ret_fence: the same fence while it
@@ -434,8 +443,12 @@ struct ttm_fence_fd_slot {
 	int fd;
 	/* private: */
 	int pipe_rd, pipe_wr;   /* the pipe a fence without one gets */
-	dev_t pipe_dev;
-	ino_t pipe_ino;
+	/*
+	 * Its st_dev and st_ino, as uint64_t: dev_t and ino_t would make the
+	 * layout depend on the caller's _FILE_OFFSET_BITS.
+	 */
+	uint64_t pipe_dev;
+	uint64_t pipe_ino;
 };
 
 /**
@@ -448,8 +461,9 @@ struct ttm_fence_fd_slot {
  * ttm_fence_fd_unreserve(), exactly once.
  *
  * Context: Does not sleep. Takes no lock.
- * Return: 0; -EMFILE or -ENFILE (no descriptor left), -ENOMEM. @slot is
- * not to be used after a failure.
+ * Return: 0; -EMFILE or -ENFILE (no descriptor left), -ENOMEM. After a
+ * failure @slot is empty (@slot->fd -1): ttm_fence_fd_unreserve() on it
+ * is safe and does nothing, so one error path fits both cases.
  */
 int ttm_fence_fd_reserve(struct ttm_fence_fd_slot *slot);
 
