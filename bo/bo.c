@@ -319,7 +319,9 @@ void bo_free(struct ttm_bo *bo)
 	 * Past this point @dev may be gone, unless this is its worker
 	 * (ttm_device_destroy() waited only for the count above): touch
 	 * nothing of it. Nor of @bo->resv: a shared one may be gone too
-	 * (the release switched to @bo->base if it was busy).
+	 * (a busy release switched to @bo->base, by its copy of the fences
+	 * or the worker's; one that could allocate neither is still on it,
+	 * and its owner finalises it only after this destroy).
 	 */
 	ttm_resv_fini(&bo->base);
 	free(bo->destroy_cbs);

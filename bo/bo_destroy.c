@@ -19,6 +19,12 @@
  * reservation's fences (TTM's "individualize"), so that it waits only for
  * the work present at its release, and the reservation, which its owner
  * may finalise once the last buffer on it was released, is no longer used.
+ * If the copy cannot be allocated there, the buffer goes to the worker,
+ * which tries again before it arms the callback: arming on the shared
+ * reservation itself would re-arm on all later work there, and a buffer on
+ * an always-busy reservation would never be freed (nor its device
+ * destroyed). Only if the worker cannot allocate it either does the buffer
+ * wait on the shared reservation.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,9 +60,10 @@ static void destroy_cb_func(struct ttm_fence *fence,
 /*
  * Arm @bo's one callback on the first unsignalled fence of its
  * reservation; false when none is left. Allocates nothing: the callback
- * was allocated with the buffer, and nobody adds to the reservation any
- * more (its own: nobody holds @bo; a shared one after a failed copy: see
- * bo_release()). Also runs in fence callbacks, which hold no fence lock.
+ * was allocated with the buffer. On its own reservation nobody adds work
+ * any more (nobody holds @bo), so the walk ends; on a shared one (the copy
+ * failed at the release and in the worker) later work there is waited
+ * for too. Also runs in fence callbacks, which hold no fence lock.
  */
 static bool destroy_arm(struct ttm_bo *bo)
 {
@@ -158,13 +165,13 @@ static void bo_release(struct ttm_bo *bo)
 	 * Busy on a shared one: off it before the put returns, with a copy
 	 * of its fences, so that later work there is not waited for. The
 	 * copy is the one allocation here; without memory for it @bo stays
-	 * on the shared reservation and waits for what is there when each
-	 * fence signals, later work included. That is allowed: its owner
-	 * may finalise it only after @bo's destroy (ttm_bo_init_reserved()).
-	 * Never a wait: the caller may be who signals these fences.
+	 * on the shared reservation (allowed: its owner may finalise it only
+	 * after @bo's destroy, ttm_bo_init_reserved()) and the worker tries
+	 * the copy again (see the top of the file). Never a wait: the caller
+	 * may be who signals these fences.
 	 */
-	if (bo->resv != &bo->base)
-		(void)bo_individualize(bo);
+	if (bo->resv != &bo->base && bo_individualize(bo))
+		bo->destroy_cbs->individualize = true;
 	/*
 	 * An import, off its exporter's reservation now, lets the exporter
 	 * go here rather than from the worker: that reservation still
@@ -181,8 +188,21 @@ static void bo_release(struct ttm_bo *bo)
 	bo->destroy_pending = 1;
 	pthread_mutex_unlock(&dev->lock);
 
-	if (!destroy_arm(bo))
-		destroy_queue(bo); /* all signalled meanwhile */
+	if (bo->destroy_cbs->individualize || !destroy_arm(bo))
+		destroy_queue(bo); /* all signalled meanwhile, or the copy */
+}
+
+/*
+ * In the worker: @bo's second try at the copy of a shared reservation's
+ * fences (bo_release() could not allocate it), then its callback armed.
+ * True if @bo now waits for a fence; false: free it now.
+ */
+static bool worker_individualize(struct ttm_bo *bo)
+{
+	bo->destroy_cbs->individualize = false;
+	if (bo_individualize(bo) == 0 && bo->exporter)
+		bo_import_release(bo); /* off its exporter's: as the release */
+	return destroy_arm(bo);
 }
 
 TTM_EXPORT void ttm_bo_put(struct ttm_bo *bo)
@@ -257,7 +277,8 @@ static void *destroy_worker(void *arg)
 		dev->work_busy = true;
 		/* The destroy may put other buffers: nothing held here. */
 		pthread_mutex_unlock(&dev->work_lock);
-		bo_free(bo);
+		if (!bo->destroy_cbs->individualize || !worker_individualize(bo))
+			bo_free(bo);
 		pthread_mutex_lock(&dev->work_lock);
 		dev->work_busy = false;
 		if (!dev->work_head)

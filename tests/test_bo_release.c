@@ -289,12 +289,69 @@ static void test_shared_put_without_memory(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * The copy failing at the release on a reservation that stays busy (new
+ * work keeps coming): the buffer waits for the fences present at its
+ * release only. The worker makes the copy: a zombie left on the shared
+ * reservation would move on to each later fence, never freed.
+ */
+static void test_shared_busy_without_memory(void **state)
+{
+	struct ttm_device *dev;
+	unsigned int destroyed = 0, i;
+	struct ttm_fence *f[4];
+	struct ttm_resv r;
+	struct obj *o, *keep;
+
+	(void)state;
+	if (!ALLOC_HOOK)
+		skip();
+	dev = warm_device();
+	ttm_resv_init(&r, ttm_device_ww_class(dev));
+	assert_int_equal(ww_mutex_lock(&r.lock, NULL), 0);
+	o = new_obj(dev, &r, &destroyed);
+	keep = new_obj(dev, &r, &destroyed);
+	f[0] = new_fence();
+	assert_int_equal(ttm_resv_reserve_fences(&r, 1), 0);
+	ttm_resv_add_fence(&r, f[0], TTM_RESV_USAGE_WRITE);
+	ww_mutex_unlock(&r.lock);
+
+	alloc_mode = ALLOC_FAIL;
+	ttm_bo_put(&o->bo);
+	alloc_mode = ALLOC_PASS;
+	assert_int_equal(zombies(dev), 1);
+	/* The worker has seen it (its copy made, or given up). */
+	ttm_device_flush_destroys(dev);
+	/* Later work, each added before the one before it signals. */
+	for (i = 1; i < 4; i++) {
+		f[i] = new_fence();
+		assert_int_equal(ww_mutex_lock(&r.lock, NULL), 0);
+		assert_int_equal(ttm_resv_reserve_fences(&r, 1), 0);
+		ttm_resv_add_fence(&r, f[i], TTM_RESV_USAGE_READ);
+		ww_mutex_unlock(&r.lock);
+		assert_int_equal(ttm_fence_signal(f[i - 1], 0), 0);
+		ttm_device_flush_destroys(dev);
+		assert_int_equal(destroyed, 1); /* after f[0], not f[i] */
+	}
+	assert_int_equal(zombies(dev), 0);
+	assert_int_equal(ttm_fence_signal(f[3], 0), 0);
+	ttm_bo_put(&keep->bo);
+	ttm_device_flush_destroys(dev);
+	assert_int_equal(destroyed, 2);
+	ttm_resv_fini(&r);
+	for (i = 0; i < 4; i++)
+		ttm_fence_put(f[i]);
+	assert_dev_ok(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_last_put_allocates_nothing),
 		cmocka_unit_test(test_signaller_put_without_memory),
 		cmocka_unit_test(test_shared_put_without_memory),
+		cmocka_unit_test(test_shared_busy_without_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

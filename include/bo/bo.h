@@ -162,6 +162,11 @@ struct bo_ghost {
 struct ttm_bo_destroy_cb {
 	struct ttm_fence_cb cb;
 	struct ttm_bo *bo;
+	/*
+	 * Queued to the worker still on a shared reservation, the copy of
+	 * its fences not allocated at the release: the worker tries again.
+	 */
+	bool individualize;
 };
 
 /* struct ttm_bo is public (ttmsim/bo.h): drivers embed it. */
@@ -256,13 +261,14 @@ bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place);
  */
 void bo_free(struct ttm_bo *bo);
 
+/* The delayed destroy's callback node, at creation: 0 or -ENOMEM. */
+int bo_destroy_cb_alloc(struct ttm_bo *bo);
+
 /*
  * @dev's destroy worker (bo/bo_destroy.c): set up with the device;
  * started by the first delayed destroy (0 or a negative errno); stopped
  * once no delayed destroy is pending, after it drained its queue.
  */
-/* The delayed destroy's callback node, at creation: 0 or -ENOMEM. */
-int bo_destroy_cb_alloc(struct ttm_bo *bo);
 void bo_worker_init(struct ttm_device *dev);
 int bo_worker_ensure(struct ttm_device *dev);
 void bo_worker_stop(struct ttm_device *dev);

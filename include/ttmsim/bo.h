@@ -194,7 +194,8 @@ struct ttm_bo {
 	struct ttm_lru_bulk_move *bulk; /* under the reservation */
 	/*
 	 * Delayed destroy: whether it waits for its fences (a zombie), and
-	 * its one fence callback, allocated with the buffer.
+	 * its one fence callback node (a single node now, not an array:
+	 * the plural name is kept for the ABI), allocated with the buffer.
 	 */
 	unsigned int destroy_pending;
 	struct ttm_bo_destroy_cb *destroy_cbs;
