@@ -345,6 +345,68 @@ static void test_shared_busy_without_memory(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * The last put racing with the signals of the buffer's three fences, each
+ * from its own thread, all released by one barrier: whichever callback
+ * runs last, and however the put's arm interleaves with them, the buffer
+ * is destroyed exactly once, after all three. (A fence freed unsignalled
+ * while the callback is armed on it cannot be made through the API: the
+ * buffer's reservation holds a reference to each of its fences, and the
+ * reservation is out of reach once the last reference is gone.)
+ */
+#define RACE_ROUNDS 200
+
+struct put_race {
+	pthread_barrier_t *barrier;
+	struct ttm_fence *fence;
+};
+
+static void *race_signaller(void *arg)
+{
+	struct put_race *r = arg;
+
+	pthread_barrier_wait(r->barrier);
+	CHECK_INT(ttm_fence_signal(r->fence, 0), 0);
+	return NULL;
+}
+
+static void test_put_races_signals(void **state)
+{
+	struct ttm_device_options opts = { 0 };
+	struct put_race race[3];
+	pthread_barrier_t barrier;
+	struct ttm_device *dev;
+	unsigned int destroyed = 0, round, i;
+	pthread_t t[3];
+	struct obj *o;
+
+	(void)state;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		o = new_obj(dev, NULL, &destroyed);
+		assert_int_equal(pthread_barrier_init(&barrier, NULL, 4), 0);
+		for (i = 0; i < 3; i++) {
+			race[i].barrier = &barrier;
+			race[i].fence = busy_fence(&o->bo);
+		}
+		for (i = 0; i < 3; i++)
+			t[i] = start_thread(race_signaller, &race[i]);
+		pthread_barrier_wait(&barrier);
+		ttm_bo_put(&o->bo);
+		for (i = 0; i < 3; i++) {
+			join_thread(t[i]);
+			ttm_fence_put(race[i].fence);
+		}
+		pthread_barrier_destroy(&barrier);
+		ttm_device_flush_destroys(dev);
+		assert_int_equal(destroyed, round + 1);
+		assert_int_equal(zombies(dev), 0);
+	}
+	assert_dev_ok(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	assert_int_equal(destroyed, RACE_ROUNDS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_signaller_put_without_memory),
 		cmocka_unit_test(test_shared_put_without_memory),
 		cmocka_unit_test(test_shared_busy_without_memory),
+		cmocka_unit_test(test_put_races_signals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
