@@ -139,6 +139,40 @@ static void test_already_held_is_ealready(void **state)
 	ww_debug_inject(0, 0);
 }
 
+/*
+ * ww_debug_inject(s, 1) makes every candidate back off, also a context
+ * an earlier N left exempt (in its back-off, still holding a lock).
+ */
+static void test_one_ignores_exemption(void **state)
+{
+	struct ww_class *cls = *state;
+	struct ww_mutex a, b;
+	struct ww_acquire_ctx ctx;
+	int i, ret = 0;
+
+	ww_mutex_init(&a, cls);
+	ww_mutex_init(&b, cls);
+	ww_debug_inject(3, 2);
+	ww_acquire_init(&ctx, cls);
+	assert_int_equal(ww_mutex_lock(&a, &ctx), 0);
+	/* Nobody holds b: only an injection makes it -EDEADLK. */
+	for (i = 0; i < 1000; i++) {
+		ret = ww_mutex_lock(&b, &ctx);
+		if (ret)
+			break;
+		ww_mutex_unlock(&b);
+	}
+	assert_int_equal(ret, -EDEADLK);
+	/* Exempt now: with N = 2 b is taken. */
+	assert_int_equal(ww_mutex_lock(&b, &ctx), 0);
+	ww_mutex_unlock(&b);
+	ww_debug_inject(3, 1);
+	assert_int_equal(ww_mutex_lock(&b, &ctx), -EDEADLK);
+	ww_debug_inject(0, 0);
+	ww_mutex_unlock(&a);
+	ww_acquire_fini(&ctx);
+}
+
 /* ---- progress: a transaction much bigger than N completes -------------- */
 
 #define BIG 64
@@ -339,6 +373,8 @@ int main(void)
 		cmocka_unit_test_prestate(test_off_and_nothing_held, &inject_wd),
 		cmocka_unit_test_prestate(test_already_held_is_ealready, &inject_ww),
 		cmocka_unit_test_prestate(test_already_held_is_ealready, &inject_wd),
+		cmocka_unit_test_prestate(test_one_ignores_exemption, &inject_ww),
+		cmocka_unit_test_prestate(test_one_ignores_exemption, &inject_wd),
 		cmocka_unit_test_prestate(test_progress, &inject_ww),
 		cmocka_unit_test_prestate(test_progress, &inject_wd),
 		cmocka_unit_test_prestate(test_threaded_counters, &inject_ww),

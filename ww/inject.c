@@ -24,9 +24,8 @@ static uint64_t splitmix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-bool ww_inject_draw(void)
+bool ww_inject_draw(unsigned int n)
 {
-	unsigned int n = __atomic_load_n(&ww_inject_every, __ATOMIC_RELAXED);
 	uint64_t x = __atomic_add_fetch(&inject_state, WEYL, __ATOMIC_RELAXED);
 
 	return n && splitmix64(x) % n == 0;

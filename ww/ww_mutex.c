@@ -93,17 +93,18 @@ lock_contended(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 }
 
 /*
- * A back-off injected by ww_debug_inject(): takes nothing, and exempts
- * @ctx until it completed a pass (include/ww/inject.h), unless every
- * candidate is to back off (single-step tests).
+ * A back-off injected by ww_debug_inject() (1 in @n): takes nothing, and
+ * exempts @ctx until it completed a pass (include/ww/inject.h), unless
+ * every candidate is to back off (@n == 1, single-step tests).
  */
 static __attribute__((noinline)) int
-lock_injected(struct ww_mutex *lock, struct ww_acquire_ctx *ctx)
+lock_injected(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
+	      unsigned int n)
 {
 	if (ww_token(ww_word_load(lock)) == (uintptr_t)ctx)
 		return -EALREADY;
 	ctx->contending_lock = lock;
-	if (__atomic_load_n(&ww_inject_every, __ATOMIC_RELAXED) != 1)
+	if (n != 1)
 		ctx->inject_exempt = WW_INJECT_BACKOFF;
 	return -EDEADLK;
 }
@@ -112,12 +113,19 @@ static inline int lock_common(struct ww_mutex *lock,
 			      struct ww_acquire_ctx *ctx, bool interruptible)
 {
 	uintptr_t token = locker_token(ctx), word = 0;
+	/*
+	 * Read once: the exemption test, the draw and lock_injected() all
+	 * see the same n, even if ww_debug_inject() changes it meanwhile;
+	 * with n == 1 a context left exempt by an earlier n still backs
+	 * off, as ww_debug_inject() documents.
+	 */
+	unsigned int n = ctx ? __atomic_load_n(&ww_inject_every,
+					       __ATOMIC_RELAXED) : 0;
 
-	if (ctx && unlikely(__atomic_load_n(&ww_inject_every,
-					    __ATOMIC_RELAXED)) &&
-	    ctx->acquired > 0 && ctx->inject_exempt == WW_INJECT_ARMED &&
-	    ww_inject_draw())
-		return lock_injected(lock, ctx);
+	if (unlikely(n) && ctx->acquired > 0 &&
+	    (n == 1 || ctx->inject_exempt == WW_INJECT_ARMED) &&
+	    ww_inject_draw(n))
+		return lock_injected(lock, ctx, n);
 
 	if (likely(ww_word_cas(lock, &word, token))) {
 		if (ctx)

@@ -10,8 +10,11 @@
 /* 0 when off: the one thing the lock fast path reads (relaxed). */
 extern unsigned int ww_inject_every;
 
-/* Draw the next choice: true if this lock call is to back off. */
-bool ww_inject_draw(void);
+/*
+ * Draw the next choice for 1 in @n (ww_inject_every, read once by the
+ * caller): true if this lock call is to back off.
+ */
+bool ww_inject_draw(unsigned int n);
 
 /*
  * Progress under injection (struct ww_acquire_ctx::inject_exempt). With a
@@ -24,8 +27,11 @@ bool ww_inject_draw(void);
  *  - WW_INJECT_BACKOFF: injected (or, while exempt, a real -EDEADLK): the
  *    context is backing off; when it holds nothing any more, it starts...
  *  - WW_INJECT_PASS: the pass after the back-off; when it holds nothing
- *    again (the transaction is over), the context is armed again. A real
- *    -EDEADLK in this pass sends it back to WW_INJECT_BACKOFF.
+ *    again, the context is armed again. A real -EDEADLK in this pass
+ *    sends it back to WW_INJECT_BACKOFF. "Holds nothing" is all there is
+ *    to see: the PASS state ends when `acquired` first reaches 0, so a
+ *    pass that drops all its locks part-way (not a back-off, just an
+ *    unlock of everything) is a candidate again from its next lock.
  * So an injected back-off is never followed by another before a pass
  * completed: a transaction needs at most one more pass than it would
  * without injection. n == 1 (every candidate backs off) exempts nothing:
