@@ -12,6 +12,15 @@
  * this program defines. A thread that dropped out stays out, so each case
  * runs in a thread of its own. Skipped when libttmsim is built without
  * the checker.
+ *
+ * The check that kills the wrong order (a checker that takes the lock,
+ * then allocates its record and drops out with the lock taken but never
+ * recorded) is hook.watch_was_locked: the hook notes whether the lock
+ * being asked for was already held when the allocation was made, and
+ * run_case() and test_classes_grow() assert it was not. The STATE and
+ * CLASSES cases fail at ww_acquire_init(), before any lock call, so they
+ * watch nothing (there is no lock to be taken too early); they check the
+ * drop-out line and that every later call is performed unchecked.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -64,6 +73,15 @@ static void hook_arm(enum ww_debug_alloc_site site, struct ww_mutex *watch)
 	hook.watch = watch;
 	hook.failed = 0;
 	hook.watch_was_locked = false;
+	pthread_mutex_unlock(&hook.lock);
+}
+
+/* After a case: a hook that did not fire must not fail a later call. */
+static void hook_disarm(void)
+{
+	pthread_mutex_lock(&hook.lock);
+	hook.armed = false;
+	hook.watch = NULL;
 	pthread_mutex_unlock(&hook.lock);
 }
 
@@ -146,9 +164,12 @@ static void *run_transaction(void *arg)
 	unsigned int i;
 
 	capture_start(&cap);
-	/* The state and the class entry come with the first call. */
+	/*
+	 * The state and the class entry come with the first call,
+	 * ww_acquire_init(): no lock is being taken, nothing to watch.
+	 */
 	if (c->site != WW_DEBUG_ALLOC_HELD)
-		hook_arm(c->site, &c->lock[0]);
+		hook_arm(c->site, NULL);
 	ww_acquire_init(&ctx, c->cls);
 	for (i = 0; i < LOCKS; i++) {
 		if (i == c->fail_at && c->site == WW_DEBUG_ALLOC_HELD)
@@ -191,6 +212,7 @@ static void run_case(struct ww_class *cls, enum ww_debug_alloc_site site,
 	reports = 0;
 	ww_debug_set_handler(count_report, NULL);
 	join_thread(start_thread(run_transaction, c));
+	hook_disarm();
 	ww_debug_set_handler(NULL, NULL);
 	assert_checks_passed();
 
@@ -292,6 +314,7 @@ static void test_classes_grow(void **state)
 	reports = 0;
 	ww_debug_set_handler(count_report, NULL);
 	join_thread(start_thread(run_five, &c));
+	hook_disarm();
 	ww_debug_set_handler(NULL, NULL);
 	assert_int_equal(hook.failed, 1);
 	assert_false(hook.watch_was_locked);
