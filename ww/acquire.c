@@ -5,6 +5,19 @@
 #include "ww/debug.h"
 #include "ww/thread.h"
 
+#include <stddef.h>
+
+/*
+ * struct ww_acquire_ctx lives on callers' stacks: its size and the place
+ * of inject_exempt (taken from the old padding after magic) are ABI. Pinned
+ * for LP64, the platforms ttmsim is built for.
+ */
+#if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
+_Static_assert(offsetof(struct ww_acquire_ctx, inject_exempt) == 52,
+	       "struct ww_acquire_ctx: inject_exempt moved (ABI)");
+_Static_assert(sizeof(struct ww_acquire_ctx) == 72,
+	       "struct ww_acquire_ctx: size changed (ABI)");
+#endif
 
 void ww_raw_acquire_init(struct ww_acquire_ctx *ctx, struct ww_class *ww_class)
 {
