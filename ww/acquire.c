@@ -9,7 +9,7 @@
 
 /*
  * struct ww_acquire_ctx lives on callers' stacks: its size and the place
- * of inject_exempt (taken from the old padding after magic) are ABI. Pinned
+ * of inject_exempt (main's inject_countdown, renamed) are ABI. Pinned
  * for LP64, the platforms ttmsim is built for.
  */
 #if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
