@@ -255,6 +255,27 @@ static void test_signaller_put_without_memory(void **state)
 }
 
 /*
+ * @r initialised, two buffers on it (*@o, *@keep), and one write fence on
+ * it, returned.
+ */
+static struct ttm_fence *shared_pair(struct ttm_device *dev,
+				     struct ttm_resv *r, struct obj **o,
+				     struct obj **keep, unsigned int *destroyed)
+{
+	struct ttm_fence *f;
+
+	ttm_resv_init(r, ttm_device_ww_class(dev));
+	assert_int_equal(ww_mutex_lock(&r->lock, NULL), 0);
+	*o = new_obj(dev, r, destroyed);
+	*keep = new_obj(dev, r, destroyed);
+	f = new_fence();
+	assert_int_equal(ttm_resv_reserve_fences(r, 1), 0);
+	ttm_resv_add_fence(r, f, TTM_RESV_USAGE_WRITE);
+	ww_mutex_unlock(&r->lock);
+	return f;
+}
+
+/*
  * On a shared reservation whose copy cannot be allocated: no wait either;
  * the buffer stays on the reservation, and its destroy still comes only
  * after the fence, before the owner finalises the reservation.
@@ -271,14 +292,7 @@ static void test_shared_put_without_memory(void **state)
 	if (!ALLOC_HOOK)
 		skip();
 	dev = warm_device();
-	ttm_resv_init(&r, ttm_device_ww_class(dev));
-	assert_int_equal(ww_mutex_lock(&r.lock, NULL), 0);
-	o = new_obj(dev, &r, &destroyed);
-	keep = new_obj(dev, &r, &destroyed);
-	f = new_fence();
-	assert_int_equal(ttm_resv_reserve_fences(&r, 1), 0);
-	ttm_resv_add_fence(&r, f, TTM_RESV_USAGE_WRITE);
-	ww_mutex_unlock(&r.lock);
+	f = shared_pair(dev, &r, &o, &keep, &destroyed);
 
 	run_signaller(dev, &o->bo, f, &destroyed);
 	ttm_bo_put(&keep->bo);
@@ -307,14 +321,7 @@ static void test_shared_busy_without_memory(void **state)
 	if (!ALLOC_HOOK)
 		skip();
 	dev = warm_device();
-	ttm_resv_init(&r, ttm_device_ww_class(dev));
-	assert_int_equal(ww_mutex_lock(&r.lock, NULL), 0);
-	o = new_obj(dev, &r, &destroyed);
-	keep = new_obj(dev, &r, &destroyed);
-	f[0] = new_fence();
-	assert_int_equal(ttm_resv_reserve_fences(&r, 1), 0);
-	ttm_resv_add_fence(&r, f[0], TTM_RESV_USAGE_WRITE);
-	ww_mutex_unlock(&r.lock);
+	f[0] = shared_pair(dev, &r, &o, &keep, &destroyed);
 
 	alloc_mode = ALLOC_FAIL;
 	ttm_bo_put(&o->bo);
