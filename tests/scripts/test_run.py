@@ -1318,6 +1318,18 @@ def test_outputs():
     check(r.rc == 0 and mode == 0o600,
           "--dump over a 0600 file: still 0600", "exit 0, 0600",
           "exit %s, %o" % (r.rc, mode))
+    # A new file gets 0666 less the umask, as any new file.
+    new_file = os.path.join(TMP, "new-dump.json")
+    mask = os.umask(0o022)
+    try:
+        r = ttmsim(["run", "--workload", path, "--no-progress", "--quiet",
+                    "--dump", new_file])
+    finally:
+        os.umask(mask)
+    mode = os.stat(new_file).st_mode & 0o7777 if r.rc == 0 else None
+    check(mode == 0o644, "--dump to a new file with umask 022: 0644",
+          "0644", "exit %s, mode %s" % (r.rc, mode is not None and
+                                        "%o" % mode))
     # A 255-byte file name: the temporary name must not be longer.
     long_name = os.path.join(d, "d" * 255)
     r = ttmsim(["run", "--workload", path, "--no-progress", "--quiet",

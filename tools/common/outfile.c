@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -17,6 +19,9 @@
 
 /* Short, so that a 255-byte target name still has room for it. */
 #define TMP_NAME ".ttmsim.XXXXXX"
+#define TMP_SUFFIX 6            /* the X's */
+/* Tries at a free temporary name before giving up (stale ones, races). */
+#define TMP_TRIES 100
 
 /*
  * The errors after which the target is written in place instead: the
@@ -32,21 +37,40 @@ static bool in_place_error(int err)
 
 /*
  * Open a new temporary file in @o->target's directory, created exclusively
- * (mkostemp()), and give it @old's owner (if we may) and permission bits
- * when the target exists, so that replacing it keeps them.
+ * with the mode a new file gets (0666 less the umask: not mkostemp(),
+ * whose 0600 a new target would keep), and give it @old's owner (if we
+ * may) and permission bits when the target exists, so that replacing it
+ * keeps them.
  */
 static int open_tmp(struct cli_outfile *o, const struct stat *old)
 {
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
 	const char *slash = strrchr(o->target, '/');
 	size_t dirlen = slash ? (size_t)(slash - o->target) + 1 : 0;
-	int fd, err;
+	char *x;
+	struct timespec ts;
+	uint64_t seed;
+	unsigned int n, k;
+	int fd = -1, err;
 
 	o->tmp = malloc(dirlen + sizeof(TMP_NAME));
 	if (!o->tmp)
 		return -ENOMEM;
 	memcpy(o->tmp, o->target, dirlen);
 	memcpy(o->tmp + dirlen, TMP_NAME, sizeof(TMP_NAME));
-	fd = mkostemp(o->tmp, O_CLOEXEC);
+	x = o->tmp + dirlen + sizeof(TMP_NAME) - 1 - TMP_SUFFIX;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+	for (n = 0; n < TMP_TRIES; n++) {
+		uint64_t v = seed + n * 0x9e3779b97f4a7c15ull;
+
+		for (k = 0; k < TMP_SUFFIX; k++, v >>= 5)
+			x[k] = digits[v & 31];
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  0666);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
 	if (fd < 0)
 		goto fail;
 	if (old) {

@@ -11,9 +11,10 @@
  * replaced, and a reader of a FIFO wants the bytes, not a rename. For a
  * symbolic link, the file it points to is replaced, and the link stays.
  *
- * The temporary file is ".ttmsim.XXXXXX" (mkostemp()), short so that a
- * target with a 255-byte name still works; replacing an existing target
- * gives it the target's permission bits and, if allowed, its owner. When
+ * The temporary file is ".ttmsim.XXXXXX" (six random characters, created
+ * exclusively with mode 0666 less the umask), short so that a target with
+ * a 255-byte name still works; replacing an existing target gives it the
+ * target's permission bits and, if allowed, its owner. When
  * no temporary file can be made there (a directory we may not write, a
  * read-only one: EACCES, EROFS, EPERM, ENAMETOOLONG) the target is
  * truncated and written in place; when the rename fails with EBUSY (a
