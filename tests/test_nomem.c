@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Nothing accepted is lost when memory runs out afterwards: a job that
- * ttm_sched_gpu_submit() or ttm_execbuf_submit() accepted, and the copy
+ * ttm_sched_gpu_submit(), ttm_sched_cb_submit() or ttm_execbuf_submit()
+ * accepted, and the copy
  * of a move that ttm_bo_validate() queued, run and are correct even if
  * every allocation fails from then on. Once accepted there is no caller
  * left to tell: the scheduler's run_job used to allocate the GPU's job,
@@ -39,17 +40,75 @@ static struct ttm_gpu *virtual_gpu(void)
 	return gpu;
 }
 
-/* Run everything due in the next 1000 us with every allocation failing. */
+/* More than the fence pool ever holds in this program. */
+#define MAX_DRAINED (1u << 16)
+
+/*
+ * Run everything due in the next 1000 us with every allocation failing.
+ * The fence pool's free fences are taken first (with allocations failing,
+ * until ttm_fence_create() has none left), so that a fence made while
+ * advancing needs memory too; given back after.
+ */
 static void advance_without_memory(struct ttm_gpu *gpu)
 {
-	unsigned int refused;
+	struct ttm_fence **drained = calloc(MAX_DRAINED, sizeof(*drained));
+	unsigned int n = 0, refused;
 	int ret;
 
+	assert_non_null(drained);
 	alloc_fail_begin();
+	while (n < MAX_DRAINED &&
+	       ttm_fence_create(ttm_fence_context_alloc(1), 1,
+				&drained[n]) == 0)
+		n++;
 	ret = ttm_gpu_advance(gpu, 1000);
 	refused = alloc_fail_end();
+	assert_true(n < MAX_DRAINED);
+	while (n)
+		ttm_fence_put(drained[--n]);
+	free(drained);
 	print_message("allocations refused while advancing: %u\n", refused);
 	assert_int_equal(ret, 0);
+}
+
+static int count_calls(struct ttm_sched_job *job, void *data)
+{
+	(void)job;
+	__atomic_fetch_add((unsigned int *)data, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * A job of the callback backend: its hardware fence used to be made at
+ * run_job, and without memory the function never ran.
+ */
+static void test_cb_job_runs(void **state)
+{
+	struct ttm_sched_options so = { .credit_limit = 1 };
+	struct ttm_sched_cb_args args = { .fn = count_calls };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *done;
+	unsigned int calls = 0;
+	struct ttm_sched *s;
+
+	(void)state;
+	need_hook();
+	so.gpu = virtual_gpu();
+	assert_int_equal(ttm_sched_cb_create(&so, 0, &s), 0);
+	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
+						 &e), 0);
+	args.data = &calls;
+	assert_int_equal(ttm_sched_cb_submit(e, &args, &done), 0);
+
+	advance_without_memory(so.gpu);
+	assert_int_equal(calls, 1);
+	assert_true(ttm_fence_is_signaled(done));
+	assert_int_equal(ttm_fence_get_status(done), 1);
+
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	ttm_gpu_destroy(so.gpu);
+	ttm_fence_put(done);
 }
 
 /*
@@ -179,6 +238,7 @@ static void test_execbuf_job_runs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cb_job_runs),
 		cmocka_unit_test(test_sched_job_runs),
 		cmocka_unit_test(test_move_copies),
 		cmocka_unit_test(test_execbuf_job_runs),

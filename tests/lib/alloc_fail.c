@@ -25,6 +25,7 @@ static __thread unsigned int failed;
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
 
 static bool refused(void)
 {
@@ -54,6 +55,12 @@ INTERPOSE void *realloc(void *p, size_t size)
 	if (p && !size)
 		return __libc_realloc(p, size);
 	return refused() ? NULL : __libc_realloc(p, size);
+}
+
+/* The library's aligned allocations (the fence pool's chunks, the GPU). */
+INTERPOSE void *aligned_alloc(size_t alignment, size_t size)
+{
+	return refused() ? NULL : __libc_memalign(alignment, size);
 }
 #endif
 

@@ -2,9 +2,10 @@
 /*
  * Making the calling thread's allocations fail, for tests that the
  * library loses nothing when memory runs out at a given moment. The
- * program's malloc(), calloc() and realloc() (alloc_fail.c, compiled into
- * the test program itself, never into the shared helpers) are the whole
- * process's, the library's included; they pass every call to glibc's
+ * program's malloc(), calloc(), realloc() and aligned_alloc()
+ * (alloc_fail.c, compiled into the test program itself, never into the
+ * shared helpers) are the whole process's, the library's included; they
+ * pass every call to glibc's
  * allocator but in a thread between alloc_fail_begin() and
  * alloc_fail_end(). Under a sanitizer, whose runtime owns the allocator,
  * there is no hook: alloc_fail_supported() is false and tests skip.

@@ -2,9 +2,9 @@
 /*
  * failalloc: a test-only LD_PRELOAD library that makes one allocation of
  * the process fail, for tests of what a program does when memory runs
- * out. It replaces malloc(), calloc() and realloc(); the C library's own
- * allocations (strdup(), fopen(), ...) and those of every other library
- * (json-c, libttmsim) go through them too.
+ * out. It replaces malloc(), calloc(), realloc() and aligned_alloc(); the
+ * C library's own allocations (strdup(), fopen(), ...) and those of every
+ * other library (json-c, libttmsim) go through them too.
  *
  *   TTMSIM_FAILALLOC=N        the Nth call (from 1) counted from program
  *                             start fails with ENOMEM; 0 or unset: none.
@@ -32,6 +32,7 @@
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
 
 static unsigned long fail_at;    /* 0: never */
 static bool fail_after;          /* "N+": from fail_at on */
@@ -98,4 +99,10 @@ FAILALLOC_EXPORT void *realloc(void *p, size_t size)
 	if (p && !size)
 		return __libc_realloc(p, size);
 	return fail_now() ? NULL : __libc_realloc(p, size);
+}
+
+/* The library's aligned allocations (the fence pool's chunks, the GPU). */
+FAILALLOC_EXPORT void *aligned_alloc(size_t alignment, size_t size)
+{
+	return fail_now() ? NULL : __libc_memalign(alignment, size);
 }
