@@ -31,13 +31,26 @@ static void need_hook(void)
 	}
 }
 
+/* Every test's first step: it skips without the hook. */
 static struct ttm_gpu *virtual_gpu(void)
 {
 	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC };
 	struct ttm_gpu *gpu;
 
+	need_hook();
 	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
 	return gpu;
+}
+
+/* A device of 64 KiB of VRAM on a new virtual GPU, *@ret_gpu. */
+static struct ttm_device *virtual_device(struct ttm_gpu **ret_gpu)
+{
+	struct ttm_device_options opts = { .vram_size = 64 * KiB };
+	struct ttm_device *dev;
+
+	opts.gpu = *ret_gpu = virtual_gpu();
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	return dev;
 }
 
 /* More than the fence pool ever holds in this program. */
@@ -92,7 +105,6 @@ static void test_cb_job_runs(void **state)
 	struct ttm_sched *s;
 
 	(void)state;
-	need_hook();
 	so.gpu = virtual_gpu();
 	assert_int_equal(ttm_sched_cb_create(&so, 0, &s), 0);
 	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
@@ -130,7 +142,6 @@ static void test_sched_job_runs(void **state)
 	struct ttm_gpu *gpu;
 
 	(void)state;
-	need_hook();
 	gpu = virtual_gpu();
 	assert_int_equal(ttm_sched_gpu_create(gpu, 0, NULL, &s), 0);
 	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
@@ -168,17 +179,13 @@ static void test_sched_job_runs(void **state)
 static void test_move_copies(void **state)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = false };
-	struct ttm_device_options opts = { .vram_size = 64 * KiB };
 	struct ttm_device_stats st;
 	struct ttm_device *dev;
 	struct ttm_gpu *gpu;
 	struct ttm_bo *bo;
 
 	(void)state;
-	need_hook();
-	gpu = virtual_gpu();
-	opts.gpu = gpu;
-	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	dev = virtual_device(&gpu);
 	assert_int_equal(ttm_bo_create(dev, 16 * KiB, &vram_only, 0, &bo), 0);
 	fill_bo_words(bo, 0x5a5a0001);
 
@@ -200,7 +207,6 @@ static void test_move_copies(void **state)
 /* A job of ttm_execbuf_submit(), adding to a buffer. */
 static void test_execbuf_job_runs(void **state)
 {
-	struct ttm_device_options opts = { 0 };
 	struct ttm_execbuf_bo ebo = { 0, TTM_EXECBUF_BO_WRITE, &gtt_only };
 	struct ttm_execbuf_args args = {
 		.engine = 0, .bos = &ebo, .n_bos = 1, .op = TTM_GPU_OP_ADD,
@@ -212,10 +218,7 @@ static void test_execbuf_job_runs(void **state)
 	struct ttm_bo *bo;
 
 	(void)state;
-	need_hook();
-	gpu = virtual_gpu();
-	opts.gpu = gpu;
-	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	dev = virtual_device(&gpu);
 	assert_int_equal(ttm_client_open(dev, &client), 0);
 	assert_int_equal(ttm_client_bo_create(client, 4 * KiB, &gtt_only, 0,
 					      &ebo.handle), 0);
