@@ -3,11 +3,13 @@
  * The fake-GPU backend of the scheduler: one scheduler per engine (ring),
  * run_job = ttm_gpu_submit() on that engine of a job whose dependencies
  * the scheduler has already resolved, free_job frees the backend's copy of
- * the job. The GPU's job is allocated at ttm_sched_gpu_submit(), so that
- * run_job allocates nothing: once accepted, a job runs; a failed
- * allocation there would drop it (its copy or add never done). Timeouts: the GPU's own hang watchdog is the reset, so
- * timedout_job only reports that the job is still the GPU's business
- * (docs/sched-design.md, "The fake-GPU backend").
+ * the job. The GPU's job is allocated at ttm_sched_gpu_submit() and only
+ * queued at run_job (gpu_job_prepare(), gpu_job_submit()), so that run_job
+ * allocates nothing: a failure there, with no caller left to tell, would
+ * drop an accepted job (its add or copy never done). Timeouts: the GPU's
+ * own hang watchdog is the reset, so timedout_job only reports that the
+ * job is still the GPU's business (docs/sched-design.md, "The fake-GPU
+ * backend").
  */
 #include <errno.h>
 #include <pthread.h>
