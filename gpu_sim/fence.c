@@ -77,6 +77,11 @@ TTM_EXPORT int ttm_fence_create(uint64_t context, uint64_t seqno,
 	return 0;
 }
 
+void fence_lib_setup(struct ttm_fence *f, uint64_t context, uint64_t seqno)
+{
+	fence_setup(f, &fence_lib_ops, context, seqno);
+}
+
 TTM_EXPORT void ttm_fence_init(struct ttm_fence *fence,
 			       const struct ttm_fence_ops *ops,
 			       uint64_t context, uint64_t seqno)

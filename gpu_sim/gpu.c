@@ -12,6 +12,7 @@
 
 #include "util/compiler.h"
 #include "util/time.h"
+#include "gpu_sim/fence.h"
 #include "gpu_sim/gpu.h"
 
 #define GPU_MAX_ENGINES 64
@@ -152,24 +153,23 @@ static int check_deps(const struct ttm_gpu_job *job)
 
 /*
  * Append @job to @e, giving it its id, seqno and out-fence. The fence is
- * created under the lock so that seqnos follow the FIFO's order.
+ * set up under the lock so that seqnos follow the FIFO's order; its memory
+ * came with the job, so nothing here allocates.
  */
 static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 			struct ttm_fence **ret_fence)
 {
 	struct ttm_gpu *gpu = e->gpu;
 	bool idle;
-	int ret;
+	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
 	if (e->stopping) {
 		ret = -ESHUTDOWN;
 		goto out;
 	}
-	ret = ttm_fence_create(e->context, e->seqno + 1, &job->fence);
-	if (ret)
-		goto out;
-	e->seqno++;
+	fence_lib_setup(job->fence, e->context, ++e->seqno);
+	job->queued = true;
 	/*
 	 * An idle engine announces the id it is taking before it takes it,
 	 * so that a concurrent retirement never misses it (see
@@ -196,29 +196,42 @@ out:
 	return ret;
 }
 
+int gpu_job_prepare(struct ttm_gpu *gpu, const struct ttm_gpu_job *desc,
+		    struct gpu_job **ret_job)
+{
+	int ret;
+
+	if (!gpu || !desc || desc->engine >= gpu->n_engines)
+		return -EINVAL;
+	ret = gpu_ops_validate(desc);
+	if (!ret)
+		ret = check_deps(desc);
+	if (ret)
+		return ret;
+	return gpu_job_alloc(&gpu->engines[desc->engine], desc, ret_job);
+}
+
+int gpu_job_submit(struct gpu_job *job, struct ttm_fence **ret_fence)
+{
+	int ret;
+
+	gpu_job_add_callbacks(job);
+	ret = engine_queue(job->engine, job, ret_fence);
+	if (ret)
+		gpu_job_discard(job);
+	return ret;
+}
+
 TTM_EXPORT int ttm_gpu_submit(struct ttm_gpu *gpu,
 			      const struct ttm_gpu_job *job,
 			      struct ttm_fence **ret_fence)
 {
-	struct gpu_engine *e;
 	struct gpu_job *j;
 	int ret;
 
-	if (!gpu || !job || job->engine >= gpu->n_engines)
-		return -EINVAL;
-	ret = gpu_ops_validate(job);
-	if (!ret)
-		ret = check_deps(job);
-	if (ret)
-		return ret;
-	e = &gpu->engines[job->engine];
-	ret = gpu_job_alloc(e, job, &j);
-	if (ret)
-		return ret;
-	gpu_job_add_callbacks(j);
-	ret = engine_queue(e, j, ret_fence);
-	if (ret)
-		gpu_job_discard(j);
+	ret = gpu_job_prepare(gpu, job, &j);
+	if (ret == 0)
+		ret = gpu_job_submit(j, ret_fence);
 	return ret;
 }
 

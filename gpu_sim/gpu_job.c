@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A job's life on its engine, common to both clocks: allocation with its
- * own copy of the ranges and references to its dependencies, the
+ * own copy of the ranges, references to its dependencies and its
+ * out-fence's memory (so that queueing it allocates nothing), the
  * dependency callbacks, leaving the engine's FIFO, retirement (counters,
  * the hook, the out-fence) and cancellation.
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "util/compiler.h"
+#include "gpu_sim/fence.h"
 #include "gpu_sim/gpu.h"
 
 int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,
@@ -23,6 +25,12 @@ int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,
 			desc->n_ranges * sizeof(job->ranges[0]));
 	if (!job)
 		return -ENOMEM;
+	/* Set up only when queued: the seqno follows the FIFO's order. */
+	job->fence = fence_pool_alloc();
+	if (!job->fence) {
+		free(job);
+		return -ENOMEM;
+	}
 	job->engine = e;
 	job->info.engine = e->index;
 	job->info.tag = desc->tag;
@@ -54,7 +62,10 @@ void gpu_job_free(struct gpu_job *job)
 
 	for (i = 0; i < job->n_deps; i++)
 		ttm_fence_put(job->deps[i].fence);
-	ttm_fence_put(job->fence);
+	if (job->queued)
+		ttm_fence_put(job->fence);
+	else
+		fence_pool_free(job->fence);  /* never set up nor seen */
 	free(job);
 }
 

@@ -22,6 +22,11 @@ struct cb_job {
 	struct ttm_sched_job base;
 	struct ttm_sched_cb_args args;  /* deps not kept */
 	uint64_t entity_ctx;            /* identifies the entity */
+	/*
+	 * The hardware fence, made at submission so that run_job allocates
+	 * nothing: there, a failure would drop the accepted job unrun.
+	 */
+	struct ttm_fence *fence;
 	struct ttm_fence *hw;           /* the worker's reference */
 	struct cb_job *next;            /* work queue */
 };
@@ -122,13 +127,12 @@ static struct ttm_fence *cb_run_job(struct ttm_sched_job *job)
 {
 	struct cb_job *cj = container_of(job, struct cb_job, base);
 	struct cb_backend *cb = to_cb(job->sched);
-	struct ttm_fence *hw;
-	int ret;
+	struct ttm_fence *hw = cj->fence;
 
-	/* A context of its own: workers finish jobs out of ring order. */
-	ret = ttm_fence_create(ttm_fence_context_alloc(1), 1, &hw);
-	if (ret)
-		return ttm_sched_err_ptr(ret);
+	/* Run once: this backend has no timedout_job to resubmit. */
+	if (!hw)
+		return ttm_sched_err_ptr(-EINVAL);
+	cj->fence = NULL;
 	if (cb->inline_run) {
 		ttm_fence_signal(hw, cb_fn_status(cj));
 		return hw;
@@ -151,6 +155,7 @@ static void cb_free_job(struct ttm_sched_job *job)
 	struct cb_job *cj = container_of(job, struct cb_job, base);
 
 	ttm_sched_job_cleanup(job);
+	ttm_fence_put(cj->fence);       /* never ran */
 	if (cj->args.release)
 		cj->args.release(cj->args.data);
 	free(cj);
@@ -252,6 +257,10 @@ TTM_EXPORT int ttm_sched_cb_submit(struct ttm_sched_entity *entity,
 		ret = -EINVAL;
 		goto err_cleanup;
 	}
+	/* A context of its own: workers finish jobs out of ring order. */
+	ret = ttm_fence_create(ttm_fence_context_alloc(1), 1, &cj->fence);
+	if (ret)
+		goto err_cleanup;
 	for (unsigned int i = 0; i < args->n_deps; i++) {
 		struct ttm_fence *dep = ttm_fence_get(args->deps[i]);
 
@@ -272,6 +281,7 @@ TTM_EXPORT int ttm_sched_cb_submit(struct ttm_sched_entity *entity,
 	return 0;
 
 err_cleanup:
+	ttm_fence_put(cj->fence);
 	ttm_sched_job_cleanup(&cj->base);
 err_free:
 	free(cj);

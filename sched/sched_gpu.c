@@ -3,15 +3,18 @@
  * The fake-GPU backend of the scheduler: one scheduler per engine (ring),
  * run_job = ttm_gpu_submit() on that engine of a job whose dependencies
  * the scheduler has already resolved, free_job frees the backend's copy of
- * the job. Timeouts: the GPU's own hang watchdog is the reset, so
- * timedout_job only reports that the job is still the GPU's business
- * (docs/sched-design.md, "The fake-GPU backend").
+ * the job. The GPU's job is allocated at ttm_sched_gpu_submit() and only
+ * queued at run_job (gpu_job_prepare(), gpu_job_submit()), so that run_job
+ * allocates nothing: a failure there, with no caller left to tell, would
+ * drop an accepted job (its add or copy never done). Timeouts: the GPU's
+ * own hang watchdog is the reset, so timedout_job only reports that the
+ * job is still the GPU's business (docs/sched-design.md, "The fake-GPU
+ * backend").
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "gpu_sim/gpu.h"
 #include "sched/sched.h"
@@ -34,20 +37,27 @@ struct sched_gpu {
 
 struct sched_gpu_job {
 	struct ttm_sched_job base;
-	struct sched_gpu *sg;
-	struct ttm_gpu_job job;         /* no deps; ranges point below */
-	struct ttm_gpu_range ranges[];
+	/* The GPU's job, without deps, till run_job hands it over. */
+	struct gpu_job *hw;
 };
 
 static struct ttm_fence *sched_gpu_run_job(struct ttm_sched_job *job)
 {
 	struct sched_gpu_job *j = container_of(job, struct sched_gpu_job,
 					       base);
+	struct gpu_job *hw = j->hw;
 	struct ttm_fence *fence;
 	int ret;
 
-	/* The GPU takes its own references and copies the job. */
-	ret = ttm_gpu_submit(j->sg->gpu, &j->job, &fence);
+	/*
+	 * Run once: nothing resubmits this ring's jobs (the GPU's watchdog
+	 * is the reset, see sched_gpu_timedout_job()).
+	 */
+	if (!hw)
+		return ttm_sched_err_ptr(-EINVAL);
+	j->hw = NULL;
+	/* Only -ESHUTDOWN: the GPU is being destroyed. */
+	ret = gpu_job_submit(hw, &fence);
 	return ret ? ttm_sched_err_ptr(ret) : fence;
 }
 
@@ -68,8 +78,14 @@ static enum ttm_sched_stat sched_gpu_timedout_job(struct ttm_sched_job *job)
 
 static void sched_gpu_free_job(struct ttm_sched_job *job)
 {
+	struct sched_gpu_job *j = container_of(job, struct sched_gpu_job,
+					       base);
+
+	/* Never ran (a dependency failed, or the entity was killed). */
+	if (j->hw)
+		gpu_job_free(j->hw);
 	ttm_sched_job_cleanup(job);
-	free(container_of(job, struct sched_gpu_job, base));
+	free(j);
 }
 
 static const struct ttm_sched_backend_ops sched_gpu_ops = {
@@ -130,33 +146,12 @@ TTM_EXPORT int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
 	return 0;
 }
 
-/* A copy of @desc for @sg's engine, its ranges with it, without deps. */
-static struct sched_gpu_job *job_copy(struct sched_gpu *sg,
-				      const struct ttm_gpu_job *desc)
-{
-	struct sched_gpu_job *j;
-
-	j = calloc(1, sizeof(*j) + desc->n_ranges * sizeof(j->ranges[0]));
-	if (!j)
-		return NULL;
-	j->sg = sg;
-	j->job = *desc;
-	j->job.engine = sg->engine;
-	j->job.deps = NULL;
-	j->job.n_deps = 0;
-	if (desc->n_ranges)
-		memcpy(j->ranges, desc->ranges,
-		       desc->n_ranges * sizeof(j->ranges[0]));
-	j->job.ranges = desc->n_ranges ? j->ranges : NULL;
-	return j;
-}
-
 TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 				    const struct ttm_gpu_job *job,
 				    struct ttm_fence **ret_finished)
 {
 	struct ttm_sched *sched;
-	struct ttm_gpu_job check;
+	struct ttm_gpu_job hw;
 	struct sched_gpu_job *j;
 	struct sched_gpu *sg;
 	unsigned int i;
@@ -171,18 +166,25 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	for (i = 0; i < job->n_deps; i++)
 		if (!job->deps[i].fence)
 			return -EINVAL;
-	/* A bad job fails here, as with ttm_gpu_submit(), not at run_job. */
-	check = *job;
-	check.engine = sg->engine;
-	ret = gpu_ops_validate(&check);
-	if (ret)
-		return ret;
-
-	j = job_copy(sg, job);
+	/*
+	 * A bad job fails here, as with ttm_gpu_submit(), not at run_job;
+	 * so does an allocation. The scheduler has the deps.
+	 */
+	hw = *job;
+	hw.engine = sg->engine;
+	hw.deps = NULL;
+	hw.n_deps = 0;
+	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
+	ret = gpu_job_prepare(sg->gpu, &hw, &j->hw);
+	if (ret) {
+		free(j);
+		return ret;
+	}
 	ret = ttm_sched_job_init(&j->base, entity, 1);
 	if (ret) {
+		gpu_job_free(j->hw);
 		free(j);
 		return ret;
 	}

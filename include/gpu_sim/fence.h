@@ -83,6 +83,13 @@ struct ttm_fence *fence_pool_alloc(void);
 void fence_pool_free(struct ttm_fence *f);
 
 /*
+ * fence.c: ttm_fence_create() in two steps, so that a fence can be set up
+ * where nothing may fail: fence_pool_alloc() first, then this, which
+ * makes @f a library fence with its first reference.
+ */
+void fence_lib_setup(struct ttm_fence *f, uint64_t context, uint64_t seqno);
+
+/*
  * fence_cb.c: signal @f, whose lock the caller holds; it is released
  * before the callbacks run. @write_fd says whether an exported pipe learns
  * of it (not when a fence dies unsignalled).

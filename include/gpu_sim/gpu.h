@@ -38,7 +38,12 @@ struct gpu_dep {
 struct gpu_job {
 	struct list_node node;    /* on the engine's FIFO */
 	struct gpu_engine *engine;
-	struct ttm_fence *fence;  /* the out-fence; the job's reference */
+	/*
+	 * The out-fence: the job's reference once queued (set up then, with
+	 * its seqno); before, memory from the fence pool, seen by nobody.
+	 */
+	struct ttm_fence *fence;
+	bool queued;
 	struct ttm_gpu_job_info info;
 	uint64_t duration_us;
 	uint64_t end_us;          /* virtual clock: when a started job ends */
@@ -116,6 +121,18 @@ static inline struct gpu_job *gpu_engine_head(struct gpu_engine *e)
 /* gpu_ops.c: check @job's operation and ranges; apply them. */
 int gpu_ops_validate(const struct ttm_gpu_job *job);
 void gpu_ops_apply(const struct gpu_job *job);
+
+/*
+ * ttm_gpu_submit() in two steps, for the scheduler's backend (sched_gpu.c)
+ * whose run_job must not fail once the job is accepted: gpu_job_prepare()
+ * checks @desc and allocates everything (the job, its ranges, its
+ * out-fence), -EINVAL or -ENOMEM; gpu_job_submit() queues it, allocating
+ * nothing, and fails only if the GPU is being destroyed (-ESHUTDOWN, the
+ * job freed); gpu_job_free() frees a prepared job never submitted.
+ */
+int gpu_job_prepare(struct ttm_gpu *gpu, const struct ttm_gpu_job *desc,
+		    struct gpu_job **ret_job);
+int gpu_job_submit(struct gpu_job *job, struct ttm_fence **ret_fence);
 
 /* gpu_job.c */
 int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,

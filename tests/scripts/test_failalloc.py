@@ -14,9 +14,17 @@ two ways:
 - exit 0, every invariant checked: the summary, the dump and the trace
   complete and valid JSON, with the same keys and the same counters and
   contents as the run without failures;
-- a non-zero exit status with a message on stderr ("ttmsim: ..."), and
-  then no file that is not complete: a dump or trace left behind parses
-  and is the whole of it, and no temporary file is left.
+- a non-zero exit status with a message on stderr ("ttmsim: ...") that
+  names the allocation that failed where it failed (an errno's text, or
+  "out of memory"), and then no file that is not complete: a dump or
+  trace left behind parses and is the whole of it, and no temporary file
+  is left. The verifier may only add what follows from such a failure at
+  a call site: a job rejected with ENOMEM (or EAGAIN, a thread that could
+  not start), jobs a thread could not submit after saying why. Never what
+  means the library lost work after accepting it: a job that retired 0 or
+  2 times, a buffer word that is not what the completed jobs make, broken
+  accounting (before the scheduler's backend allocated the GPU's job at
+  submission, a failed allocation in run_job lost the job that way).
 
 Never a crash (a signal), a hang, a summary that is not JSON, or exit 0
 with a key missing. SANITIZE (meson's b_sanitize) other than "none" skips
@@ -24,6 +32,7 @@ the test (exit 77): a sanitizer's runtime must own malloc itself.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -66,6 +75,39 @@ ARGS = [TTMSIM, "run", "--workload", PATH, "--vram", "64K", "--json",
 
 failures = []
 MAX_POINTS = 2500
+
+# How the tool says an allocation failed: strerror(ENOMEM), its own words,
+# or strerror(EAGAIN) from a thread that could not start without memory.
+NOMEM = re.compile(r"Cannot allocate memory|out of memory|"
+                   r"Resource temporarily unavailable")
+# The verifier's lines ("ttmsim: invariant: ...") that follow from a
+# failure at a call site; any other one found lost work or bad contents.
+EXPLAINED = re.compile(
+    r"ttmsim: invariant: the job of line \d+ was rejected: "
+    r"(Cannot allocate memory|Resource temporarily unavailable) "
+    r"\(not for what the workload asks\)$|"
+    r"ttmsim: invariant: \d+ of \d+ jobs not submitted: a thread could "
+    r"not submit \(see above\)$")
+
+
+def unexplained(err):
+    """What in @err is not an allocation failure at its call site."""
+    bad = []
+    lines = err.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("ttmsim: invariant:") and \
+                not EXPLAINED.match(line):
+            bad.append("the verifier found lost work or wrong contents: "
+                       "%r" % line[:200])
+        # "see above": a thread said which allocation failed.
+        if "jobs not submitted" in line and \
+                not any(NOMEM.search(x) for x in lines[:i]):
+            bad.append("jobs not submitted, no failed allocation named "
+                       "before")
+    if not any(NOMEM.search(x) for x in lines):
+        bad.append("no allocation failure named on stderr")
+    return bad
+
 
 
 def run(n, count=False):
@@ -167,6 +209,8 @@ for n in points:
     elif isinstance(rc, int) and rc > 0:
         if "ttmsim" not in err:
             bad.append("exit %d with no message on stderr" % rc)
+        else:
+            bad += ["exit %d, %s" % (rc, b) for b in unexplained(err)]
         if summary is not None and \
                 (set(summary) != set(BASE) or
                  summary.get("exit_status") not in (rc, 0)):
