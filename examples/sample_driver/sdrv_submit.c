@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sample driver's submit path, as amdgpu_cs_ioctl() or
+ * xe_exec_ioctl() on drm_exec: copy the user's buffer list in, look the
+ * handles up in the user's order (duplicates folded), lock them all with
+ * the exec helper's back-off loop, validate them all, collect the
+ * implicit dependencies from their reservations, queue the job on the
+ * file's scheduler entity, and publish its finished fence in every
+ * reservation (WRITE for the buffers it writes, READ for the others).
+ * WAIT waits for one of the file's fences (msm's WAIT_FENCE).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <ttmsim/exec.h>
+#include <ttmsim/execbuf.h>
+
+#include "sdrv.h"
+#include "sdrv_drm.h"
+
+/* A job's buffers, copied in and looked up. */
+struct sdrv_job_bos {
+	struct drm_sdrv_submit_bo *ubos;
+	struct ttm_exec_entry *entries;   /* one per user entry, a ref each */
+	unsigned int n, n_unique;
+};
+
+static void job_bos_free(struct sdrv_job_bos *jb)
+{
+	unsigned int i;
+
+	for (i = 0; i < jb->n; i++)
+		ttm_bo_put(jb->entries[i].bo);
+	free(jb->entries);
+	free(jb->ubos);
+}
+
+/* Copy the user's array and look every handle up, in the user's order. */
+static int job_bos_get(struct ttm_drm_file *file,
+		       const struct drm_sdrv_submit *args,
+		       struct sdrv_job_bos *jb)
+{
+	const uint32_t rw = DRM_SDRV_BO_READ | DRM_SDRV_BO_WRITE;
+	unsigned int i;
+	int ret;
+
+	jb->ubos = calloc(args->bo_count, sizeof(*jb->ubos));
+	jb->entries = calloc(args->bo_count, sizeof(*jb->entries));
+	if (!jb->ubos || !jb->entries)
+		return -ENOMEM;
+	ret = ttm_drm_copy_from_user(jb->ubos, args->bos,
+				     args->bo_count * sizeof(*jb->ubos));
+	if (ret)
+		return ret;
+	for (i = 0; i < args->bo_count; i++) {
+		const struct drm_sdrv_submit_bo *u = &jb->ubos[i];
+		struct sdrv_bo *bo;
+
+		if (!(u->flags & rw) || (u->flags & ~rw))
+			return -EINVAL;
+		bo = sdrv_bo_lookup(file, u->handle);
+		if (!bo)
+			return -ENOENT;
+		jb->entries[jb->n].bo = &bo->tbo;
+		jb->entries[jb->n].write = u->flags & DRM_SDRV_BO_WRITE;
+		jb->n++;
+	}
+	/*
+	 * A buffer listed twice is used once, written if any entry writes
+	 * it, as amdgpu's bo_list does; the repeats stay at the end so that
+	 * their references are still put.
+	 */
+	jb->n_unique = ttm_exec_entries_fold(jb->entries, jb->n, NULL);
+	return 0;
+}
+
+/*
+ * Lock and validate every buffer: drm_exec_until_all_locked() with
+ * drm_exec_prepare_obj() (one fence slot each for the job's fence),
+ * then the validate-all step, which may itself have to back off when an
+ * eviction contends with another submitter.
+ */
+static int job_lock_and_validate(struct ttm_exec *exec,
+				 struct sdrv_job_bos *jb)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true, .exec = exec };
+	unsigned int i;
+	int ret = 0;
+
+	ttm_exec_until_all_locked(exec) {
+		for (i = 0; i < jb->n_unique; i++) {
+			ret = ttm_exec_prepare_bo(exec, jb->entries[i].bo, 1);
+			ttm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret;
+		}
+		ret = ttm_exec_entries_validate(jb->entries, jb->n_unique,
+						&ctx, NULL);
+		ttm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
+	}
+	ttm_exec_done(exec);
+	return 0;
+}
+
+/* Keep @fence (a reference) as the file's next seqno. */
+static int file_add_fence(struct sdrv_file *sfile, struct ttm_fence *fence,
+			  uint64_t *ret_seqno)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&sfile->lock);
+	if (sfile->n_fences == sfile->max_fences) {
+		uint64_t max = sfile->max_fences ? 2 * sfile->max_fences : 64;
+		struct ttm_fence **f = realloc(sfile->fences,
+					       max * sizeof(*f));
+
+		if (!f) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		sfile->fences = f;
+		sfile->max_fences = max;
+	}
+	sfile->fences[sfile->n_fences++] = fence;
+	*ret_seqno = sfile->n_fences;
+out:
+	pthread_mutex_unlock(&sfile->lock);
+	return ret;
+}
+
+/*
+ * Queue the job, then publish its fence. The job's ranges are the
+ * buffers' memory now: valid until they are unreserved, and later moves
+ * wait for the fence added here before they copy or free anything.
+ */
+static int job_push(struct sdrv_file *sfile, const struct drm_sdrv_submit *args,
+		    const struct sdrv_job_bos *jb, struct ttm_fence **ret_fence)
+{
+	struct ttm_resv_access *access;
+	struct ttm_gpu_range *ranges;
+	struct ttm_gpu_dep *deps = NULL;
+	struct ttm_fence **fences = NULL;
+	unsigned int i, n_fences = 0, n_ranges = 0;
+	struct ttm_gpu_job job = { 0 };
+	int ret;
+
+	access = calloc(jb->n_unique, sizeof(*access));
+	ranges = calloc(jb->n_unique, sizeof(*ranges));
+	if (!access || !ranges) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < jb->n_unique; i++) {
+		struct ttm_bo *bo = jb->entries[i].bo;
+
+		access[i].resv = ttm_bo_resv(bo);
+		access[i].write = jb->entries[i].write;
+		if (jb->entries[i].write)
+			ttm_bo_gpu_range(bo, &ranges[n_ranges++]);
+	}
+	/*
+	 * Implicit sync (drm_sched_job_add_implicit_dependencies()): a
+	 * writer waits for earlier readers and writers, a reader for
+	 * writers, moves (KERNEL) included.
+	 */
+	ret = ttm_resv_implicit_deps(access, jb->n_unique, &fences, &n_fences);
+	if (ret)
+		goto out;
+	deps = calloc(n_fences ? n_fences : 1, sizeof(*deps));
+	if (!deps) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * Ordering only: another job's failure (a hang) must not fail this
+	 * one, as the kernel ignores implicit fences' errors.
+	 */
+	for (i = 0; i < n_fences; i++)
+		deps[i] = (struct ttm_gpu_dep){ .fence = fences[i] };
+	job.deps = deps;
+	job.n_deps = n_fences;
+	job.duration_us = (args->duration_ns + 999) / 1000;
+	job.op = n_ranges ? TTM_GPU_OP_ADD : TTM_GPU_OP_NOP;
+	job.add_value = args->value;
+	job.ranges = ranges;
+	job.n_ranges = n_ranges;
+	job.hang = args->flags & DRM_SDRV_SUBMIT_HANG;
+	ret = ttm_sched_gpu_submit(sfile->entity, &job, ret_fence);
+	if (ret)
+		goto out;
+	/* No failure past this point: the slots were reserved when locking. */
+	for (i = 0; i < jb->n_unique; i++)
+		ttm_resv_add_fence(access[i].resv, *ret_fence,
+				   jb->entries[i].write ? TTM_RESV_USAGE_WRITE :
+				   TTM_RESV_USAGE_READ);
+out:
+	for (i = 0; i < n_fences; i++)
+		ttm_fence_put(fences[i]);
+	free(fences);
+	free(deps);
+	free(ranges);
+	free(access);
+	return ret;
+}
+
+int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
+{
+	struct drm_sdrv_submit *args = data;
+	struct sdrv_file *sfile = sdrv_file(file);
+	struct sdrv_job_bos jb = { 0 };
+	struct ttm_fence *fence = NULL;
+	struct ttm_exec exec;
+	uint64_t seqno;
+	int ret;
+
+	if ((args->flags & ~DRM_SDRV_SUBMIT_HANG) || args->pad ||
+	    args->bo_count == 0 || args->bo_count > DRM_SDRV_MAX_BOS)
+		return -EINVAL;
+	ret = job_bos_get(file, args, &jb);
+	if (ret)
+		goto out_bos;
+	ttm_exec_init(&exec, ttm_bo_device(jb.entries[0].bo),
+		      TTM_EXEC_INTERRUPTIBLE);
+	ret = job_lock_and_validate(&exec, &jb);
+	if (ret == 0)
+		ret = job_push(sfile, args, &jb, &fence);
+	/* Unlocking puts every buffer back at its LRU's tail: just used. */
+	ttm_exec_fini(&exec);
+	if (ret == 0) {
+		ret = file_add_fence(sfile, fence, &seqno);
+		if (ret)   /* the job runs anyway; only its seqno is lost */
+			ttm_fence_put(fence);
+		else
+			args->seqno = seqno;
+	}
+out_bos:
+	job_bos_free(&jb);
+	return ret;
+}
+
+int sdrv_wait_ioctl(struct ttm_drm_file *file, void *data)
+{
+	struct drm_sdrv_wait *args = data;
+	struct sdrv_file *sfile = sdrv_file(file);
+	struct ttm_fence *fence = NULL;
+	int64_t timeout = args->timeout_ns > INT64_MAX ? -1 :
+			  (int64_t)args->timeout_ns;
+	int ret;
+
+	if (args->pad)
+		return -EINVAL;
+	pthread_mutex_lock(&sfile->lock);
+	if (args->seqno >= 1 && args->seqno <= sfile->n_fences)
+		fence = ttm_fence_get(sfile->fences[args->seqno - 1]);
+	pthread_mutex_unlock(&sfile->lock);
+	if (!fence)
+		return -ENOENT;
+	ret = ttm_fence_wait(fence, true, timeout);
+	if (ret == 0) {
+		int status = ttm_fence_get_status(fence);
+
+		args->status = status < 0 ? status : 0;
+	}
+	ttm_fence_put(fence);
+	return ret;
+}
