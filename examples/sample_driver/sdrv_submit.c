@@ -105,9 +105,12 @@ static int job_lock_and_validate(struct ttm_exec *exec,
 	return 0;
 }
 
-/* Keep @fence (a reference) as the file's next seqno. */
-static int file_add_fence(struct sdrv_file *sfile, struct ttm_fence *fence,
-			  uint64_t *ret_seqno)
+/*
+ * A seqno for the job, taken before it is queued, so that nothing can
+ * fail once it is (msm allocates its fence id the same way); its slot
+ * stays empty until sdrv_file_set_fence().
+ */
+static int file_reserve_seqno(struct sdrv_file *sfile, uint64_t *ret_seqno)
 {
 	int ret = 0;
 
@@ -124,11 +127,20 @@ static int file_add_fence(struct sdrv_file *sfile, struct ttm_fence *fence,
 		sfile->fences = f;
 		sfile->max_fences = max;
 	}
-	sfile->fences[sfile->n_fences++] = fence;
+	sfile->fences[sfile->n_fences++] = NULL;
 	*ret_seqno = sfile->n_fences;
 out:
 	pthread_mutex_unlock(&sfile->lock);
 	return ret;
+}
+
+/* Fill the slot with the job's fence, or a signalled stub if none ran. */
+static void file_set_fence(struct sdrv_file *sfile, uint64_t seqno,
+			   struct ttm_fence *fence)
+{
+	pthread_mutex_lock(&sfile->lock);
+	sfile->fences[seqno - 1] = fence ? fence : ttm_fence_get_stub();
+	pthread_mutex_unlock(&sfile->lock);
 }
 
 /*
@@ -220,6 +232,8 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 	    args->bo_count == 0 || args->bo_count > DRM_SDRV_MAX_BOS)
 		return -EINVAL;
 	ret = job_bos_get(file, args, &jb);
+	if (ret == 0)
+		ret = file_reserve_seqno(sfile, &seqno);
 	if (ret)
 		goto out_bos;
 	ttm_exec_init(&exec, ttm_bo_device(jb.entries[0].bo),
@@ -229,13 +243,9 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 		ret = job_push(sfile, args, &jb, &fence);
 	/* Unlocking puts every buffer back at its LRU's tail: just used. */
 	ttm_exec_fini(&exec);
-	if (ret == 0) {
-		ret = file_add_fence(sfile, fence, &seqno);
-		if (ret)   /* the job runs anyway; only its seqno is lost */
-			ttm_fence_put(fence);
-		else
-			args->seqno = seqno;
-	}
+	file_set_fence(sfile, seqno, fence);
+	if (ret == 0)
+		args->seqno = seqno;
 out_bos:
 	job_bos_free(&jb);
 	return ret;
@@ -253,7 +263,8 @@ int sdrv_wait_ioctl(struct ttm_drm_file *file, void *data)
 	if (args->pad)
 		return -EINVAL;
 	pthread_mutex_lock(&sfile->lock);
-	if (args->seqno >= 1 && args->seqno <= sfile->n_fences)
+	if (args->seqno >= 1 && args->seqno <= sfile->n_fences &&
+	    sfile->fences[args->seqno - 1])   /* empty: not yet queued */
 		fence = ttm_fence_get(sfile->fences[args->seqno - 1]);
 	pthread_mutex_unlock(&sfile->lock);
 	if (!fence)
