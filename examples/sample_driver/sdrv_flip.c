@@ -102,6 +102,16 @@ static void sdrv_flip_done(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 	pthread_mutex_unlock(&sdev->log_lock);
 }
 
+/* The flip's record is final: FLIP_STATUS waiters may go. */
+static void sdrv_log_finish(struct sdrv_device *sdev, uint64_t id, int status)
+{
+	pthread_mutex_lock(&sdev->log_lock);
+	sdev->log[id].status = status;
+	sdev->log[id].done = true;
+	pthread_cond_broadcast(&sdev->log_cond);
+	pthread_mutex_unlock(&sdev->log_lock);
+}
+
 /* Cleanup: unpin the replaced framebuffer, then mark the flip done. */
 static void sdrv_flip_cleanup(struct sdrv_flip_work *w)
 {
@@ -115,11 +125,7 @@ static void sdrv_flip_cleanup(struct sdrv_flip_work *w)
 		ttm_bo_unreserve(w->old);
 		ttm_bo_put(w->old);
 	}
-	pthread_mutex_lock(&sdev->log_lock);
-	sdev->log[w->id].status = status < 0 ? status : 0;
-	sdev->log[w->id].done = true;
-	pthread_cond_broadcast(&sdev->log_cond);
-	pthread_mutex_unlock(&sdev->log_lock);
+	sdrv_log_finish(sdev, w->id, status < 0 ? status : 0);
 	ttm_fence_put(w->fence);
 	free(w);
 }
@@ -287,8 +293,11 @@ int sdrv_flip_ioctl(struct ttm_drm_file *file, void *data)
 	if (ret)
 		goto out;
 	ret = sdrv_log_add(sdev, &w->id);
-	if (ret == 0)
+	if (ret == 0) {
 		ret = sdrv_flip_commit(sdev, new, old, w->id, &w->fence);
+		if (ret)   /* nothing was shown */
+			sdrv_log_finish(sdev, w->id, ret);
+	}
 	if (ret) {
 		if (new)
 			ttm_bo_unpin(new);
