@@ -31,6 +31,9 @@ enum { SDRV_ENGINE_RENDER, SDRV_ENGINE_COPY, SDRV_NUM_ENGINES };
 /* Work the flip path hands to the driver's worker (sdrv_flip.c). */
 struct sdrv_flip_work;
 
+/* The scanout log keeps the last 1,024 flips (FLIP_STATUS). */
+#define SDRV_LOG_SIZE 1024
+
 /* One scanout log record (drm_sdrv_flip_status). */
 struct sdrv_flip_rec {
 	bool done;
@@ -50,7 +53,8 @@ struct sdrv_flip_rec {
  * @scanout: the buffer shown now (a reference, pinned), under @flip_lock.
  * @log_lock: protects @log and the worker's queue.
  * @log_cond: a flip is done, or work was queued.
- * @log: the scanout log, one record per flip, @n_log of @max_log.
+ * @log: the scanout log: flip N's record is @log[N % SDRV_LOG_SIZE].
+ * @n_log: flips made so far.
  * @work: the worker's queue of flips to clean up (FIFO).
  * @worker: unpins replaced framebuffers (the kernel's commit work).
  * @stopping: the worker is to finish its queue and exit.
@@ -65,8 +69,8 @@ struct sdrv_device {
 	struct ttm_bo *scanout;
 	pthread_mutex_t log_lock;
 	pthread_cond_t log_cond;
-	struct sdrv_flip_rec *log;
-	uint64_t n_log, max_log;
+	struct sdrv_flip_rec log[SDRV_LOG_SIZE];
+	uint64_t n_log;
 	struct sdrv_flip_work *work, **work_tail;
 	pthread_t worker;
 	bool stopping;

@@ -141,7 +141,8 @@ struct drm_sdrv_wait {
  *
  * Non-blocking: the flip happens once the GPU work writing the buffer
  * is done. Return: 0; -ENOENT; -EINVAL (not a scanout buffer, flags, or
- * pinned elsewhere: mapped while in GTT);
+ * pinned elsewhere: mapped while in GTT); -EBUSY if the flip made
+ * 1,024 flips ago is not done yet (its scanout log slot is reused);
  * -ENOSPC if it cannot be placed in CPU-visible VRAM; -EINTR.
  */
 struct drm_sdrv_flip {
@@ -165,7 +166,10 @@ struct drm_sdrv_flip {
  * @checksum: out: the sum of its 32-bit words.
  * @size: out: its bytes; 0 for "display off".
  *
- * Return: 0; -ENOENT for an unknown @flip_id; -EINVAL for flags.
+ * The driver keeps the records of the last 1,024 flips.
+ *
+ * Return: 0; -ENOENT for an unknown @flip_id, or one older than the last
+ * 1,024; -EINVAL for flags.
  */
 struct drm_sdrv_flip_status {
 	__u64 flip_id;

@@ -7,12 +7,13 @@
  *   under one acquire context, the new one validated into CPU-visible
  *   VRAM (the scanout engine reads it there) and pinned; the old one
  *   stays pinned, since it is on screen until the flip happens;
- * - commit: a display job on the CRTC's queue that first waits for the
- *   new buffer's write fences, whatever their error, as commit_tail's
- *   drm_atomic_helper_wait_for_fences() (a hung render job must not
- *   stop the display; as a scheduler dependency, an error would fail
- *   the job), then "scans out": records a checksum in the scanout log,
- *   which FLIP_STATUS reports. Its finished fence is the flip fence;
+ * - commit: a display job on the CRTC's queue, a scheduler of the
+ *   driver's own whose run_job "scans out": records a checksum in the
+ *   scanout log, which FLIP_STATUS reports. The new buffer's write
+ *   fences are its dependencies, ordering only (TTM_SCHED_DEP_ORDER):
+ *   a hung render must not stop the display, as commit_tail's
+ *   drm_atomic_helper_wait_for_fences() ignores fence errors. Its
+ *   finished fence is the flip fence;
  * - cleanup (drm_atomic_helper_cleanup_planes()): the old framebuffer is
  *   unpinned by a worker thread once the flip fence signalled. Never in
  *   the fence callback itself: unpinning takes the buffer's reservation,
@@ -43,50 +44,48 @@ struct sdrv_flip_work {
 	struct sdrv_flip_work *next;
 };
 
-/* What the display job scans out, and where it logs it. */
+/* A display job: scan @fb out into log record @id. */
 struct sdrv_scanout {
+	struct ttm_sched_job base;
 	struct sdrv_device *sdev;
 	uint64_t id;
 	struct ttm_gpu_range fb;      /* pinned: it stays put; size 0: off */
-	struct ttm_fence **deps;      /* the fb's writers, references */
-	unsigned int n_deps;
 };
 
-static void sdrv_scanout_free(void *data)
+/*
+ * run_job: "scan out" the buffer, i.e. checksum it into the log. The
+ * scheduler has waited for its writers, so this never sleeps and can run
+ * inside ttm_gpu_advance() on a deterministic GPU. The display is
+ * instant: the hardware fence is the signalled stub.
+ */
+static struct ttm_fence *sdrv_display_run(struct ttm_sched_job *job)
 {
-	struct sdrv_scanout *s = data;
-	unsigned int i;
-
-	for (i = 0; i < s->n_deps; i++)
-		ttm_fence_put(s->deps[i]);
-	free(s->deps);
-	free(s);
-}
-
-/* The display job: "scan out" the buffer, i.e. checksum it into the log. */
-static int sdrv_display_run(struct ttm_sched_job *job, void *data)
-{
-	struct sdrv_scanout *s = data;
+	struct sdrv_scanout *s = container_of(job, struct sdrv_scanout, base);
+	struct sdrv_flip_rec *rec = &s->sdev->log[s->id % SDRV_LOG_SIZE];
 	const uint32_t *w = s->fb.addr;
 	uint64_t sum = 0;
 	size_t i;
 
-	(void)job;
-	/*
-	 * Sleeps in the display's worker, as the kernel's commit work does
-	 * (a deterministic GPU's advance thread could not wait here).
-	 */
-	for (i = 0; i < s->n_deps; i++)
-		ttm_fence_wait(s->deps[i], false, -1);
 	for (i = 0; i < s->fb.size / 4; i++)
 		sum += w[i];
 	pthread_mutex_lock(&s->sdev->log_lock);
-	s->sdev->log[s->id].word0 = s->fb.size ? w[0] : 0;
-	s->sdev->log[s->id].checksum = sum;
-	s->sdev->log[s->id].size = s->fb.size;
+	rec->word0 = s->fb.size ? w[0] : 0;
+	rec->checksum = sum;
+	rec->size = s->fb.size;
 	pthread_mutex_unlock(&s->sdev->log_lock);
-	return 0;
+	return ttm_fence_get_stub();
 }
+
+static void sdrv_display_free(struct ttm_sched_job *job)
+{
+	ttm_sched_job_cleanup(job);
+	free(container_of(job, struct sdrv_scanout, base));
+}
+
+static const struct ttm_sched_backend_ops sdrv_display_ops = {
+	.run_job = sdrv_display_run,
+	.free_job = sdrv_display_free,
+};
 
 /* The flip fence signalled: hand the cleanup to the worker, nothing else. */
 static void sdrv_flip_done(struct ttm_fence *fence, struct ttm_fence_cb *cb)
@@ -106,34 +105,26 @@ static void sdrv_flip_done(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 static void sdrv_log_finish(struct sdrv_device *sdev, uint64_t id, int status)
 {
 	pthread_mutex_lock(&sdev->log_lock);
-	sdev->log[id].status = status;
-	sdev->log[id].done = true;
+	sdev->log[id % SDRV_LOG_SIZE].status = status;
+	sdev->log[id % SDRV_LOG_SIZE].done = true;
 	pthread_cond_broadcast(&sdev->log_cond);
 	pthread_mutex_unlock(&sdev->log_lock);
 }
 
-/* Cleanup: unpin the replaced framebuffer, then mark the flip done. */
-static void sdrv_flip_cleanup(struct sdrv_flip_work *w)
+/* Unpin a framebuffer no longer shown; not interruptible: a pin must never leak. */
+static void sdrv_fb_release(struct ttm_bo *fb)
 {
-	struct sdrv_device *sdev = w->sdev;
-	int status = ttm_fence_get_status(w->fence);
-
-	if (w->old) {
-		/* Not interruptible: a pin must never leak. */
-		ttm_bo_reserve(w->old, false, false, NULL);
-		ttm_bo_unpin(w->old);
-		ttm_bo_unreserve(w->old);
-		ttm_bo_put(w->old);
-	}
-	sdrv_log_finish(sdev, w->id, status < 0 ? status : 0);
-	ttm_fence_put(w->fence);
-	free(w);
+	ttm_bo_reserve(fb, false, false, NULL);
+	ttm_bo_unpin(fb);
+	ttm_bo_unreserve(fb);
+	ttm_bo_put(fb);
 }
 
 static void *sdrv_flip_worker(void *arg)
 {
 	struct sdrv_device *sdev = arg;
 	struct sdrv_flip_work *w;
+	int status;
 
 	pthread_mutex_lock(&sdev->log_lock);
 	for (;;) {
@@ -146,34 +137,37 @@ static void *sdrv_flip_worker(void *arg)
 		if (!sdev->work)
 			sdev->work_tail = &sdev->work;
 		pthread_mutex_unlock(&sdev->log_lock);
-		sdrv_flip_cleanup(w);
+		/* Cleanup: unpin the replaced framebuffer, then log the flip done. */
+		if (w->old)
+			sdrv_fb_release(w->old);
+		status = ttm_fence_get_status(w->fence);
+		sdrv_log_finish(sdev, w->id, status < 0 ? status : 0);
+		ttm_fence_put(w->fence);
+		free(w);
 		pthread_mutex_lock(&sdev->log_lock);
 	}
 	pthread_mutex_unlock(&sdev->log_lock);
 	return NULL;
 }
 
-/* A new record in the scanout log; its index. */
+/*
+ * A new record in the scanout log, a ring of the last SDRV_LOG_SIZE
+ * flips; -EBUSY while the flip that used the slot before is not done
+ * (the kernel's nonblocking commits return -EBUSY too).
+ */
 static int sdrv_log_add(struct sdrv_device *sdev, uint64_t *ret_id)
 {
+	struct sdrv_flip_rec *rec;
 	int ret = 0;
 
 	pthread_mutex_lock(&sdev->log_lock);
-	if (sdev->n_log == sdev->max_log) {
-		uint64_t max = sdev->max_log ? 2 * sdev->max_log : 64;
-		struct sdrv_flip_rec *log = realloc(sdev->log,
-						    max * sizeof(*log));
-
-		if (!log) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		sdev->log = log;
-		sdev->max_log = max;
+	rec = &sdev->log[sdev->n_log % SDRV_LOG_SIZE];
+	if (sdev->n_log >= SDRV_LOG_SIZE && !rec->done) {
+		ret = -EBUSY;
+	} else {
+		*rec = (struct sdrv_flip_rec){ 0 };
+		*ret_id = sdev->n_log++;
 	}
-	sdev->log[sdev->n_log] = (struct sdrv_flip_rec){ 0 };
-	*ret_id = sdev->n_log++;
-out:
 	pthread_mutex_unlock(&sdev->log_lock);
 	return ret;
 }
@@ -187,17 +181,15 @@ static int sdrv_flip_prepare(struct ttm_exec *exec, struct ttm_bo *new,
 			     struct ttm_bo *old)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true, .exec = exec };
+	struct ttm_bo *bos[2] = { new, old };
+	unsigned int i;
 	int ret = 0;
 
 	ttm_exec_until_all_locked(exec) {
-		if (new) {
-			ret = ttm_exec_prepare_bo(exec, new, 1);
-			ttm_exec_retry_on_contention(exec);
-			if (ret)
-				return ret;
-		}
-		if (old) {
-			ret = ttm_exec_prepare_bo(exec, old, 1);
+		for (i = 0; i < 2; i++) {
+			if (!bos[i])
+				continue;
+			ret = ttm_exec_prepare_bo(exec, bos[i], 1);
 			ttm_exec_retry_on_contention(exec);
 			if (ret)
 				return ret;
@@ -215,7 +207,8 @@ static int sdrv_flip_prepare(struct ttm_exec *exec, struct ttm_bo *new,
 }
 
 /*
- * Commit: the display job for @new (NULL: display off), its fence published as a read of both buffers: writers of either must wait
+ * Commit: the display job for @new (NULL: display off), its fence
+ * published as a read of both buffers: writers of either must wait
  * until the display is done with it.
  */
 static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
@@ -223,31 +216,41 @@ static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
 			    struct ttm_fence **ret_fence)
 {
 	struct sdrv_scanout *s = calloc(1, sizeof(*s));
-	struct ttm_sched_cb_args args = {
-		.fn = sdrv_display_run, .data = s, .release = sdrv_scanout_free,
-	};
+	struct ttm_fence **deps = NULL;
+	unsigned int i, n_deps = 0;
 	int ret;
 
 	if (!s)
 		return -ENOMEM;
 	s->sdev = sdev;
 	s->id = id;
-	if (new) {
-		ttm_bo_gpu_range(new, &s->fb);
-		/* Writers and moves (KERNEL): the display reads the buffer. */
-		ret = ttm_resv_get_fences(ttm_bo_resv(new),
-					  TTM_RESV_USAGE_WRITE, &s->deps,
-					  &s->n_deps);
-		if (ret) {
-			free(s);
-			return ret;
-		}
-	}
-	ret = ttm_sched_cb_submit(sdev->crtc, &args, ret_fence);
+	ret = ttm_sched_job_init(&s->base, sdev->crtc, 1);
 	if (ret) {
-		sdrv_scanout_free(s);
+		free(s);
 		return ret;
 	}
+	/* Writers and moves (KERNEL): the display reads the buffer. */
+	if (new) {
+		ttm_bo_gpu_range(new, &s->fb);
+		ret = ttm_resv_get_fences(ttm_bo_resv(new),
+					  TTM_RESV_USAGE_WRITE, &deps, &n_deps);
+	}
+	/* Each call takes a reference over, even on error. */
+	for (i = 0; i < n_deps; i++) {
+		if (ret == 0)
+			ret = ttm_sched_job_add_dependency_flags(&s->base,
+					deps[i], TTM_SCHED_DEP_ORDER);
+		else
+			ttm_fence_put(deps[i]);
+	}
+	free(deps);
+	if (ret) {
+		sdrv_display_free(&s->base);
+		return ret;
+	}
+	ttm_sched_job_arm(&s->base);
+	*ret_fence = ttm_fence_get(ttm_sched_job_finished(&s->base));
+	ttm_sched_entity_push_job(&s->base);
 	if (new)
 		ttm_resv_add_fence(ttm_bo_resv(new), *ret_fence,
 				   TTM_RESV_USAGE_READ);
@@ -324,32 +327,36 @@ int sdrv_flip_status_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_flip_status *args = data;
 	struct sdrv_device *sdev = sdrv_from_file(file);
-	struct sdrv_flip_rec rec;
+	struct sdrv_flip_rec *rec = &sdev->log[args->flip_id % SDRV_LOG_SIZE];
+	int ret = 0;
 
 	if (args->flags & ~DRM_SDRV_FLIP_STATUS_WAIT)
 		return -EINVAL;
 	pthread_mutex_lock(&sdev->log_lock);
-	if (args->flip_id >= sdev->n_log) {
-		pthread_mutex_unlock(&sdev->log_lock);
-		return -ENOENT;
-	}
-	while ((args->flags & DRM_SDRV_FLIP_STATUS_WAIT) &&
-	       !sdev->log[args->flip_id].done)
+	/* Not yet made, or forgotten (the slot was reused) meanwhile. */
+	while (args->flip_id < sdev->n_log &&
+	       args->flip_id + SDRV_LOG_SIZE >= sdev->n_log &&
+	       (args->flags & DRM_SDRV_FLIP_STATUS_WAIT) && !rec->done)
 		pthread_cond_wait(&sdev->log_cond, &sdev->log_lock);
-	rec = sdev->log[args->flip_id];
+	if (args->flip_id >= sdev->n_log ||
+	    args->flip_id + SDRV_LOG_SIZE < sdev->n_log)
+		ret = -ENOENT;
+	else
+		*args = (struct drm_sdrv_flip_status){
+			.flip_id = args->flip_id, .flags = args->flags,
+			.done = rec->done, .status = rec->status,
+			.word0 = rec->word0, .checksum = rec->checksum,
+			.size = rec->size,
+		};
 	pthread_mutex_unlock(&sdev->log_lock);
-	args->done = rec.done;
-	args->status = rec.status;
-	args->word0 = rec.word0;
-	args->checksum = rec.checksum;
-	args->size = rec.size;
-	return 0;
+	return ret;
 }
 
 int sdrv_flip_init(struct sdrv_device *sdev, struct ttm_gpu *gpu)
 {
 	struct ttm_sched_options opts = {
-		.name = "display", .credit_limit = 1, .gpu = gpu,
+		.name = "display", .credit_limit = 1,
+		.ops = &sdrv_display_ops, .gpu = gpu,
 	};
 	int ret;
 
@@ -357,7 +364,7 @@ int sdrv_flip_init(struct sdrv_device *sdev, struct ttm_gpu *gpu)
 	pthread_mutex_init(&sdev->log_lock, NULL);
 	pthread_cond_init(&sdev->log_cond, NULL);
 	sdev->work_tail = &sdev->work;
-	ret = ttm_sched_cb_create(&opts, 1, &sdev->display);
+	ret = ttm_sched_create(&opts, &sdev->display);
 	if (ret)
 		return ret;
 	ret = ttm_sched_entity_create(sdev->display, TTM_SCHED_PRIORITY_HIGH,
@@ -390,13 +397,8 @@ void sdrv_flip_fini(struct sdrv_device *sdev)
 	pthread_cond_broadcast(&sdev->log_cond);
 	pthread_mutex_unlock(&sdev->log_lock);
 	pthread_join(sdev->worker, NULL);
-	if (sdev->scanout) {
-		ttm_bo_reserve(sdev->scanout, false, false, NULL);
-		ttm_bo_unpin(sdev->scanout);
-		ttm_bo_unreserve(sdev->scanout);
-		ttm_bo_put(sdev->scanout);
-	}
-	free(sdev->log);
+	if (sdev->scanout)
+		sdrv_fb_release(sdev->scanout);
 	pthread_cond_destroy(&sdev->log_cond);
 	pthread_mutex_destroy(&sdev->log_lock);
 	pthread_mutex_destroy(&sdev->flip_lock);
