@@ -22,70 +22,49 @@
 #include <ttmsim/drm.h>
 #include <ttmsim/sched.h>
 
+#include "sdrv_drm.h"
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* The fake GPU's engines: one for rendering, one for buffer moves. */
 enum { SDRV_ENGINE_RENDER, SDRV_ENGINE_COPY, SDRV_NUM_ENGINES };
 
-/* Work the flip path hands to the driver's worker (sdrv_flip.c). */
-struct sdrv_flip_work;
-
 /* The scanout log keeps the last 1,024 flips (FLIP_STATUS). */
 #define SDRV_LOG_SIZE 1024
 
-/* One scanout log record (drm_sdrv_flip_status). */
-struct sdrv_flip_rec {
-	bool done;
-	int status;
-	uint32_t word0;
-	uint64_t checksum;
-	uint64_t size;
+/* A flip: its record, and what its cleanup (sdrv_flip.c) needs. */
+struct sdrv_flip {
+	struct drm_sdrv_flip_status st;
+	struct ttm_fence *fence;        /* the flip fence, a reference */
+	struct ttm_bo *old;             /* the fb it replaced, a reference */
 };
 
-/**
- * struct sdrv_device - the driver's device, the DRM device's private.
- * @ttm: the buffer device.
- * @ddev: the DRM device on it.
- * @display: the display engine: a callback-backend scheduler (a CRTC).
- * @crtc: its one entity; flips queue display jobs on it, in order.
- * @flip_lock: serialises flips (the CRTC's modeset lock).
- * @scanout: the buffer shown now (a reference, pinned), under @flip_lock.
- * @log_lock: protects @log and the worker's queue.
- * @log_cond: a flip is done, or work was queued.
- * @log: the scanout log: flip N's record is @log[N % SDRV_LOG_SIZE].
- * @n_log: flips made so far.
- * @work: the worker's queue of flips to clean up (FIFO).
- * @worker: unpins replaced framebuffers (the kernel's commit work).
- * @stopping: the worker is to finish its queue and exit.
- * @shrunk: bytes the shrinker freed, in all.
- */
+/* The driver's device, the DRM device's private. */
 struct sdrv_device {
 	struct ttm_device *ttm;
 	struct ttm_drm_device *ddev;
-	struct ttm_sched *display;
-	struct ttm_sched_entity *crtc;
-	pthread_mutex_t flip_lock;
-	struct ttm_bo *scanout;
-	pthread_mutex_t log_lock;
-	pthread_cond_t log_cond;
-	struct sdrv_flip_rec log[SDRV_LOG_SIZE];
-	uint64_t n_log;
-	struct sdrv_flip_work *work, **work_tail;
-	pthread_t worker;
-	bool stopping;
-	uint64_t shrunk;
+	struct ttm_sched *display;      /* the display engine, one CRTC: */
+	struct ttm_sched_entity *crtc;  /* flips queue their jobs in order */
+	pthread_mutex_t flip_lock;      /* one flip at a time (modeset lock) */
+	struct ttm_bo *scanout;         /* shown now: pinned, a reference */
+	pthread_mutex_t log_lock;       /* protects the scanout log: */
+	pthread_cond_t log_cond;        /* a flip was made, or is done */
+	struct sdrv_flip log[SDRV_LOG_SIZE]; /* flip N at N % size */
+	uint64_t n_log, n_done;         /* flips made, cleaned up */
+	pthread_t worker;               /* cleans up the flips in order */
+	bool stopping;                  /* @worker: finish the queue, exit */
+	uint64_t shrunk;                /* bytes the shrinker freed, in all */
 };
 
-/**
- * struct sdrv_bo - the driver's buffer: drm_gem_object and
- *	ttm_buffer_object in one, as amdgpu_bo or xe_bo.
- * @tbo: ttmsim's buffer, embedded: container_of() finds the sdrv_bo.
- * @flags: DRM_SDRV_GEM_*, fixed at creation.
+/*
+ * The driver's buffer: drm_gem_object and ttm_buffer_object in one, as
+ * amdgpu_bo or xe_bo. ttmsim's buffer is embedded: container_of() finds
+ * the sdrv_bo.
  */
 struct sdrv_bo {
 	struct ttm_bo tbo;
-	uint32_t flags;
+	uint32_t flags;                 /* DRM_SDRV_GEM_*, fixed at creation */
 };
 
 static inline struct sdrv_bo *to_sdrv_bo(struct ttm_bo *tbo)
@@ -93,17 +72,11 @@ static inline struct sdrv_bo *to_sdrv_bo(struct ttm_bo *tbo)
 	return container_of(tbo, struct sdrv_bo, tbo);
 }
 
-/**
- * struct sdrv_file - per-file state, the drm_file's driver_priv.
- * @entity: the file's queue on the render engine (amdgpu's context).
- * @lock: protects the fence table.
- * @fences: the fences of the file's jobs; seqno N is @fences[N - 1].
- * @n_fences: used entries of @max_fences.
- */
+/* Per-file state, the drm_file's driver_priv. */
 struct sdrv_file {
-	struct ttm_sched_entity *entity;
-	pthread_mutex_t lock;
-	struct ttm_fence **fences;
+	struct ttm_sched_entity *entity; /* on the render ring (a context) */
+	pthread_mutex_t lock;            /* protects the fence table: */
+	struct ttm_fence **fences;       /* seqno N's fence is @fences[N-1] */
 	uint64_t n_fences, max_fences;
 };
 

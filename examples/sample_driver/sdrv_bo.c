@@ -12,7 +12,6 @@
 #include <ttmsim/execbuf.h>
 
 #include "sdrv.h"
-#include "sdrv_drm.h"
 
 /*
  * VRAM first, GTT when VRAM is full: amdgpu's default for

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "sdrv.h"
-#include "sdrv_drm.h"
 
 static int sdrv_open(struct ttm_drm_file *file)
 {

@@ -14,12 +14,12 @@
  *   a hung render must not stop the display, as commit_tail's
  *   drm_atomic_helper_wait_for_fences() ignores fence errors. Its
  *   finished fence is the flip fence;
- * - cleanup (drm_atomic_helper_cleanup_planes()): the old framebuffer is
- *   unpinned by a worker thread once the flip fence signalled. Never in
- *   the fence callback itself: unpinning takes the buffer's reservation,
- *   a sleeping lock, and fence callbacks run in the signaller's context
- *   (with a GPU engine's or another buffer's locks held), so the
- *   callback only queues the work, as the kernel's commit_work.
+ * - cleanup (drm_atomic_helper_cleanup_planes()): a worker thread waits
+ *   for each flip fence in turn, then unpins the framebuffer the flip
+ *   replaced, as the kernel's commit work does. Never in a fence
+ *   callback: unpinning takes the buffer's reservation, a sleeping lock,
+ *   and fence callbacks run in the signaller's context (with a GPU
+ *   engine's or another buffer's locks held).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,28 +27,17 @@
 #include <ttmsim/exec.h>
 
 #include "sdrv.h"
-#include "sdrv_drm.h"
 
 /* The scanout engine reads from CPU-visible VRAM only. */
 static const struct ttm_placement sdrv_scanout_placement = {
 	1, { { .domain = TTM_DOMAIN_VRAM, .flags = TTM_PLACE_CPU_VISIBLE } }
 };
 
-/* One flip's cleanup: the old framebuffer to unpin once @fence signals. */
-struct sdrv_flip_work {
-	struct sdrv_device *sdev;
-	struct ttm_fence *fence;      /* the flip fence, a reference */
-	struct ttm_fence_cb cb;
-	struct ttm_bo *old;           /* a reference, or NULL */
-	uint64_t id;                  /* its scanout log record */
-	struct sdrv_flip_work *next;
-};
-
-/* A display job: scan @fb out into log record @id. */
+/* A display job: scan @fb out into its flip's log record. */
 struct sdrv_scanout {
 	struct ttm_sched_job base;
 	struct sdrv_device *sdev;
-	uint64_t id;
+	struct drm_sdrv_flip_status *rec;
 	struct ttm_gpu_range fb;      /* pinned: it stays put; size 0: off */
 };
 
@@ -61,7 +50,6 @@ struct sdrv_scanout {
 static struct ttm_fence *sdrv_display_run(struct ttm_sched_job *job)
 {
 	struct sdrv_scanout *s = container_of(job, struct sdrv_scanout, base);
-	struct sdrv_flip_rec *rec = &s->sdev->log[s->id % SDRV_LOG_SIZE];
 	const uint32_t *w = s->fb.addr;
 	uint64_t sum = 0;
 	size_t i;
@@ -69,9 +57,9 @@ static struct ttm_fence *sdrv_display_run(struct ttm_sched_job *job)
 	for (i = 0; i < s->fb.size / 4; i++)
 		sum += w[i];
 	pthread_mutex_lock(&s->sdev->log_lock);
-	rec->word0 = s->fb.size ? w[0] : 0;
-	rec->checksum = sum;
-	rec->size = s->fb.size;
+	s->rec->word0 = s->fb.size ? w[0] : 0;
+	s->rec->checksum = sum;
+	s->rec->size = s->fb.size;
 	pthread_mutex_unlock(&s->sdev->log_lock);
 	return ttm_fence_get_stub();
 }
@@ -87,31 +75,7 @@ static const struct ttm_sched_backend_ops sdrv_display_ops = {
 	.free_job = sdrv_display_free,
 };
 
-/* The flip fence signalled: hand the cleanup to the worker, nothing else. */
-static void sdrv_flip_done(struct ttm_fence *fence, struct ttm_fence_cb *cb)
-{
-	struct sdrv_flip_work *w = container_of(cb, struct sdrv_flip_work, cb);
-	struct sdrv_device *sdev = w->sdev;
-
-	(void)fence;
-	pthread_mutex_lock(&sdev->log_lock);
-	*sdev->work_tail = w;
-	sdev->work_tail = &w->next;
-	pthread_cond_broadcast(&sdev->log_cond);
-	pthread_mutex_unlock(&sdev->log_lock);
-}
-
-/* The flip's record is final: FLIP_STATUS waiters may go. */
-static void sdrv_log_finish(struct sdrv_device *sdev, uint64_t id, int status)
-{
-	pthread_mutex_lock(&sdev->log_lock);
-	sdev->log[id % SDRV_LOG_SIZE].status = status;
-	sdev->log[id % SDRV_LOG_SIZE].done = true;
-	pthread_cond_broadcast(&sdev->log_cond);
-	pthread_mutex_unlock(&sdev->log_lock);
-}
-
-/* Unpin a framebuffer no longer shown; not interruptible: a pin must never leak. */
+/* Unpin a framebuffer no longer shown; uninterruptibly: no pin may leak. */
 static void sdrv_fb_release(struct ttm_bo *fb)
 {
 	ttm_bo_reserve(fb, false, false, NULL);
@@ -120,56 +84,35 @@ static void sdrv_fb_release(struct ttm_bo *fb)
 	ttm_bo_put(fb);
 }
 
+/* The cleanup worker: the flips in order, each once its fence signalled. */
 static void *sdrv_flip_worker(void *arg)
 {
 	struct sdrv_device *sdev = arg;
-	struct sdrv_flip_work *w;
+	struct sdrv_flip *f;
 	int status;
 
 	pthread_mutex_lock(&sdev->log_lock);
 	for (;;) {
-		while (!sdev->work && !sdev->stopping)
+		while (sdev->n_done == sdev->n_log && !sdev->stopping)
 			pthread_cond_wait(&sdev->log_cond, &sdev->log_lock);
-		w = sdev->work;
-		if (!w)
-			break;  /* stopping, and the queue is empty */
-		sdev->work = w->next;
-		if (!sdev->work)
-			sdev->work_tail = &sdev->work;
+		if (sdev->n_done == sdev->n_log)
+			break;  /* stopping, and every flip is cleaned up */
+		f = &sdev->log[sdev->n_done % SDRV_LOG_SIZE];
 		pthread_mutex_unlock(&sdev->log_lock);
-		/* Cleanup: unpin the replaced framebuffer, then log the flip done. */
-		if (w->old)
-			sdrv_fb_release(w->old);
-		status = ttm_fence_get_status(w->fence);
-		sdrv_log_finish(sdev, w->id, status < 0 ? status : 0);
-		ttm_fence_put(w->fence);
-		free(w);
+		ttm_fence_wait(f->fence, false, -1);
+		if (f->old)
+			sdrv_fb_release(f->old);
+		status = ttm_fence_get_status(f->fence);
+		ttm_fence_put(f->fence);
+		/* The record is final: FLIP_STATUS waiters may go. */
 		pthread_mutex_lock(&sdev->log_lock);
+		f->st.status = status < 0 ? status : 0;
+		f->st.done = 1;
+		sdev->n_done++;
+		pthread_cond_broadcast(&sdev->log_cond);
 	}
 	pthread_mutex_unlock(&sdev->log_lock);
 	return NULL;
-}
-
-/*
- * A new record in the scanout log, a ring of the last SDRV_LOG_SIZE
- * flips; -EBUSY while the flip that used the slot before is not done
- * (the kernel's nonblocking commits return -EBUSY too).
- */
-static int sdrv_log_add(struct sdrv_device *sdev, uint64_t *ret_id)
-{
-	struct sdrv_flip_rec *rec;
-	int ret = 0;
-
-	pthread_mutex_lock(&sdev->log_lock);
-	rec = &sdev->log[sdev->n_log % SDRV_LOG_SIZE];
-	if (sdev->n_log >= SDRV_LOG_SIZE && !rec->done) {
-		ret = -EBUSY;
-	} else {
-		*rec = (struct sdrv_flip_rec){ 0 };
-		*ret_id = sdev->n_log++;
-	}
-	pthread_mutex_unlock(&sdev->log_lock);
-	return ret;
 }
 
 /*
@@ -207,13 +150,12 @@ static int sdrv_flip_prepare(struct ttm_exec *exec, struct ttm_bo *new,
 }
 
 /*
- * Commit: the display job for @new (NULL: display off), its fence
- * published as a read of both buffers: writers of either must wait
- * until the display is done with it.
+ * Commit: the display job for @new (NULL: display off) into @f, its
+ * fence published as a read of both buffers: writers of either must
+ * wait until the display is done with it.
  */
 static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
-			    struct ttm_bo *old, uint64_t id,
-			    struct ttm_fence **ret_fence)
+			    struct ttm_bo *old, struct sdrv_flip *f)
 {
 	struct sdrv_scanout *s = calloc(1, sizeof(*s));
 	struct ttm_fence **deps = NULL;
@@ -223,7 +165,7 @@ static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
 	if (!s)
 		return -ENOMEM;
 	s->sdev = sdev;
-	s->id = id;
+	s->rec = &f->st;
 	ret = ttm_sched_job_init(&s->base, sdev->crtc, 1);
 	if (ret) {
 		free(s);
@@ -249,23 +191,43 @@ static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
 		return ret;
 	}
 	ttm_sched_job_arm(&s->base);
-	*ret_fence = ttm_fence_get(ttm_sched_job_finished(&s->base));
+	f->fence = ttm_fence_get(ttm_sched_job_finished(&s->base));
 	ttm_sched_entity_push_job(&s->base);
 	if (new)
-		ttm_resv_add_fence(ttm_bo_resv(new), *ret_fence,
+		ttm_resv_add_fence(ttm_bo_resv(new), f->fence,
 				   TTM_RESV_USAGE_READ);
 	if (old && old != new)
-		ttm_resv_add_fence(ttm_bo_resv(old), *ret_fence,
+		ttm_resv_add_fence(ttm_bo_resv(old), f->fence,
 				   TTM_RESV_USAGE_READ);
 	return 0;
+}
+
+/*
+ * A new record in the scanout log, the ring of the last SDRV_LOG_SIZE
+ * flips; -EBUSY while the flip that used the slot is not cleaned up
+ * (the kernel's nonblocking commits return -EBUSY too).
+ */
+static int sdrv_flip_get(struct sdrv_device *sdev, struct sdrv_flip **ret_f)
+{
+	struct sdrv_flip *f = &sdev->log[sdev->n_log % SDRV_LOG_SIZE];
+	int ret = -EBUSY;
+
+	pthread_mutex_lock(&sdev->log_lock);
+	if (sdev->n_log - sdev->n_done < SDRV_LOG_SIZE) {
+		*f = (struct sdrv_flip){ .st.flip_id = sdev->n_log };
+		*ret_f = f;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&sdev->log_lock);
+	return ret;
 }
 
 int sdrv_flip_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_flip *args = data;
 	struct sdrv_device *sdev = sdrv_from_file(file);
-	struct sdrv_flip_work *w = NULL;
 	struct ttm_bo *new = NULL, *old;
+	struct sdrv_flip *f;
 	struct ttm_exec exec;
 	int ret;
 
@@ -282,44 +244,32 @@ int sdrv_flip_ioctl(struct ttm_drm_file *file, void *data)
 			return -EINVAL;
 		}
 	}
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		ttm_bo_put(new);
-		return -ENOMEM;
-	}
 	/* One flip at a time on the CRTC, as its modeset lock does. */
 	pthread_mutex_lock(&sdev->flip_lock);
 	old = sdev->scanout;
 	ttm_exec_init(&exec, sdev->ttm,
 		      TTM_EXEC_INTERRUPTIBLE | TTM_EXEC_IGNORE_DUPLICATES);
-	ret = sdrv_flip_prepare(&exec, new, old);
-	if (ret)
-		goto out;
-	ret = sdrv_log_add(sdev, &w->id);
+	ret = sdrv_flip_get(sdev, &f);
+	if (ret == 0)
+		ret = sdrv_flip_prepare(&exec, new, old);
 	if (ret == 0) {
-		ret = sdrv_flip_commit(sdev, new, old, w->id, &w->fence);
-		if (ret)   /* nothing was shown */
-			sdrv_log_finish(sdev, w->id, ret);
-	}
-	if (ret) {
-		if (new)
+		ret = sdrv_flip_commit(sdev, new, old, f);
+		if (ret && new)   /* nothing was queued */
 			ttm_bo_unpin(new);
-		goto out;
 	}
-	args->flip_id = w->id;
-	/* The CRTC's references move: @new's to it, @old's to the cleanup. */
-	sdev->scanout = new;
-	new = NULL;
-	w->sdev = sdev;
-	w->old = old;
-	if (ttm_fence_add_callback(w->fence, &w->cb, sdrv_flip_done))
-		sdrv_flip_done(w->fence, &w->cb);   /* signalled already */
-	w = NULL;
-out:
+	if (ret == 0) {
+		/* The CRTC's references move: @new's to it, @old's to @f. */
+		f->old = old;
+		sdev->scanout = new;
+		new = NULL;
+		pthread_mutex_lock(&sdev->log_lock);
+		args->flip_id = sdev->n_log++;
+		pthread_cond_broadcast(&sdev->log_cond);   /* the worker's */
+		pthread_mutex_unlock(&sdev->log_lock);
+	}
 	ttm_exec_fini(&exec);
 	pthread_mutex_unlock(&sdev->flip_lock);
 	ttm_bo_put(new);
-	free(w);
 	return ret;
 }
 
@@ -327,27 +277,22 @@ int sdrv_flip_status_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_flip_status *args = data;
 	struct sdrv_device *sdev = sdrv_from_file(file);
-	struct sdrv_flip_rec *rec = &sdev->log[args->flip_id % SDRV_LOG_SIZE];
+	struct drm_sdrv_flip_status *rec =
+		&sdev->log[args->flip_id % SDRV_LOG_SIZE].st;
+	bool wait = args->flags & DRM_SDRV_FLIP_STATUS_WAIT;
 	int ret = 0;
 
 	if (args->flags & ~DRM_SDRV_FLIP_STATUS_WAIT)
 		return -EINVAL;
 	pthread_mutex_lock(&sdev->log_lock);
-	/* Not yet made, or forgotten (the slot was reused) meanwhile. */
-	while (args->flip_id < sdev->n_log &&
-	       args->flip_id + SDRV_LOG_SIZE >= sdev->n_log &&
-	       (args->flags & DRM_SDRV_FLIP_STATUS_WAIT) && !rec->done)
+	/* Until done, unless not yet made or forgotten (its slot reused). */
+	while (wait && rec->flip_id == args->flip_id && !rec->done &&
+	       args->flip_id < sdev->n_log)
 		pthread_cond_wait(&sdev->log_cond, &sdev->log_lock);
-	if (args->flip_id >= sdev->n_log ||
-	    args->flip_id + SDRV_LOG_SIZE < sdev->n_log)
+	if (rec->flip_id != args->flip_id || args->flip_id >= sdev->n_log)
 		ret = -ENOENT;
 	else
-		*args = (struct drm_sdrv_flip_status){
-			.flip_id = args->flip_id, .flags = args->flags,
-			.done = rec->done, .status = rec->status,
-			.word0 = rec->word0, .checksum = rec->checksum,
-			.size = rec->size,
-		};
+		*args = *rec;   /* flags out: 0 */
 	pthread_mutex_unlock(&sdev->log_lock);
 	return ret;
 }
@@ -363,7 +308,6 @@ int sdrv_flip_init(struct sdrv_device *sdev, struct ttm_gpu *gpu)
 	pthread_mutex_init(&sdev->flip_lock, NULL);
 	pthread_mutex_init(&sdev->log_lock, NULL);
 	pthread_cond_init(&sdev->log_cond, NULL);
-	sdev->work_tail = &sdev->work;
 	ret = ttm_sched_create(&opts, &sdev->display);
 	if (ret)
 		return ret;
@@ -384,9 +328,9 @@ err_sched:
 }
 
 /*
- * Display off for good: drain the CRTC's queue (its flip fences then
- * queue their cleanups), let the worker finish them, then unpin what is
- * still on screen.
+ * Display off for good: drain the CRTC's queue (every flip fence then
+ * signals), let the worker clean them up, then unpin what is still on
+ * screen.
  */
 void sdrv_flip_fini(struct sdrv_device *sdev)
 {

@@ -17,12 +17,13 @@
 #include <ttmsim/execbuf.h>
 
 #include "sdrv.h"
-#include "sdrv_drm.h"
 
-/* A job's buffers, copied in and looked up. */
+/* A job's buffers, copied in and looked up: one allocation. */
 struct sdrv_job_bos {
-	struct drm_sdrv_submit_bo *ubos;
-	struct ttm_exec_entry *entries;   /* one per user entry, a ref each */
+	struct drm_sdrv_submit_bo ubos[DRM_SDRV_MAX_BOS];
+	struct ttm_exec_entry entries[DRM_SDRV_MAX_BOS]; /* a ref each */
+	struct ttm_resv_access access[DRM_SDRV_MAX_BOS]; /* @n_unique */
+	struct ttm_gpu_range ranges[DRM_SDRV_MAX_BOS];   /* written ones */
 	unsigned int n, n_unique;
 };
 
@@ -32,8 +33,7 @@ static void job_bos_free(struct sdrv_job_bos *jb)
 
 	for (i = 0; i < jb->n; i++)
 		ttm_bo_put(jb->entries[i].bo);
-	free(jb->entries);
-	free(jb->ubos);
+	free(jb);
 }
 
 /* Copy the user's array and look every handle up, in the user's order. */
@@ -45,10 +45,6 @@ static int job_bos_get(struct ttm_drm_file *file,
 	unsigned int i;
 	int ret;
 
-	jb->ubos = calloc(args->bo_count, sizeof(*jb->ubos));
-	jb->entries = calloc(args->bo_count, sizeof(*jb->entries));
-	if (!jb->ubos || !jb->entries)
-		return -ENOMEM;
 	ret = ttm_drm_copy_from_user(jb->ubos, args->bos,
 				     args->bo_count * sizeof(*jb->ubos));
 	if (ret)
@@ -149,29 +145,22 @@ static void file_set_fence(struct sdrv_file *sfile, uint64_t seqno,
  * wait for the fence added here before they copy or free anything.
  */
 static int job_push(struct sdrv_file *sfile, const struct drm_sdrv_submit *args,
-		    const struct sdrv_job_bos *jb, struct ttm_fence **ret_fence)
+		    struct sdrv_job_bos *jb, struct ttm_fence **ret_fence)
 {
-	struct ttm_resv_access *access;
-	struct ttm_gpu_range *ranges;
+	struct ttm_resv_access *access = jb->access;
 	struct ttm_gpu_dep *deps = NULL;
 	struct ttm_fence **fences = NULL;
 	unsigned int i, n_fences = 0, n_ranges = 0;
 	struct ttm_gpu_job job = { 0 };
 	int ret;
 
-	access = calloc(jb->n_unique, sizeof(*access));
-	ranges = calloc(jb->n_unique, sizeof(*ranges));
-	if (!access || !ranges) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	for (i = 0; i < jb->n_unique; i++) {
 		struct ttm_bo *bo = jb->entries[i].bo;
 
 		access[i].resv = ttm_bo_resv(bo);
 		access[i].write = jb->entries[i].write;
 		if (jb->entries[i].write)
-			ttm_bo_gpu_range(bo, &ranges[n_ranges++]);
+			ttm_bo_gpu_range(bo, &jb->ranges[n_ranges++]);
 	}
 	/*
 	 * Implicit sync (drm_sched_job_add_implicit_dependencies()): a
@@ -197,7 +186,7 @@ static int job_push(struct sdrv_file *sfile, const struct drm_sdrv_submit *args,
 	job.duration_us = (args->duration_ns + 999) / 1000;
 	job.op = n_ranges ? TTM_GPU_OP_ADD : TTM_GPU_OP_NOP;
 	job.add_value = args->value;
-	job.ranges = ranges;
+	job.ranges = jb->ranges;
 	job.n_ranges = n_ranges;
 	job.hang = args->flags & DRM_SDRV_SUBMIT_HANG;
 	ret = ttm_sched_gpu_submit(sfile->entity, &job, ret_fence);
@@ -213,8 +202,6 @@ out:
 		ttm_fence_put(fences[i]);
 	free(fences);
 	free(deps);
-	free(ranges);
-	free(access);
 	return ret;
 }
 
@@ -222,7 +209,7 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_submit *args = data;
 	struct sdrv_file *sfile = sdrv_file(file);
-	struct sdrv_job_bos jb = { 0 };
+	struct sdrv_job_bos *jb;
 	struct ttm_fence *fence = NULL;
 	struct ttm_exec exec;
 	uint64_t seqno;
@@ -231,23 +218,26 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 	if ((args->flags & ~DRM_SDRV_SUBMIT_HANG) || args->pad ||
 	    args->bo_count == 0 || args->bo_count > DRM_SDRV_MAX_BOS)
 		return -EINVAL;
-	ret = job_bos_get(file, args, &jb);
+	jb = calloc(1, sizeof(*jb));
+	if (!jb)
+		return -ENOMEM;
+	ret = job_bos_get(file, args, jb);
 	if (ret == 0)
 		ret = file_reserve_seqno(sfile, &seqno);
 	if (ret)
 		goto out_bos;
-	ttm_exec_init(&exec, ttm_bo_device(jb.entries[0].bo),
+	ttm_exec_init(&exec, ttm_bo_device(jb->entries[0].bo),
 		      TTM_EXEC_INTERRUPTIBLE);
-	ret = job_lock_and_validate(&exec, &jb);
+	ret = job_lock_and_validate(&exec, jb);
 	if (ret == 0)
-		ret = job_push(sfile, args, &jb, &fence);
+		ret = job_push(sfile, args, jb, &fence);
 	/* Unlocking puts every buffer back at its LRU's tail: just used. */
 	ttm_exec_fini(&exec);
 	file_set_fence(sfile, seqno, fence);
 	if (ret == 0)
 		args->seqno = seqno;
 out_bos:
-	job_bos_free(&jb);
+	job_bos_free(jb);
 	return ret;
 }
 
