@@ -57,11 +57,7 @@ struct sdrv_device {
 	uint64_t shrunk;                /* bytes the shrinker freed, in all */
 };
 
-/*
- * The driver's buffer: drm_gem_object and ttm_buffer_object in one, as
- * amdgpu_bo or xe_bo. ttmsim's buffer is embedded: container_of() finds
- * the sdrv_bo.
- */
+/* The driver's buffer, as amdgpu_bo: ttm_buffer_object (and GEM) embedded. */
 struct sdrv_bo {
 	struct ttm_bo tbo;
 	uint32_t flags;                 /* DRM_SDRV_GEM_*, fixed at creation */
@@ -87,7 +83,8 @@ void sdrv_device_destroy(struct sdrv_device *sdev);
 
 static inline struct sdrv_device *sdrv_from_file(struct ttm_drm_file *file)
 {
-	return ttm_device_private(ttm_drm_device_ttm(ttm_drm_file_device(file)));
+	return ttm_device_private(
+		ttm_drm_device_ttm(ttm_drm_file_device(file)));
 }
 
 static inline struct sdrv_file *sdrv_file(struct ttm_drm_file *file)

@@ -59,10 +59,7 @@ int sdrv_gem_create_ioctl(struct ttm_drm_file *file, void *data)
 		return ret;
 	}
 	ttm_bo_unreserve(&bo->tbo);
-	/*
-	 * The handle takes its own reference, then the creation's goes:
-	 * drm_gem_handle_create() followed by drm_gem_object_put().
-	 */
+	/* As drm_gem_handle_create() then drm_gem_object_put(). */
 	ret = ttm_client_bo_add(ttm_drm_file_client(file), &bo->tbo,
 				&args->handle, NULL);
 	ttm_bo_put(&bo->tbo);

@@ -14,19 +14,18 @@
 static int sdrv_open(struct ttm_drm_file *file)
 {
 	struct sdrv_device *sdev = sdrv_from_file(file);
+	struct ttm_sched *render = ttm_device_sched(sdev->ttm,
+						    SDRV_ENGINE_RENDER);
 	struct sdrv_file *sfile = calloc(1, sizeof(*sfile));
 	int ret;
 
 	if (!sfile)
 		return -ENOMEM;
 	/*
-	 * One queue per file on the render ring, as amdgpu gives each
-	 * context a drm_sched_entity: files' jobs are ordered among
-	 * themselves, not against other files'.
+	 * One queue per file on the render ring, as amdgpu's contexts' own
+	 * drm_sched_entity: a file's jobs are ordered, not other files'.
 	 */
-	ret = ttm_sched_entity_create(ttm_device_sched(sdev->ttm,
-						       SDRV_ENGINE_RENDER),
-				      TTM_SCHED_PRIORITY_NORMAL,
+	ret = ttm_sched_entity_create(render, TTM_SCHED_PRIORITY_NORMAL,
 				      &sfile->entity);
 	if (ret) {
 		free(sfile);

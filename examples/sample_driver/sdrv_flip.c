@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * Page flips on the sample driver's one CRTC, done as the kernel's atomic
+ * Page flips on the sample driver's one CRTC, as the kernel's atomic
  * helpers do them:
  * - prepare (drm_atomic_helper_prepare_planes(), amdgpu_dm_plane_helper_
- *   prepare_fb()): the new framebuffer and the one shown now are locked
- *   under one acquire context, the new one validated into CPU-visible
- *   VRAM (the scanout engine reads it there) and pinned; the old one
- *   stays pinned, since it is on screen until the flip happens;
- * - commit: a display job on the CRTC's queue, a scheduler of the
- *   driver's own whose run_job "scans out": records a checksum in the
- *   scanout log, which FLIP_STATUS reports. The new buffer's write
- *   fences are its dependencies, ordering only (TTM_SCHED_DEP_ORDER):
- *   a hung render must not stop the display, as commit_tail's
- *   drm_atomic_helper_wait_for_fences() ignores fence errors. Its
- *   finished fence is the flip fence;
- * - cleanup (drm_atomic_helper_cleanup_planes()): a worker thread waits
- *   for each flip fence in turn, then unpins the framebuffer the flip
- *   replaced, as the kernel's commit work does. Never in a fence
- *   callback: unpinning takes the buffer's reservation, a sleeping lock,
- *   and fence callbacks run in the signaller's context (with a GPU
- *   engine's or another buffer's locks held).
+ *   prepare_fb()): the new framebuffer and the one shown now locked under
+ *   one acquire context, the new one validated into CPU-visible VRAM
+ *   (where the scanout engine reads) and pinned; the old one stays
+ *   pinned: it is on screen until the flip happens;
+ * - commit: a display job on the CRTC, a scheduler of the driver's own
+ *   whose run_job "scans out" (checksums into the scanout log that
+ *   FLIP_STATUS reads). The new buffer's write fences are its
+ *   dependencies, ordering only (TTM_SCHED_DEP_ORDER): a hung render must
+ *   not stop the display (drm_atomic_helper_wait_for_fences() ignores
+ *   errors). Its finished fence is the flip fence;
+ * - cleanup (drm_atomic_helper_cleanup_planes()): a worker waits for each
+ *   flip fence in turn and unpins the framebuffer the flip replaced, as
+ *   the kernel's commit work. Never in a fence callback: unpinning takes
+ *   a reservation, a sleeping lock, and fence callbacks run in the
+ *   signaller's context (a GPU engine's or another buffer's locks held).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,10 +40,9 @@ struct sdrv_scanout {
 };
 
 /*
- * run_job: "scan out" the buffer, i.e. checksum it into the log. The
- * scheduler has waited for its writers, so this never sleeps and can run
- * inside ttm_gpu_advance() on a deterministic GPU. The display is
- * instant: the hardware fence is the signalled stub.
+ * run_job: "scan out" (checksum) the buffer into the log. The scheduler
+ * waited for its writers: no sleep, fit for ttm_gpu_advance() on a
+ * deterministic GPU. Instant display: the hardware fence is the stub.
  */
 static struct ttm_fence *sdrv_display_run(struct ttm_sched_job *job)
 {
@@ -71,8 +68,7 @@ static void sdrv_display_free(struct ttm_sched_job *job)
 }
 
 static const struct ttm_sched_backend_ops sdrv_display_ops = {
-	.run_job = sdrv_display_run,
-	.free_job = sdrv_display_free,
+	.run_job = sdrv_display_run, .free_job = sdrv_display_free,
 };
 
 /* Unpin a framebuffer no longer shown; uninterruptibly: no pin may leak. */
@@ -116,27 +112,26 @@ static void *sdrv_flip_worker(void *arg)
 }
 
 /*
- * Prepare: lock @new and @old (either may be NULL, or both the same)
- * under one ticket, then validate @new into visible VRAM and pin it.
- * Each gets a fence slot for the flip fence.
+ * Prepare: lock @new and @old (either may be NULL, or both the same),
+ * a fence slot each, under one ticket; @new into visible VRAM, pinned.
  */
 static int sdrv_flip_prepare(struct ttm_exec *exec, struct ttm_bo *new,
 			     struct ttm_bo *old)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true, .exec = exec };
-	struct ttm_bo *bos[2] = { new, old };
-	unsigned int i;
+	struct ttm_bo *bos[2];
+	unsigned int n = 0;
 	int ret = 0;
 
+	if (new)
+		bos[n++] = new;
+	if (old)
+		bos[n++] = old;   /* if it is @new, exec ignores it */
 	ttm_exec_until_all_locked(exec) {
-		for (i = 0; i < 2; i++) {
-			if (!bos[i])
-				continue;
-			ret = ttm_exec_prepare_bo(exec, bos[i], 1);
-			ttm_exec_retry_on_contention(exec);
-			if (ret)
-				return ret;
-		}
+		ret = ttm_exec_prepare_array(exec, bos, n, 1);
+		ttm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
 		if (new) {
 			ret = ttm_bo_validate(new, &sdrv_scanout_placement,
 					      &ctx);
@@ -151,8 +146,7 @@ static int sdrv_flip_prepare(struct ttm_exec *exec, struct ttm_bo *new,
 
 /*
  * Commit: the display job for @new (NULL: display off) into @f, its
- * fence published as a read of both buffers: writers of either must
- * wait until the display is done with it.
+ * fence a read of both buffers: their writers wait for the display.
  */
 static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
 			    struct ttm_bo *old, struct sdrv_flip *f)
@@ -202,54 +196,38 @@ static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
 	return 0;
 }
 
-/*
- * A new record in the scanout log, the ring of the last SDRV_LOG_SIZE
- * flips; -EBUSY while the flip that used the slot is not cleaned up
- * (the kernel's nonblocking commits return -EBUSY too).
- */
-static int sdrv_flip_get(struct sdrv_device *sdev, struct sdrv_flip **ret_f)
-{
-	struct sdrv_flip *f = &sdev->log[sdev->n_log % SDRV_LOG_SIZE];
-	int ret = -EBUSY;
-
-	pthread_mutex_lock(&sdev->log_lock);
-	if (sdev->n_log - sdev->n_done < SDRV_LOG_SIZE) {
-		*f = (struct sdrv_flip){ .st.flip_id = sdev->n_log };
-		*ret_f = f;
-		ret = 0;
-	}
-	pthread_mutex_unlock(&sdev->log_lock);
-	return ret;
-}
-
 int sdrv_flip_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_flip *args = data;
 	struct sdrv_device *sdev = sdrv_from_file(file);
-	struct ttm_bo *new = NULL, *old;
+	struct ttm_bo *new, *old;
+	struct sdrv_bo *bo;
 	struct sdrv_flip *f;
 	struct ttm_exec exec;
 	int ret;
 
 	if (args->flags)
 		return -EINVAL;
-	if (args->handle) {
-		struct sdrv_bo *bo = sdrv_bo_lookup(file, args->handle);
-
-		if (!bo)
-			return -ENOENT;
-		new = &bo->tbo;
-		if (!(bo->flags & DRM_SDRV_GEM_SCANOUT)) {
-			ttm_bo_put(new);
-			return -EINVAL;
-		}
+	bo = args->handle ? sdrv_bo_lookup(file, args->handle) : NULL;
+	if (args->handle && !bo)
+		return -ENOENT;
+	if (bo && !(bo->flags & DRM_SDRV_GEM_SCANOUT)) {
+		ttm_bo_put(&bo->tbo);
+		return -EINVAL;
 	}
+	new = bo ? &bo->tbo : NULL;
 	/* One flip at a time on the CRTC, as its modeset lock does. */
 	pthread_mutex_lock(&sdev->flip_lock);
 	old = sdev->scanout;
 	ttm_exec_init(&exec, sdev->ttm,
 		      TTM_EXEC_INTERRUPTIBLE | TTM_EXEC_IGNORE_DUPLICATES);
-	ret = sdrv_flip_get(sdev, &f);
+	/* Its log slot; -EBUSY if still in use, as nonblocking commits. */
+	pthread_mutex_lock(&sdev->log_lock);
+	f = &sdev->log[sdev->n_log % SDRV_LOG_SIZE];
+	ret = sdev->n_log - sdev->n_done < SDRV_LOG_SIZE ? 0 : -EBUSY;
+	if (ret == 0)
+		*f = (struct sdrv_flip){ .st.flip_id = sdev->n_log };
+	pthread_mutex_unlock(&sdev->log_lock);
 	if (ret == 0)
 		ret = sdrv_flip_prepare(&exec, new, old);
 	if (ret == 0) {
@@ -279,15 +257,14 @@ int sdrv_flip_status_ioctl(struct ttm_drm_file *file, void *data)
 	struct sdrv_device *sdev = sdrv_from_file(file);
 	struct drm_sdrv_flip_status *rec =
 		&sdev->log[args->flip_id % SDRV_LOG_SIZE].st;
-	bool wait = args->flags & DRM_SDRV_FLIP_STATUS_WAIT;
 	int ret = 0;
 
 	if (args->flags & ~DRM_SDRV_FLIP_STATUS_WAIT)
 		return -EINVAL;
 	pthread_mutex_lock(&sdev->log_lock);
 	/* Until done, unless not yet made or forgotten (its slot reused). */
-	while (wait && rec->flip_id == args->flip_id && !rec->done &&
-	       args->flip_id < sdev->n_log)
+	while ((args->flags & DRM_SDRV_FLIP_STATUS_WAIT) && !rec->done &&
+	       rec->flip_id == args->flip_id && args->flip_id < sdev->n_log)
 		pthread_cond_wait(&sdev->log_cond, &sdev->log_lock);
 	if (rec->flip_id != args->flip_id || args->flip_id >= sdev->n_log)
 		ret = -ENOENT;
@@ -327,11 +304,7 @@ err_sched:
 	return ret;
 }
 
-/*
- * Display off for good: drain the CRTC's queue (every flip fence then
- * signals), let the worker clean them up, then unpin what is still on
- * screen.
- */
+/* Display off for good: drain the CRTC, clean up, unpin what is shown. */
 void sdrv_flip_fini(struct sdrv_device *sdev)
 {
 	ttm_sched_entity_destroy(sdev->crtc, 1000000000ull);

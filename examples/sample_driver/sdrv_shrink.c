@@ -38,10 +38,9 @@ static const struct ttm_lru_walk_ops sdrv_shrink_ops = {
  * @sdev: the device.
  * @target: bytes wanted.
  *
- * Try-locks only: a shrinker may run under any lock (the kernel's is
- * called from reclaim), so it must never wait on a reservation; buffers
- * in use are skipped, not waited for.
- *
+ * Context: Try-locks only: a shrinker may run under any lock (the
+ * kernel's is called from reclaim), so it never waits on a reservation;
+ * buffers in use are skipped.
  * Return: the bytes swapped out (also added to @sdev->shrunk), or a
  * negative errno.
  */

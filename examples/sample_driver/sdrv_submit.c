@@ -58,14 +58,12 @@ static int job_bos_get(struct ttm_drm_file *file,
 		bo = sdrv_bo_lookup(file, u->handle);
 		if (!bo)
 			return -ENOENT;
-		jb->entries[jb->n].bo = &bo->tbo;
-		jb->entries[jb->n].write = u->flags & DRM_SDRV_BO_WRITE;
-		jb->n++;
+		jb->entries[jb->n++] = (struct ttm_exec_entry){
+			.bo = &bo->tbo, .write = u->flags & DRM_SDRV_BO_WRITE };
 	}
 	/*
-	 * A buffer listed twice is used once, written if any entry writes
-	 * it, as amdgpu's bo_list does; the repeats stay at the end so that
-	 * their references are still put.
+	 * A buffer listed twice is used once, written if any entry writes it
+	 * (amdgpu's bo_list); repeats go to the end, their references put.
 	 */
 	jb->n_unique = ttm_exec_entries_fold(jb->entries, jb->n, NULL);
 	return 0;
@@ -73,9 +71,8 @@ static int job_bos_get(struct ttm_drm_file *file,
 
 /*
  * Lock and validate every buffer: drm_exec_until_all_locked() with
- * drm_exec_prepare_obj() (one fence slot each for the job's fence),
- * then the validate-all step, which may itself have to back off when an
- * eviction contends with another submitter.
+ * drm_exec_prepare_obj() (a fence slot each for the job's fence), then
+ * validate all, which backs off too if an eviction contends.
  */
 static int job_lock_and_validate(struct ttm_exec *exec,
 				 struct sdrv_job_bos *jb)
@@ -104,7 +101,7 @@ static int job_lock_and_validate(struct ttm_exec *exec,
 /*
  * A seqno for the job, taken before it is queued, so that nothing can
  * fail once it is (msm allocates its fence id the same way); its slot
- * stays empty until sdrv_file_set_fence().
+ * stays empty until the job is queued (or not).
  */
 static int file_reserve_seqno(struct sdrv_file *sfile, uint64_t *ret_seqno)
 {
@@ -130,19 +127,9 @@ out:
 	return ret;
 }
 
-/* Fill the slot with the job's fence, or a signalled stub if none ran. */
-static void file_set_fence(struct sdrv_file *sfile, uint64_t seqno,
-			   struct ttm_fence *fence)
-{
-	pthread_mutex_lock(&sfile->lock);
-	sfile->fences[seqno - 1] = fence ? fence : ttm_fence_get_stub();
-	pthread_mutex_unlock(&sfile->lock);
-}
-
 /*
- * Queue the job, then publish its fence. The job's ranges are the
- * buffers' memory now: valid until they are unreserved, and later moves
- * wait for the fence added here before they copy or free anything.
+ * Queue the job, then publish its fence. Its ranges are the buffers'
+ * memory now: later moves wait for this fence before touching it.
  */
 static int job_push(struct sdrv_file *sfile, const struct drm_sdrv_submit *args,
 		    struct sdrv_job_bos *jb, struct ttm_fence **ret_fence)
@@ -151,16 +138,15 @@ static int job_push(struct sdrv_file *sfile, const struct drm_sdrv_submit *args,
 	struct ttm_gpu_dep *deps = NULL;
 	struct ttm_fence **fences = NULL;
 	unsigned int i, n_fences = 0, n_ranges = 0;
-	struct ttm_gpu_job job = { 0 };
+	struct ttm_gpu_job job;
 	int ret;
 
 	for (i = 0; i < jb->n_unique; i++) {
-		struct ttm_bo *bo = jb->entries[i].bo;
-
-		access[i].resv = ttm_bo_resv(bo);
+		access[i].resv = ttm_bo_resv(jb->entries[i].bo);
 		access[i].write = jb->entries[i].write;
 		if (jb->entries[i].write)
-			ttm_bo_gpu_range(bo, &jb->ranges[n_ranges++]);
+			ttm_bo_gpu_range(jb->entries[i].bo,
+					 &jb->ranges[n_ranges++]);
 	}
 	/*
 	 * Implicit sync (drm_sched_job_add_implicit_dependencies()): a
@@ -175,20 +161,17 @@ static int job_push(struct sdrv_file *sfile, const struct drm_sdrv_submit *args,
 		ret = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * Ordering only: another job's failure (a hang) must not fail this
-	 * one, as the kernel ignores implicit fences' errors.
-	 */
+	/* Ordering only: the kernel ignores implicit fences' errors (hangs). */
 	for (i = 0; i < n_fences; i++)
 		deps[i] = (struct ttm_gpu_dep){ .fence = fences[i] };
-	job.deps = deps;
-	job.n_deps = n_fences;
-	job.duration_us = (args->duration_ns + 999) / 1000;
-	job.op = n_ranges ? TTM_GPU_OP_ADD : TTM_GPU_OP_NOP;
-	job.add_value = args->value;
-	job.ranges = jb->ranges;
-	job.n_ranges = n_ranges;
-	job.hang = args->flags & DRM_SDRV_SUBMIT_HANG;
+	job = (struct ttm_gpu_job){
+		.op = n_ranges ? TTM_GPU_OP_ADD : TTM_GPU_OP_NOP,
+		.deps = deps, .n_deps = n_fences,
+		.ranges = jb->ranges, .n_ranges = n_ranges,
+		.duration_us = (args->duration_ns + 999) / 1000,
+		.add_value = args->value,
+		.hang = args->flags & DRM_SDRV_SUBMIT_HANG,
+	};
 	ret = ttm_sched_gpu_submit(sfile->entity, &job, ret_fence);
 	if (ret)
 		goto out;
@@ -233,7 +216,10 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 		ret = job_push(sfile, args, jb, &fence);
 	/* Unlocking puts every buffer back at its LRU's tail: just used. */
 	ttm_exec_fini(&exec);
-	file_set_fence(sfile, seqno, fence);
+	/* The slot gets the job's fence, or a signalled stub if none ran. */
+	pthread_mutex_lock(&sfile->lock);
+	sfile->fences[seqno - 1] = fence ? fence : ttm_fence_get_stub();
+	pthread_mutex_unlock(&sfile->lock);
 	if (ret == 0)
 		args->seqno = seqno;
 out_bos:
