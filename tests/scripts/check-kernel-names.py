@@ -31,6 +31,9 @@ Skipped: the variable a member access starts from (`bo` of
 what sits in `[...]`, and C keywords.
 A code line is one that does not start with "*", "/*" or "//"; a name
 only mentioned in comments is not found.
+A name the page marks as newer, `NAME` followed by "(after Linux X.Y", is
+checked only in a tree newer than X.Y; in an older one it is listed as
+"newer than this tree", not as missing.
 """
 import os
 import re
@@ -99,7 +102,8 @@ def span_names(span):
 
 
 def extract(md_path):
-    """[(line, name, kind)] of every kernel column of the page."""
+    """[(line, name, kind, after)] of every kernel column of the page;
+    after is the (major, minor) a name is marked newer than, or None."""
     with open(md_path, encoding='utf-8') as f:
         lines = f.read().splitlines()
     found = []
@@ -117,9 +121,12 @@ def extract(md_path):
             continue
         for i in cols:
             if i < len(cells):
-                for span in re.findall(r'`([^`]+)`', cells[i]):
-                    for name, kind in span_names(span):
-                        found.append((n, name, kind))
+                for m in re.finditer(r'`([^`]+)`(\s*\(after Linux '
+                                     r'(\d+)\.(\d+))?', cells[i]):
+                    after = (int(m.group(3)), int(m.group(4))) \
+                        if m.group(2) else None
+                    for name, kind in span_names(m.group(1)):
+                        found.append((n, name, kind, after))
     return found
 
 
@@ -208,19 +215,28 @@ def find(kernel, is_git, names):
 
 
 def describe(kernel, is_git):
-    """The kernel version or commit, for the summary line."""
-    if is_git:
-        r = subprocess.run(['git', '--git-dir', kernel, 'describe',
-                            '--always', '--tags', 'HEAD'],
-                           capture_output=True, text=True)
-        return r.stdout.strip() or 'HEAD'
+    """(text, (major, minor) or None) of the tree, from its Makefile."""
     try:
-        with open(os.path.join(kernel, 'Makefile'), encoding='utf-8') as f:
-            head = dict(re.findall(r'^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)',
-                                   f.read(4096), re.M))
-        return 'Linux {VERSION}.{PATCHLEVEL}.{SUBLEVEL}'.format(**head)
-    except (OSError, KeyError):
-        return 'an unversioned tree'
+        if is_git:
+            text = subprocess.run(['git', '--git-dir', kernel, 'show',
+                                   'HEAD:Makefile'], capture_output=True,
+                                  text=True, check=True).stdout
+            commit = subprocess.run(['git', '--git-dir', kernel, 'rev-parse',
+                                     '--short=12', 'HEAD'],
+                                    capture_output=True, text=True).stdout
+        else:
+            with open(os.path.join(kernel, 'Makefile'),
+                      encoding='utf-8') as f:
+                text = f.read(4096)
+            commit = ''
+        head = dict(re.findall(r'^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)',
+                               text, re.M))
+        what = 'Linux {VERSION}.{PATCHLEVEL}.{SUBLEVEL}'.format(**head)
+        if commit.strip():
+            what += f' (commit {commit.strip()})'
+        return what, (int(head['VERSION']), int(head['PATCHLEVEL']))
+    except (OSError, KeyError, subprocess.CalledProcessError):
+        return 'a tree of unknown version', None
 
 
 def main(argv):
@@ -231,8 +247,9 @@ def main(argv):
     md = os.path.join(here, '..', '..', 'docs', 'integration.md')
     if listing and len(args) <= 1:
         md = args[0] if args else md
-        for n, name, kind in extract(md):
-            print(f'{n}: {name} ({kind})')
+        for n, name, kind, after in extract(md):
+            later = f', after Linux {after[0]}.{after[1]}' if after else ''
+            print(f'{n}: {name} ({kind}{later})')
         return 0
     if len(args) not in (1, 2):
         print(__doc__, file=sys.stderr)
@@ -257,16 +274,25 @@ def main(argv):
         print(f'{md}: no backticked name in a "kernel" column',
               file=sys.stderr)
         return 1
-    names = {(name, kind) for _, name, kind in uses}
+    what, version = describe(kernel, is_git)
+    names = {(name, kind) for _, name, kind, _ in uses}
     found = find(kernel, is_git, names)
     reported = set()
-    for n, name, kind in uses:
-        if (name, kind) not in found:
-            print(f'{os.path.basename(md)}:{n}: {name} ({kind})')
+    newer = set()
+    for n, name, kind, after in uses:
+        if (name, kind) in found:
+            continue
+        where = f'{os.path.basename(md)}:{n}: {name} ({kind})'
+        if after and (version is None or version <= after):
+            print(f'{where}: newer than this tree (after Linux '
+                  f'{after[0]}.{after[1]})')
+            newer.add((name, kind))
+        else:
+            print(where)
             reported.add((name, kind))
-    what = describe(kernel, is_git)
     print(f'{len(names)} kernel names ({len(uses)} uses) checked against '
-          f'{what}: {len(reported)} not found')
+          f'{what}: {len(reported)} not found'
+          + (f', {len(newer)} newer than it' if newer else ''))
     return 1 if reported else 0
 
 
