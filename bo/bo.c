@@ -326,6 +326,11 @@ void bo_free(struct ttm_bo *bo)
 	bo->destroy(bo);
 }
 
+TTM_EXPORT void (*ttm_bo_destroy_fn(const struct ttm_bo *bo))(struct ttm_bo *)
+{
+	return bo->destroy;
+}
+
 TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)
 {
 	return bo->size;

@@ -809,6 +809,21 @@ struct ttm_device *ttm_bo_device(const struct ttm_bo *bo);
 const struct ttm_placement *ttm_bo_placement(const struct ttm_bo *bo);
 
 /**
+ * ttm_bo_destroy_fn() - the destroy callback @bo was initialised with.
+ * @bo: the buffer.
+ *
+ * A driver compares it with its own destroy function to know whether a
+ * buffer behind a handle is one of its objects embedding @bo before it
+ * uses container_of() (amdgpu_bo_is_amdgpu_bo()): the core's dumb
+ * buffers, ttm_bo_create()'s and PRIME imports have another.
+ *
+ * Context: Does not sleep; no lock needed (fixed at initialisation).
+ * Return: the callback given to ttm_bo_init_reserved(), or the library's
+ * own for the buffers it allocated itself.
+ */
+void (*ttm_bo_destroy_fn(const struct ttm_bo *bo))(struct ttm_bo *bo);
+
+/**
  * ttm_bo_size() - @bo's size.
  * @bo: the buffer.
  *
