@@ -27,12 +27,21 @@ static void sdrv_bo_destroy(struct ttm_bo *tbo)
 	free(to_sdrv_bo(tbo));
 }
 
-/* The file's buffer of @handle, referenced (drm_gem_object_lookup()). */
+/*
+ * The file's buffer of @handle, referenced (drm_gem_object_lookup()), if
+ * it is one of ours: the core's dumb buffers and PRIME imports are bare
+ * struct ttm_bo, so container_of() only after checking the destroy
+ * callback (amdgpu_bo_is_amdgpu_bo()). NULL for no buffer or another's.
+ */
 struct sdrv_bo *sdrv_bo_lookup(struct ttm_drm_file *file, uint32_t handle)
 {
 	struct ttm_bo *tbo = ttm_client_lookup(ttm_drm_file_client(file),
 					       handle);
 
+	if (tbo && ttm_bo_destroy_fn(tbo) != sdrv_bo_destroy) {
+		ttm_bo_put(tbo);
+		return NULL;
+	}
 	return tbo ? to_sdrv_bo(tbo) : NULL;
 }
 

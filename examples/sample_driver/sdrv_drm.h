@@ -102,7 +102,8 @@ struct drm_sdrv_submit_bo {
  * @duration_ns: in: how long the job runs on the GPU.
  * @seqno: out: the job's fence for DRM_IOCTL_SDRV_WAIT, never 0.
  *
- * Return: 0; -EFAULT for a bad @bos; -ENOENT for a bad handle; -EINVAL
+ * Return: 0; -EFAULT for a bad @bos; -ENOENT for a bad handle or one of
+ * a buffer not of this driver (a dumb buffer, a PRIME import); -EINVAL
  * for flags, pad, counts; -ENOSPC if the buffers cannot fit; -EINTR.
  */
 struct drm_sdrv_submit {
@@ -140,8 +141,9 @@ struct drm_sdrv_wait {
  * @flip_id: out: for DRM_IOCTL_SDRV_FLIP_STATUS.
  *
  * Non-blocking: the flip happens once the GPU work writing the buffer
- * is done. Return: 0; -ENOENT; -EINVAL (not a scanout buffer, flags, or
- * pinned elsewhere: mapped while in GTT); -EBUSY if the flip made
+ * is done. Return: 0; -ENOENT; -EINVAL (not a scanout buffer, such as
+ * a dumb buffer or an import, flags, or pinned elsewhere: mapped while
+ * in GTT); -EBUSY if the flip made
  * 1,024 flips ago is not done yet (its scanout log slot is reused);
  * -ENOSPC if it cannot be placed in CPU-visible VRAM; -EINTR.
  */

@@ -209,8 +209,14 @@ int sdrv_flip_ioctl(struct ttm_drm_file *file, void *data)
 	if (args->flags)
 		return -EINVAL;
 	bo = args->handle ? sdrv_bo_lookup(file, args->handle) : NULL;
-	if (args->handle && !bo)
-		return -ENOENT;
+	if (args->handle && !bo) {
+		/* A buffer not of ours (dumb, imported) is no scanout one. */
+		struct ttm_bo *tbo = ttm_client_lookup(
+			ttm_drm_file_client(file), args->handle);
+
+		ttm_bo_put(tbo);
+		return tbo ? -EINVAL : -ENOENT;
+	}
 	if (bo && !(bo->flags & DRM_SDRV_GEM_SCANOUT)) {
 		ttm_bo_put(&bo->tbo);
 		return -EINVAL;

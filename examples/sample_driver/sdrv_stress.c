@@ -129,6 +129,29 @@ static void check_bad_input(struct submitter *s)
 			       &(struct drm_sdrv_wait){ .seqno = 1 }), -ENOENT);
 }
 
+/*
+ * The core's buffers behind a handle (a dumb buffer) are not the
+ * driver's: refused, never read as one (container_of() past their end).
+ */
+static void check_foreign(struct ttm_drm_file *master)
+{
+	struct drm_mode_create_dumb d = { .width = 16, .height = 16,
+					  .bpp = 32 };
+	struct drm_sdrv_submit_bo bo = { 0, DRM_SDRV_BO_WRITE };
+	struct drm_sdrv_gem_info info = { 0 };
+	struct drm_sdrv_flip flip = { 0 };
+	uint64_t seqno;
+
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_MODE_CREATE_DUMB, &d), 0);
+	flip.handle = bo.handle = info.handle = d.handle;
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP, &flip), -EINVAL);
+	CHECK_EQ(submit(master, &bo, 1, 1, false, &seqno), -ENOENT);
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_GEM_INFO, &info),
+		 -ENOENT);
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_MODE_DESTROY_DUMB,
+			       &(struct drm_mode_destroy_dumb){ d.handle }), 0);
+}
+
 static void *submitter_thread(void *arg)
 {
 	struct submitter *s = arg;
@@ -316,6 +339,7 @@ int main(void)
 	}
 	subs[0].handles[0] = create(subs[0].file, BUF_SIZE, 0);
 	check_bad_input(&subs[0]);
+	check_foreign(comp.file);
 	CHECK_EQ(ttm_drm_ioctl(subs[0].file, DRM_IOCTL_GEM_CLOSE,
 			       &(struct drm_gem_close){ subs[0].handles[0] }),
 		 0);
