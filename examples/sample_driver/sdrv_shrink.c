@@ -25,7 +25,7 @@ static long sdrv_shrink_bo(struct ttm_lru_walk *walk, struct ttm_bo *bo)
 		return 0;
 	ret = ttm_bo_swapout(bo, walk->ctx);
 	if (ret == -EBUSY)
-		return 0;   /* busy with no_wait_gpu: try the next one */
+		return 0;   /* pinned after all: try the next one */
 	return ret ? ret : (long)ttm_bo_size(bo);
 }
 
@@ -39,8 +39,10 @@ static const struct ttm_lru_walk_ops sdrv_shrink_ops = {
  * @target: bytes wanted.
  *
  * Context: Try-locks only: a shrinker may run under any lock (the
- * kernel's is called from reclaim), so it never waits on a reservation;
- * buffers in use are skipped.
+ * kernel's is called from reclaim), so it never waits on a reservation:
+ * buffers locked by others are skipped. It does wait for the GPU work on
+ * a buffer it moves (no_wait_gpu clear, as TTM's global swapout), so an
+ * idle-looking LRU is emptied, not skipped over.
  * Return: the bytes swapped out (also added to @sdev->shrunk), or a
  * negative errno.
  */
