@@ -120,6 +120,8 @@ struct drm_sdrv_submit {
  * struct drm_sdrv_wait - wait for a job of this file.
  * @seqno: in: from SUBMIT.
  * @timeout_ns: in: relative; 0 just tests; above INT64_MAX: forever.
+ *	Not updated on -EINTR: a restarted WAIT waits the whole timeout
+ *	again (msm's absolute timeouts avoid that; this one is simpler).
  * @status: out: 0 if the job ran, else its negative error (-ETIMEDOUT:
  *	it hung and the watchdog reset the engine).
  * @pad: must be 0.
@@ -164,7 +166,6 @@ struct drm_sdrv_flip {
  *	is released (unpinned).
  * @status: out: with @done, 0 or the display job's error.
  * @word0: out: the first 32-bit word of the buffer scanned out.
- * @pad: 0.
  * @checksum: out: the sum of its 32-bit words.
  * @size: out: its bytes; 0 for "display off".
  *

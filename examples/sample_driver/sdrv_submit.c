@@ -63,7 +63,8 @@ static int job_bos_get(struct ttm_drm_file *file,
 	}
 	/*
 	 * A buffer listed twice is used once, written if any entry writes it
-	 * (amdgpu's bo_list); repeats go to the end, their references put.
+	 * (amdgpu's bo_list); repeats go to the end, their references kept
+	 * until job_bos_free() puts every entry's.
 	 */
 	jb->n_unique = ttm_exec_entries_fold(jb->entries, jb->n, NULL);
 	return 0;
