@@ -6,13 +6,14 @@ or one of its own "sdrv*.h". Usage: check_includes.py FILE..."""
 import re
 import sys
 
-ALLOWED = re.compile(r'#include\s+(<ttmsim/[a-z_]+\.h>|<drm\.h>|'
+INCLUDE = re.compile(r'\s*#\s*include')
+ALLOWED = re.compile(r'\s*#\s*include\s+(<ttmsim/[a-z_]+\.h>|<drm\.h>|'
                      r'<[a-z/]+\.h>|"sdrv[a-z_]*\.h")')
 PRIVATE = re.compile(r'<(util|bo|ww|drm|sched|execbuf|gpu_sim)/')
 bad = 0
 for path in sys.argv[1:]:
     for n, line in enumerate(open(path), 1):
-        if not line.startswith('#include'):
+        if not INCLUDE.match(line):
             continue
         if not ALLOWED.match(line) or PRIVATE.search(line):
             print(f'{path}:{n}: not a public header: {line.strip()}')
