@@ -11,6 +11,11 @@ build="$1"
 client="$2"
 shift 2
 cc=("$@")
+# The tools it checks with: without them, a skip (77), not a failure.
+for tool in nm ldd pkg-config; do
+	command -v "$tool" >/dev/null ||
+		{ echo "tsan-flavour: $tool not found: skipped" >&2; exit 77; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
