@@ -90,6 +90,13 @@ int sdrv_gem_mmap_offset_ioctl(struct ttm_drm_file *file, void *data)
 	return ret;
 }
 
+/* The uAPI's numbers are its own: ttmsim's enum may change, they may not. */
+static const uint32_t sdrv_domain[TTM_DOMAIN_COUNT] = {
+	[TTM_DOMAIN_VRAM] = DRM_SDRV_DOMAIN_VRAM,
+	[TTM_DOMAIN_GTT] = DRM_SDRV_DOMAIN_GTT,
+	[TTM_DOMAIN_SYSTEM] = DRM_SDRV_DOMAIN_SYSTEM,
+};
+
 int sdrv_gem_info_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_gem_info *args = data;
@@ -104,7 +111,7 @@ int sdrv_gem_info_ioctl(struct ttm_drm_file *file, void *data)
 	/* The pin count and domain are the reservation's to change. */
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret == 0) {
-		args->domain = ttm_bo_domain(&bo->tbo);
+		args->domain = sdrv_domain[ttm_bo_domain(&bo->tbo)];
 		args->pin_count = ttm_bo_pin_count(&bo->tbo);
 		ttm_bo_unreserve(&bo->tbo);
 	}
