@@ -90,6 +90,8 @@ struct drm_sdrv_submit_bo {
 #define DRM_SDRV_SUBMIT_HANG      (1u << 0)
 
 #define DRM_SDRV_MAX_BOS          256u
+/* drm_sdrv_submit::duration_ns: at most ten seconds. */
+#define DRM_SDRV_MAX_DURATION_NS  10000000000ull
 
 /**
  * struct drm_sdrv_submit - run one job on the render engine: add @value
@@ -99,7 +101,8 @@ struct drm_sdrv_submit_bo {
  * @flags: in: DRM_SDRV_SUBMIT_*.
  * @value: in: what to add.
  * @pad: must be 0.
- * @duration_ns: in: how long the job runs on the GPU.
+ * @duration_ns: in: how long the job runs on the GPU, at most
+ *	DRM_SDRV_MAX_DURATION_NS.
  * @seqno: out: the job's fence for DRM_IOCTL_SDRV_WAIT, never 0.
  *
  * Return: 0; -EFAULT for a bad @bos; -ENOENT for a bad handle or one of

@@ -122,6 +122,13 @@ static void check_bad_input(struct submitter *s)
 	sub.bos = (uintptr_t)&bo;
 	sub.pad = 1;
 	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_SUBMIT, &sub), -EINVAL);
+	sub.pad = 0;
+	/* Too long a job; ~0 would wrap to 0 microseconds. */
+	sub.duration_ns = DRM_SDRV_MAX_DURATION_NS + 1;
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_SUBMIT, &sub), -EINVAL);
+	sub.duration_ns = ~0ull;
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_SUBMIT, &sub), -EINVAL);
+	sub.duration_ns = 0;
 	/* Render nodes cannot flip. */
 	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_FLIP, &flip), -EACCES);
 	/* Nothing was queued: there is no seqno 1. */

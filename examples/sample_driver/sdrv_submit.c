@@ -200,7 +200,8 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 	int ret;
 
 	if ((args->flags & ~DRM_SDRV_SUBMIT_HANG) || args->pad ||
-	    args->bo_count == 0 || args->bo_count > DRM_SDRV_MAX_BOS)
+	    args->bo_count == 0 || args->bo_count > DRM_SDRV_MAX_BOS ||
+	    args->duration_ns > DRM_SDRV_MAX_DURATION_NS)
 		return -EINVAL;
 	jb = calloc(1, sizeof(*jb));
 	if (!jb)
