@@ -71,12 +71,18 @@ static const struct ttm_sched_backend_ops sdrv_display_ops = {
 	.run_job = sdrv_display_run, .free_job = sdrv_display_free,
 };
 
-/* Unpin a framebuffer no longer shown; uninterruptibly: no pin may leak. */
+/*
+ * Unpin a framebuffer no longer shown; uninterruptibly: no pin may leak.
+ * Without a ticket nor @interruptible, ttm_bo_reserve() waits until it
+ * has the lock and returns 0 (its errors need one or the other); checked
+ * all the same: never unpin without the reservation.
+ */
 static void sdrv_fb_release(struct ttm_bo *fb)
 {
-	ttm_bo_reserve(fb, false, false, NULL);
-	ttm_bo_unpin(fb);
-	ttm_bo_unreserve(fb);
+	if (ttm_bo_reserve(fb, false, false, NULL) == 0) {
+		ttm_bo_unpin(fb);
+		ttm_bo_unreserve(fb);
+	}
 	ttm_bo_put(fb);
 }
 
