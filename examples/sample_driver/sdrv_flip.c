@@ -190,6 +190,14 @@ static int sdrv_flip_commit(struct sdrv_device *sdev, struct ttm_bo *new,
 		sdrv_display_free(&s->base);
 		return ret;
 	}
+	/*
+	 * Nothing fails from here: the slot is this flip's now, before its
+	 * job can write the record; a failed flip leaves the record of the
+	 * flip made SDRV_LOG_SIZE ago readable.
+	 */
+	pthread_mutex_lock(&sdev->log_lock);
+	*f = (struct sdrv_flip){ .st.flip_id = sdev->n_log };
+	pthread_mutex_unlock(&sdev->log_lock);
 	ttm_sched_job_arm(&s->base);
 	f->fence = ttm_fence_get(ttm_sched_job_finished(&s->base));
 	ttm_sched_entity_push_job(&s->base);
@@ -237,8 +245,6 @@ int sdrv_flip_ioctl(struct ttm_drm_file *file, void *data)
 	pthread_mutex_lock(&sdev->log_lock);
 	f = &sdev->log[sdev->n_log % SDRV_LOG_SIZE];
 	ret = sdev->n_log - sdev->n_done < SDRV_LOG_SIZE ? 0 : -EBUSY;
-	if (ret == 0)
-		*f = (struct sdrv_flip){ .st.flip_id = sdev->n_log };
 	pthread_mutex_unlock(&sdev->log_lock);
 	if (ret == 0)
 		ret = sdrv_flip_prepare(&exec, new, old);

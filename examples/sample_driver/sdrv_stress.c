@@ -159,6 +159,55 @@ static void check_foreign(struct ttm_drm_file *master)
 			       &(struct drm_mode_destroy_dumb){ d.handle }), 0);
 }
 
+static uint32_t pin_count(struct ttm_drm_file *f, uint32_t handle)
+{
+	struct drm_sdrv_gem_info info = { .handle = handle };
+
+	CHECK_EQ(ttm_drm_ioctl(f, DRM_IOCTL_SDRV_GEM_INFO, &info), 0);
+	return info.pin_count;
+}
+
+/*
+ * The scanout log keeps the last SDRV_LOG_SIZE flips, a failed flip
+ * changes none of them and no pin: SDRV_LOG_SIZE + 1 flips of one
+ * framebuffer, then one of a buffer too big for CPU-visible VRAM.
+ */
+static void check_flip_log(struct ttm_drm_file *master)
+{
+	uint32_t fb = create(master, FB_SIZE, DRM_SDRV_GEM_SCANOUT);
+	uint32_t big = create(master, VRAM_SIZE / 2, DRM_SDRV_GEM_SCANOUT);
+	struct drm_sdrv_flip flip = { .handle = fb };
+	struct drm_sdrv_flip_status st;
+	unsigned int i;
+
+	for (i = 0; i <= SDRV_LOG_SIZE; i++) {
+		CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP, &flip), 0);
+		st = (struct drm_sdrv_flip_status){
+			.flip_id = flip.flip_id,
+			.flags = DRM_SDRV_FLIP_STATUS_WAIT };
+		CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP_STATUS,
+				       &st), 0);
+	}
+	CHECK_EQ(pin_count(master, fb), 1);
+	flip.handle = big;
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP, &flip), -ENOSPC);
+	CHECK_EQ(pin_count(master, fb), 1);
+	CHECK_EQ(pin_count(master, big), 0);
+	/* The oldest record kept, in the slot the failed flip would use. */
+	st = (struct drm_sdrv_flip_status){ .flip_id = 1 };
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP_STATUS, &st), 0);
+	CHECK_EQ(st.done, 1);
+	CHECK_EQ(st.size, FB_SIZE);
+	st = (struct drm_sdrv_flip_status){ .flip_id = 0 };
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP_STATUS, &st),
+		 -ENOENT);
+	/* The CRTC holds @fb until the compositor's first flip. */
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ fb }), 0);
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ big }), 0);
+}
+
 static void *submitter_thread(void *arg)
 {
 	struct submitter *s = arg;
@@ -347,6 +396,7 @@ int main(void)
 	subs[0].handles[0] = create(subs[0].file, BUF_SIZE, 0);
 	check_bad_input(&subs[0]);
 	check_foreign(comp.file);
+	check_flip_log(comp.file);
 	CHECK_EQ(ttm_drm_ioctl(subs[0].file, DRM_IOCTL_GEM_CLOSE,
 			       &(struct drm_gem_close){ subs[0].handles[0] }),
 		 0);
