@@ -305,7 +305,7 @@ int sdrv_flip_init(struct sdrv_device *sdev, struct ttm_gpu *gpu)
 	pthread_cond_init(&sdev->log_cond, NULL);
 	ret = ttm_sched_create(&opts, &sdev->display);
 	if (ret)
-		return ret;
+		goto err_locks;
 	ret = ttm_sched_entity_create(sdev->display, TTM_SCHED_PRIORITY_HIGH,
 				      &sdev->crtc);
 	if (ret)
@@ -319,6 +319,10 @@ err_entity:
 	ttm_sched_entity_destroy(sdev->crtc, 0);
 err_sched:
 	ttm_sched_destroy(sdev->display);
+err_locks:
+	pthread_cond_destroy(&sdev->log_cond);
+	pthread_mutex_destroy(&sdev->log_lock);
+	pthread_mutex_destroy(&sdev->flip_lock);
 	return ret;
 }
 
