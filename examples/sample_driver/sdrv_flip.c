@@ -105,13 +105,18 @@ static void *sdrv_flip_worker(void *arg)
 		if (f->old)
 			sdrv_fb_release(f->old);
 		status = ttm_fence_get_status(f->fence);
-		ttm_fence_put(f->fence);
-		/* The record is final: FLIP_STATUS waiters may go. */
+		/*
+		 * The record is final: FLIP_STATUS waiters may go. The
+		 * fence goes under the lock: FLIP_STATUS takes references
+		 * to the fences of flips not done.
+		 */
 		pthread_mutex_lock(&sdev->log_lock);
 		f->st.status = status < 0 ? status : 0;
 		f->st.done = 1;
 		sdev->n_done++;
 		pthread_cond_broadcast(&sdev->log_cond);
+		ttm_fence_put(f->fence);
+		f->fence = NULL;
 	}
 	pthread_mutex_unlock(&sdev->log_lock);
 	return NULL;
@@ -273,17 +278,34 @@ int sdrv_flip_status_ioctl(struct ttm_drm_file *file, void *data)
 {
 	struct drm_sdrv_flip_status *args = data;
 	struct sdrv_device *sdev = sdrv_from_file(file);
-	struct drm_sdrv_flip_status *rec =
-		&sdev->log[args->flip_id % SDRV_LOG_SIZE].st;
+	struct sdrv_flip *f = &sdev->log[args->flip_id % SDRV_LOG_SIZE];
+	struct drm_sdrv_flip_status *rec = &f->st;
+	struct ttm_fence *fence;
 	int ret = 0;
 
 	if (args->flags & ~DRM_SDRV_FLIP_STATUS_WAIT)
 		return -EINVAL;
 	pthread_mutex_lock(&sdev->log_lock);
-	/* Until done, unless not yet made or forgotten (its slot reused). */
+	/*
+	 * Until done, unless not yet made or forgotten (its slot reused).
+	 * The long wait, for the flip fence, is interruptible; the worker's
+	 * cleanup after it is short, a plain condition wait.
+	 */
 	while ((args->flags & DRM_SDRV_FLIP_STATUS_WAIT) && !rec->done &&
-	       rec->flip_id == args->flip_id && args->flip_id < sdev->n_log)
+	       rec->flip_id == args->flip_id && args->flip_id < sdev->n_log) {
+		fence = ttm_fence_get(f->fence);
+		if (!ttm_fence_is_signaled(fence)) {
+			pthread_mutex_unlock(&sdev->log_lock);
+			ret = ttm_fence_wait(fence, true, -1);
+			ttm_fence_put(fence);
+			if (ret < 0)
+				return ret;   /* -EINTR */
+			pthread_mutex_lock(&sdev->log_lock);
+			continue;
+		}
+		ttm_fence_put(fence);
 		pthread_cond_wait(&sdev->log_cond, &sdev->log_lock);
+	}
 	if (rec->flip_id != args->flip_id || args->flip_id >= sdev->n_log)
 		ret = -ENOENT;
 	else

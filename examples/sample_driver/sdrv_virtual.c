@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <ttmsim/interrupt.h>
+
 #include "sdrv.h"
 
 #define CHECK_EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) { \
@@ -80,6 +82,7 @@ int main(void)
 	struct drm_sdrv_flip_status st;
 	struct drm_gem_close close = { 0 };
 	uint32_t a, filler, b;
+	struct ttm_interrupt_token *token;
 	uint64_t fa, fb, w;
 	int busy;
 
@@ -96,6 +99,13 @@ int main(void)
 	fa = flip(a);
 	CHECK_EQ(ttm_gpu_advance(gpu, 50), 0);
 	CHECK_EQ(status(fa, false).done, 0);
+	/* Waiting for it can be interrupted, as any interruptible wait. */
+	CHECK_EQ(ttm_interrupt_self(&token), 0);
+	CHECK_EQ(ttm_interrupt(token), 0);
+	st = (struct drm_sdrv_flip_status){
+		.flip_id = fa, .flags = DRM_SDRV_FLIP_STATUS_WAIT };
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_FLIP_STATUS, &st), -EINTR);
+	ttm_interrupt_token_put(token);
 	CHECK_EQ(ttm_gpu_advance(gpu, 60), 0);
 	st = status(fa, true);
 	CHECK_EQ(st.status, 0);
