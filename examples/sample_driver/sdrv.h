@@ -68,12 +68,26 @@ static inline struct sdrv_bo *to_sdrv_bo(struct ttm_bo *tbo)
 	return container_of(tbo, struct sdrv_bo, tbo);
 }
 
+/* A file's fence table remembers its last 4,096 jobs (WAIT). */
+#define SDRV_FENCE_RING 4096
+
+/*
+ * A job's entry: its fence until it signalled and the table noticed
+ * ("retired" it, as msm's fence table), then only its status.
+ */
+struct sdrv_fence_slot {
+	struct ttm_fence *fence;        /* a reference; NULL once retired */
+	int status;                     /* once retired: 0 or its error */
+};
+
 /* Per-file state, the drm_file's driver_priv. */
 struct sdrv_file {
 	struct ttm_sched_entity *entity; /* on the render ring (a context) */
 	pthread_mutex_t lock;            /* protects the fence table: */
-	struct ttm_fence **fences;       /* seqno N's fence is @fences[N-1] */
-	uint64_t n_fences, max_fences;
+	/* seqno N at (N - 1) % size; NULL fence, not retired: not queued */
+	struct sdrv_fence_slot fences[SDRV_FENCE_RING];
+	uint64_t n_fences;               /* seqnos given out */
+	uint64_t n_retired;              /* seqnos 1..this: retired */
 };
 
 /* Probe and remove: the test plays the bus. */

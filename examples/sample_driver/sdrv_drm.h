@@ -107,7 +107,9 @@ struct drm_sdrv_submit_bo {
  *
  * Return: 0; -EFAULT for a bad @bos; -ENOENT for a bad handle or one of
  * a buffer not of this driver (a dumb buffer, a PRIME import); -EINVAL
- * for flags, pad, counts; -ENOSPC if the buffers cannot fit; -EINTR.
+ * for flags, pad, counts; -ENOSPC if the buffers cannot fit; -EBUSY if
+ * the file's job of 4,096 submits ago is still running (WAIT's table
+ * keeps that many); -EINTR.
  */
 struct drm_sdrv_submit {
 	__u64 bos;
@@ -130,7 +132,7 @@ struct drm_sdrv_submit {
  * @pad: must be 0.
  *
  * Return: 0 once done (see @status); -ETIME; -ENOENT for an unknown
- * @seqno; -EINTR.
+ * @seqno, or one of more than 4,096 submits ago; -EINTR.
  */
 struct drm_sdrv_wait {
 	__u64 seqno;

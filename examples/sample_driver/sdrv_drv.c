@@ -43,9 +43,8 @@ static void sdrv_postclose(struct ttm_drm_file *file)
 
 	/* As drm_sched_entity_destroy() at close: a second to drain. */
 	ttm_sched_entity_destroy(sfile->entity, 1000000000ull);
-	for (i = 0; i < sfile->n_fences; i++)
-		ttm_fence_put(sfile->fences[i]);
-	free(sfile->fences);
+	for (i = 0; i < SDRV_FENCE_RING; i++)
+		ttm_fence_put(sfile->fences[i].fence);
 	pthread_mutex_destroy(&sfile->lock);
 	free(sfile);
 }

@@ -7,7 +7,9 @@
  * implicit dependencies from their reservations, queue the job on the
  * file's scheduler entity, and publish its finished fence in every
  * reservation (WRITE for the buffers it writes, READ for the others).
- * WAIT waits for one of the file's fences (msm's WAIT_FENCE).
+ * WAIT waits for one of the file's fences (msm's WAIT_FENCE); the file
+ * keeps only the fences of jobs not yet seen done, and the status of its
+ * last SDRV_FENCE_RING jobs.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -100,30 +102,46 @@ static int job_lock_and_validate(struct ttm_exec *exec,
 }
 
 /*
+ * Retire the file's oldest jobs that are done, in order: their fences
+ * put, their status kept (msm's fence table keeps the last completed
+ * seqno). Stops at the first still running, or not yet queued.
+ */
+static void file_retire(struct sdrv_file *sfile)
+{
+	while (sfile->n_retired < sfile->n_fences) {
+		struct sdrv_fence_slot *slot =
+			&sfile->fences[sfile->n_retired % SDRV_FENCE_RING];
+		int status;
+
+		if (!slot->fence || !ttm_fence_is_signaled(slot->fence))
+			break;
+		status = ttm_fence_get_status(slot->fence);
+		slot->status = status < 0 ? status : 0;
+		ttm_fence_put(slot->fence);
+		slot->fence = NULL;
+		sfile->n_retired++;
+	}
+}
+
+/*
  * A seqno for the job, taken before it is queued, so that nothing can
  * fail once it is (msm allocates its fence id the same way); its slot
- * stays empty until the job is queued (or not).
+ * stays empty until the job is queued (or not). -EBUSY if the slot's
+ * job, SDRV_FENCE_RING seqnos ago, is still running.
  */
 static int file_reserve_seqno(struct sdrv_file *sfile, uint64_t *ret_seqno)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&sfile->lock);
-	if (sfile->n_fences == sfile->max_fences) {
-		uint64_t max = sfile->max_fences ? 2 * sfile->max_fences : 64;
-		struct ttm_fence **f = realloc(sfile->fences,
-					       max * sizeof(*f));
-
-		if (!f) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		sfile->fences = f;
-		sfile->max_fences = max;
+	file_retire(sfile);
+	if (sfile->n_fences - sfile->n_retired >= SDRV_FENCE_RING) {
+		ret = -EBUSY;
+	} else {
+		sfile->fences[sfile->n_fences % SDRV_FENCE_RING] =
+			(struct sdrv_fence_slot){ 0 };
+		*ret_seqno = ++sfile->n_fences;
 	}
-	sfile->fences[sfile->n_fences++] = NULL;
-	*ret_seqno = sfile->n_fences;
-out:
 	pthread_mutex_unlock(&sfile->lock);
 	return ret;
 }
@@ -220,7 +238,8 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 	ttm_exec_fini(&exec);
 	/* The slot gets the job's fence, or a signalled stub if none ran. */
 	pthread_mutex_lock(&sfile->lock);
-	sfile->fences[seqno - 1] = fence ? fence : ttm_fence_get_stub();
+	sfile->fences[(seqno - 1) % SDRV_FENCE_RING].fence =
+		fence ? fence : ttm_fence_get_stub();
 	pthread_mutex_unlock(&sfile->lock);
 	if (ret == 0)
 		args->seqno = seqno;
@@ -234,19 +253,28 @@ int sdrv_wait_ioctl(struct ttm_drm_file *file, void *data)
 	struct drm_sdrv_wait *args = data;
 	struct sdrv_file *sfile = sdrv_file(file);
 	struct ttm_fence *fence = NULL;
+	struct sdrv_fence_slot *slot;
 	int64_t timeout = args->timeout_ns > INT64_MAX ? -1 :
 			  (int64_t)args->timeout_ns;
-	int ret;
+	int ret = 0;
 
 	if (args->pad)
 		return -EINVAL;
 	pthread_mutex_lock(&sfile->lock);
-	if (args->seqno >= 1 && args->seqno <= sfile->n_fences &&
-	    sfile->fences[args->seqno - 1])   /* empty: not yet queued */
-		fence = ttm_fence_get(sfile->fences[args->seqno - 1]);
+	slot = &sfile->fences[(args->seqno - 1) % SDRV_FENCE_RING];
+	/* Unknown, forgotten (its slot reused), or not yet queued. */
+	if (args->seqno < 1 || args->seqno > sfile->n_fences ||
+	    args->seqno + SDRV_FENCE_RING <= sfile->n_fences)
+		ret = -ENOENT;
+	else if (args->seqno <= sfile->n_retired)
+		args->status = slot->status;
+	else if (slot->fence)
+		fence = ttm_fence_get(slot->fence);
+	else
+		ret = -ENOENT;
 	pthread_mutex_unlock(&sfile->lock);
 	if (!fence)
-		return -ENOENT;
+		return ret;
 	ret = ttm_fence_wait(fence, true, timeout);
 	if (ret == 0) {
 		int status = ttm_fence_get_status(fence);

@@ -73,6 +73,51 @@ static struct drm_sdrv_flip_status status(uint64_t id, bool wait)
 	return st;
 }
 
+/*
+ * The file's fence table: the last SDRV_FENCE_RING jobs, fences dropped
+ * once done, their status kept. A full table of running jobs refuses
+ * one more (-EBUSY); once they ran, the next submit retires them.
+ */
+static void check_fence_ring(uint32_t handle)
+{
+	struct drm_sdrv_submit_bo bo = { handle, DRM_SDRV_BO_READ };
+	struct drm_sdrv_submit s = {
+		.bos = (uintptr_t)&bo, .bo_count = 1, .duration_ns = 1000,
+	};
+	struct drm_sdrv_wait w = { 0 };
+	uint64_t first, last;
+	unsigned int i;
+
+	s.flags = 0;
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_SUBMIT, &s), 0);
+	first = s.seqno;
+	s.flags = DRM_SDRV_SUBMIT_HANG;
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_SUBMIT, &s), 0);
+	s.flags = 0;
+	for (i = 2; i < SDRV_FENCE_RING; i++)
+		CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_SUBMIT, &s), 0);
+	last = s.seqno;
+	CHECK_EQ(last, first + SDRV_FENCE_RING - 1);
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_SUBMIT, &s), -EBUSY);
+	CHECK_EQ(ttm_gpu_advance(gpu, 100000), 0);
+	/* It retires them all, and takes @first's slot: forgotten. */
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_SUBMIT, &s), 0);
+	CHECK_EQ(s.seqno, last + 1);
+	w.seqno = first;
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_WAIT, &w), -ENOENT);
+	/* The hung job's fence is gone: its status was kept. */
+	w = (struct drm_sdrv_wait){ .seqno = first + 1 };
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_WAIT, &w), 0);
+	CHECK_EQ(w.status, -ETIMEDOUT);
+	w = (struct drm_sdrv_wait){ .seqno = last };
+	CHECK_EQ(ttm_drm_ioctl(file, DRM_IOCTL_SDRV_WAIT, &w), 0);
+	CHECK_EQ(w.status, 0);
+	/* Done jobs hold no fence. */
+	CHECK_EQ(!sdrv_file(file)->fences[(last - 1) % SDRV_FENCE_RING].fence,
+		 1);
+	CHECK_EQ(ttm_gpu_advance(gpu, 10), 0);
+}
+
 int main(void)
 {
 	struct ttm_gpu_options gopts = {
@@ -145,6 +190,7 @@ int main(void)
 	CHECK_EQ(st.size, FB_SIZE);
 	CHECK_EQ(st.word0, 0);
 
+	check_fence_ring(b);
 	flip(0);   /* display off: @b is released */
 	CHECK_EQ(ttm_gpu_advance(gpu, 10), 0);
 	ttm_drm_close(file);
