@@ -8,11 +8,18 @@
 
 #include "bo/bo.h"
 #include "util/compiler.h"
+#include "ww/debug.h"
 
-/* Cheap and catches the common mistake; a full check needs a tid. */
+/*
+ * Reserved by the caller: with the checker on, its record of the thread's
+ * held locks says so; with it off, only that someone holds it (cheap, and
+ * catches the common mistake).
+ */
 static bool bo_reserved(struct ttm_bo *bo)
 {
-	return ww_mutex_is_locked(&bo->resv->lock);
+	if (!ww_mutex_is_locked(&bo->resv->lock))
+		return false;
+	return !ww_debug_active() || ww_debug_lock_held(&bo->resv->lock);
 }
 
 /* Check the range, then wait for the work a @write access must follow. */

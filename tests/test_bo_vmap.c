@@ -7,12 +7,14 @@
  * arenas' edges, not for SYSTEM buffers, and for ranges at the ends of
  * the address space.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "lib/bo_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/resv.h"
+#include "ttmsim/ww_debug.h"
 
 #define SIZE (16 * KiB)
 
@@ -81,6 +83,53 @@ static void test_vmap_unreserved(void **state)
 	assert_int_equal(ttm_bo_vunmap(bo, mapped), 0);
 	ttm_bo_unreserve(bo);
 	ttm_bo_put(bo);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
+struct holder {
+	struct ttm_bo *bo;
+	pthread_barrier_t locked, done;
+};
+
+static void *hold_reservation(void *arg)
+{
+	struct holder *h = arg;
+
+	reserve(h->bo);
+	pthread_barrier_wait(&h->locked);
+	pthread_barrier_wait(&h->done);
+	ttm_bo_unreserve(h->bo);
+	return NULL;
+}
+
+/*
+ * Reserved by another thread is not reserved by the caller: with the
+ * checker on (it knows each thread's locks), -EPERM too.
+ */
+static void test_vmap_other_owner(void **state)
+{
+	struct ttm_device *dev = new_device();
+	struct holder h = { .bo = create_bo(dev, 4 * KiB, &vram_only) };
+	void *addr = &addr;
+	char byte;
+	pthread_t t;
+
+	(void)state;
+	if (!ww_debug_enabled())
+		skip();   /* -Dww_debug=false or TTMSIM_WW_DEBUG=0 */
+	pthread_barrier_init(&h.locked, NULL, 2);
+	pthread_barrier_init(&h.done, NULL, 2);
+	assert_int_equal(pthread_create(&t, NULL, hold_reservation, &h), 0);
+	pthread_barrier_wait(&h.locked);
+	assert_int_equal(ttm_bo_vmap(h.bo, &addr), -EPERM);
+	assert_ptr_equal(addr, &addr);
+	assert_int_equal(ttm_bo_read(h.bo, 0, &byte, 1), -EPERM);
+	assert_int_equal(ttm_bo_write(h.bo, 0, &byte, 1), -EPERM);
+	pthread_barrier_wait(&h.done);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&h.locked);
+	pthread_barrier_destroy(&h.done);
+	ttm_bo_put(h.bo);
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
@@ -205,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_vmap_contents, checks_reset),
 		cmocka_unit_test_setup(test_vmap_unreserved, checks_reset),
+		cmocka_unit_test_setup(test_vmap_other_owner, checks_reset),
 		cmocka_unit_test_setup(test_vunmap_after_move, checks_reset),
 		cmocka_unit_test_setup(test_mem_overlaps, checks_reset),
 	};

@@ -964,7 +964,8 @@ unsigned int ttm_bo_pin_count(const struct ttm_bo *bo);
  * Context: May sleep, not interruptibly. @bo reserved by the caller (a
  * move would change its memory).
  * Return: 0; -EINVAL if the range is not inside @bo; -EPERM if @bo is not
- * reserved at all (the obvious misuse; not a full check).
+ * reserved by the caller (with the ww debug checker on; with it off,
+ * only if not reserved at all).
  */
 int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf, size_t len);
 
@@ -998,8 +999,9 @@ int ttm_bo_write(struct ttm_bo *bo, uint64_t offset, const void *buf,
  * ttm_bo_vunmap().
  *
  * Context: Does not sleep. @bo reserved by the caller.
- * Return: 0 and *@ret_addr set; -EPERM if @bo is not reserved at all (the
- * obvious misuse; not a full check), *@ret_addr untouched.
+ * Return: 0 and *@ret_addr set; -EPERM if @bo is not reserved by the
+ * caller (with the ww debug checker on; with it off, only if not reserved
+ * at all), *@ret_addr untouched.
  */
 int ttm_bo_vmap(struct ttm_bo *bo, void **ret_addr);
 
