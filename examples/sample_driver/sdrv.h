@@ -55,6 +55,7 @@ struct sdrv_device {
 	pthread_t worker;               /* cleans up the flips in order */
 	bool stopping;                  /* @worker: finish the queue, exit */
 	uint64_t shrunk;                /* bytes the shrinker freed, in all */
+	uint64_t backoffs;              /* exec passes redone, in all (tests) */
 };
 
 /* The driver's buffer, as amdgpu_bo: ttm_buffer_object (and GEM) embedded. */

@@ -105,6 +105,14 @@ static int wait_job(struct ttm_drm_file *f, uint64_t seqno)
 	return w.status;
 }
 
+static uint32_t pin_count(struct ttm_drm_file *f, uint32_t handle)
+{
+	struct drm_sdrv_gem_info info = { .handle = handle };
+
+	CHECK_EQ(ttm_drm_ioctl(f, DRM_IOCTL_SDRV_GEM_INFO, &info), 0);
+	return info.pin_count;
+}
+
 /* Bad input fails cleanly, naming the right error; nothing is queued. */
 static void check_bad_input(struct submitter *s)
 {
@@ -129,11 +137,58 @@ static void check_bad_input(struct submitter *s)
 	sub.duration_ns = ~0ull;
 	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_SUBMIT, &sub), -EINVAL);
 	sub.duration_ns = 0;
+	sub.duration_ns = 0;
+	sub.flags = 1u << 31;   /* unknown */
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_SUBMIT, &sub), -EINVAL);
+	sub.flags = 0;
+	sub.bo_count = DRM_SDRV_MAX_BOS + 1;
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_SUBMIT, &sub), -EINVAL);
+	bad = (struct drm_sdrv_submit_bo){ s->handles[0], 0x4 | DRM_SDRV_BO_READ };
+	CHECK_EQ(submit(s->file, &bad, 1, 1, false, &seqno), -EINVAL);
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_GEM_CREATE,
+			       &(struct drm_sdrv_gem_create){ .size = 4096,
+							      .flags = 1u << 31 }),
+		 -EINVAL);
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_GEM_INFO,
+			       &(struct drm_sdrv_gem_info){
+				       .handle = s->handles[0], .pad = 1 }),
+		 -EINVAL);
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_GEM_MMAP_OFFSET,
+			       &(struct drm_sdrv_gem_mmap_offset){
+				       .handle = s->handles[0], .pad = 1 }),
+		 -EINVAL);
 	/* Render nodes cannot flip. */
 	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_FLIP, &flip), -EACCES);
 	/* Nothing was queued: there is no seqno 1. */
 	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_WAIT,
 			       &(struct drm_sdrv_wait){ .seqno = 1 }), -ENOENT);
+	/* A real one, then a WAIT with pad. */
+	CHECK_EQ(submit(s->file, &bo, 1, 0, false, &seqno), 0);
+	CHECK_EQ(ttm_drm_ioctl(s->file, DRM_IOCTL_SDRV_WAIT,
+			       &(struct drm_sdrv_wait){ .seqno = seqno,
+							.pad = 1 }), -EINVAL);
+	CHECK_EQ(wait_job(s->file, seqno), 0);
+}
+
+/* FLIP and FLIP_STATUS refuse bad input; a refused flip pins nothing. */
+static void check_bad_flip(struct ttm_drm_file *master)
+{
+	uint32_t fb = create(master, FB_SIZE, DRM_SDRV_GEM_SCANOUT);
+	uint32_t plain = create(master, FB_SIZE, 0);
+	struct drm_sdrv_flip flip = { .handle = fb, .flags = 1 };
+	struct drm_sdrv_flip_status st = { .flags = 1u << 31 };
+
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP, &flip), -EINVAL);
+	CHECK_EQ(pin_count(master, fb), 0);
+	flip = (struct drm_sdrv_flip){ .handle = plain };
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP, &flip), -EINVAL);
+	CHECK_EQ(pin_count(master, plain), 0);
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_SDRV_FLIP_STATUS, &st),
+		 -EINVAL);
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ fb }), 0);
+	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ plain }), 0);
 }
 
 /*
@@ -157,14 +212,6 @@ static void check_foreign(struct ttm_drm_file *master)
 		 -ENOENT);
 	CHECK_EQ(ttm_drm_ioctl(master, DRM_IOCTL_MODE_DESTROY_DUMB,
 			       &(struct drm_mode_destroy_dumb){ d.handle }), 0);
-}
-
-static uint32_t pin_count(struct ttm_drm_file *f, uint32_t handle)
-{
-	struct drm_sdrv_gem_info info = { .handle = handle };
-
-	CHECK_EQ(ttm_drm_ioctl(f, DRM_IOCTL_SDRV_GEM_INFO, &info), 0);
-	return info.pin_count;
 }
 
 /*
@@ -397,6 +444,7 @@ int main(void)
 	check_bad_input(&subs[0]);
 	check_foreign(comp.file);
 	check_flip_log(comp.file);
+	check_bad_flip(comp.file);
 	CHECK_EQ(ttm_drm_ioctl(subs[0].file, DRM_IOCTL_GEM_CLOSE,
 			       &(struct drm_gem_close){ subs[0].handles[0] }),
 		 0);
@@ -441,6 +489,9 @@ int main(void)
 	CHECK_EQ(stats.domain[TTM_DOMAIN_VRAM].buffers, 0);
 	CHECK_EQ(stats.domain[TTM_DOMAIN_GTT].buffers, 0);
 	CHECK(stats.evictions > 0);
+	/* The injected back-offs happened (none with the checker out). */
+	if (ww_debug_enabled())
+		CHECK(__atomic_load_n(&sdev->backoffs, __ATOMIC_RELAXED) > 0);
 
 	for (i = 0; i < N_SUBMITTERS; i++)
 		for (b = 0; b < N_BUFS; b++)

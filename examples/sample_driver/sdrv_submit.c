@@ -77,14 +77,16 @@ static int job_bos_get(struct ttm_drm_file *file,
  * drm_exec_prepare_obj() (a fence slot each for the job's fence), then
  * validate all, which backs off too if an eviction contends.
  */
-static int job_lock_and_validate(struct ttm_exec *exec,
+static int job_lock_and_validate(struct sdrv_device *sdev,
+				 struct ttm_exec *exec,
 				 struct sdrv_job_bos *jb)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true, .exec = exec };
-	unsigned int i;
+	unsigned int i, passes = 0;
 	int ret = 0;
 
 	ttm_exec_until_all_locked(exec) {
+		passes++;
 		for (i = 0; i < jb->n_unique; i++) {
 			ret = ttm_exec_prepare_bo(exec, jb->entries[i].bo, 1);
 			ttm_exec_retry_on_contention(exec);
@@ -98,6 +100,8 @@ static int job_lock_and_validate(struct ttm_exec *exec,
 			return ret;
 	}
 	ttm_exec_done(exec);
+	/* The back-offs (ww_debug_inject() makes some): a test counts them. */
+	__atomic_fetch_add(&sdev->backoffs, passes - 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -231,7 +235,7 @@ int sdrv_submit_ioctl(struct ttm_drm_file *file, void *data)
 		goto out_bos;
 	ttm_exec_init(&exec, ttm_bo_device(jb->entries[0].bo),
 		      TTM_EXEC_INTERRUPTIBLE);
-	ret = job_lock_and_validate(&exec, jb);
+	ret = job_lock_and_validate(sdrv_from_file(file), &exec, jb);
 	if (ret == 0)
 		ret = job_push(sfile, args, jb, &fence);
 	/* Unlocking puts every buffer back at its LRU's tail: just used. */
