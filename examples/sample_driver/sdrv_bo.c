@@ -38,7 +38,7 @@ struct sdrv_bo *sdrv_bo_lookup(struct ttm_drm_file *file, uint32_t handle)
 	struct ttm_bo *tbo = ttm_client_lookup(ttm_drm_file_client(file),
 					       handle);
 
-	if (tbo && ttm_bo_destroy_fn(tbo) != sdrv_bo_destroy) {
+	if (tbo && !ttm_bo_is_driver_bo(tbo, sdrv_bo_destroy)) {
 		ttm_bo_put(tbo);
 		return NULL;
 	}

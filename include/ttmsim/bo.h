@@ -809,19 +809,20 @@ struct ttm_device *ttm_bo_device(const struct ttm_bo *bo);
 const struct ttm_placement *ttm_bo_placement(const struct ttm_bo *bo);
 
 /**
- * ttm_bo_destroy_fn() - the destroy callback @bo was initialised with.
+ * ttm_bo_is_driver_bo() - whether @bo was initialised with @destroy.
  * @bo: the buffer.
+ * @destroy: a driver's destroy callback, as given to ttm_bo_init_reserved().
  *
- * A driver compares it with its own destroy function to know whether a
- * buffer behind a handle is one of its objects embedding @bo before it
- * uses container_of() (amdgpu_bo_is_amdgpu_bo()): the core's dumb
- * buffers, ttm_bo_create()'s and PRIME imports have another.
+ * A driver asks it of a buffer behind a handle before it uses
+ * container_of() to reach its object embedding @bo
+ * (amdgpu_bo_is_amdgpu_bo()): the core's dumb buffers, ttm_bo_create()'s
+ * and PRIME imports have the library's own destroy.
  *
  * Context: Does not sleep; no lock needed (fixed at initialisation).
- * Return: the callback given to ttm_bo_init_reserved(), or the library's
- * own for the buffers it allocated itself.
+ * Return: true if @bo's destroy callback is @destroy.
  */
-void (*ttm_bo_destroy_fn(const struct ttm_bo *bo))(struct ttm_bo *bo);
+bool ttm_bo_is_driver_bo(const struct ttm_bo *bo,
+			 void (*destroy)(struct ttm_bo *bo));
 
 /**
  * ttm_bo_size() - @bo's size.
