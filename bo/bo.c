@@ -331,6 +331,12 @@ void bo_free(struct ttm_bo *bo)
 	bo->destroy(bo);
 }
 
+TTM_EXPORT bool ttm_bo_is_driver_bo(const struct ttm_bo *bo,
+				     void (*destroy)(struct ttm_bo *bo))
+{
+	return bo->destroy == destroy;
+}
+
 TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)
 {
 	return bo->size;

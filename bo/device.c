@@ -243,6 +243,23 @@ TTM_EXPORT uint64_t ttm_device_visible_vram(const struct ttm_device *dev)
 	return dev->visible_vram;
 }
 
+TTM_EXPORT bool ttm_device_mem_overlaps(const struct ttm_device *dev,
+					const void *addr, size_t length)
+{
+	uintptr_t a = (uintptr_t)addr;
+	uintptr_t end = length > UINTPTR_MAX - a ? UINTPTR_MAX : a + length;
+
+	if (!length)
+		return false;
+	for (int d = 0; d < TTM_DOMAIN_COUNT; d++) {
+		uintptr_t lo = (uintptr_t)dev->domain[d].arena;
+
+		if (lo && a < lo + dev->domain[d].capacity && lo < end)
+			return true;
+	}
+	return false;
+}
+
 TTM_EXPORT void *ttm_device_set_private(struct ttm_device *dev, void *data,
 					void (*release)(void *data))
 {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <drm.h>
@@ -82,6 +83,32 @@ bool drm_user_ptr_ok(uint64_t uptr, uint64_t len)
 	if (uptr < USER_PTR_MIN || uptr >= USER_PTR_LIMIT)
 		return false;
 	return len <= USER_PTR_LIMIT - uptr;
+}
+
+TTM_EXPORT int ttm_drm_copy_from_user(void *dst, uint64_t uptr, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (!drm_user_ptr_ok(uptr, len))
+		return -EFAULT;
+	/*
+	 * The kernel's copy_from_user() also fails on memory the process
+	 * cannot read. Reading our own memory through the kernel does the
+	 * same check here, where memcpy() would crash. A sandbox may refuse
+	 * the call (seccomp): then the range check above is all there is.
+	 */
+	local = (struct iovec){ .iov_base = dst, .iov_len = len };
+	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)uptr,
+				 .iov_len = len };
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+		memcpy(dst, (const void *)(uintptr_t)uptr, len);
+		n = (ssize_t)len;
+	}
+	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
 /* The kernel's drm_ioctl_permit(): -EACCES for a file the flags refuse. */

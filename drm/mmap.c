@@ -10,17 +10,18 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "bo/bo.h"
 #include "drm_priv.h"
+#include "ttmsim/bo.h"
 #include "ttmsim/resv.h"
 #include "util/compiler.h"
 
 /*
  * Pin @bo, reserved, where a process can map it: moved to GTT if it is in
  * SYSTEM, and with its move done, so that the memory under the address
- * holds its contents.
+ * (*@ret_addr, ttm_bo_vmap()'s, valid while the pin lasts) holds its
+ * contents.
  */
-static int pin_mappable(struct ttm_bo *bo)
+static int pin_mappable(struct ttm_bo *bo, void **ret_addr)
 {
 	struct ttm_placement gtt = {
 		.count = 1, .places = { TTM_PLACE_INIT(TTM_DOMAIN_GTT) },
@@ -38,13 +39,17 @@ static int pin_mappable(struct ttm_bo *bo)
 		return ret;
 	/* The move's copy must land before the CPU writes. */
 	ret = ttm_resv_wait(ttm_bo_resv(bo), TTM_RESV_USAGE_KERNEL, true, -1);
+	if (ret == 0)
+		ret = ttm_bo_vmap(bo, ret_addr);
 	/*
 	 * A buffer already pinned in SYSTEM (or an import whose exporter
 	 * is there) stays in malloc()ed memory: mmap(2) cannot return
 	 * that address, so it cannot be mapped.
 	 */
-	if (ret == 0 && (uintptr_t)bo_mem(bo) % (uintptr_t)sysconf(_SC_PAGESIZE))
+	if (ret == 0 && (uintptr_t)*ret_addr % (uintptr_t)sysconf(_SC_PAGESIZE)) {
+		ttm_bo_vunmap(bo, *ret_addr);
 		ret = -EINVAL;
+	}
 	if (ret)
 		ttm_bo_unpin(bo);
 	return ret;
@@ -69,10 +74,12 @@ static int add_mapping(struct ttm_drm_file *file, void *addr, size_t length,
 	return 0;
 }
 
-static void unpin(struct ttm_bo *bo)
+/* Undo pin_mappable(): @addr was its address. */
+static void unpin(struct ttm_bo *bo, void *addr)
 {
 	/* Without an interrupt to end it, the reservation always comes. */
 	if (ttm_bo_reserve(bo, false, false, NULL) == 0) {
+		ttm_bo_vunmap(bo, addr);
 		ttm_bo_unpin(bo);
 		ttm_bo_unreserve(bo);
 	}
@@ -105,8 +112,7 @@ TTM_EXPORT int ttm_drm_mmap(struct ttm_drm_file *file, uint64_t offset,
 	ret = ttm_bo_reserve(bo, true, false, NULL);
 	if (ret)
 		goto put;
-	ret = pin_mappable(bo);
-	addr = bo_mem(bo);
+	ret = pin_mappable(bo, &addr);
 	ttm_bo_unreserve(bo);
 	if (ret)
 		goto put;
@@ -114,7 +120,7 @@ TTM_EXPORT int ttm_drm_mmap(struct ttm_drm_file *file, uint64_t offset,
 	ret = add_mapping(file, addr, length, bo);
 	pthread_mutex_unlock(&ddev->lock);
 	if (ret) {
-		unpin(bo);
+		unpin(bo, addr);
 		goto put;
 	}
 	*ret_addr = addr;
@@ -142,7 +148,7 @@ TTM_EXPORT int ttm_drm_munmap(struct ttm_drm_file *file, void *addr,
 	pthread_mutex_unlock(&ddev->lock);
 	if (!bo)
 		return -EINVAL;
-	unpin(bo);
+	unpin(bo, addr);
 	ttm_bo_put(bo);
 	return 0;
 }
@@ -153,7 +159,7 @@ void drm_mmap_release(struct ttm_drm_file *file)
 	while (file->num_maps) {
 		struct drm_mapping *m = &file->maps[--file->num_maps];
 
-		unpin(m->bo);
+		unpin(m->bo, m->addr);
 		ttm_bo_put(m->bo);
 	}
 }
@@ -161,15 +167,5 @@ void drm_mmap_release(struct ttm_drm_file *file)
 TTM_EXPORT bool ttm_drm_device_mem_overlaps(struct ttm_drm_device *ddev,
 					    const void *addr, size_t length)
 {
-	struct ttm_device *dev = ttm_drm_device_ttm(ddev);
-	uintptr_t a = (uintptr_t)addr;
-	uintptr_t end = length > UINTPTR_MAX - a ? UINTPTR_MAX : a + length;
-
-	for (int d = 0; d < TTM_DOMAIN_COUNT; d++) {
-		uintptr_t lo = (uintptr_t)dev->domain[d].arena;
-
-		if (lo && a < lo + dev->domain[d].capacity && lo < end)
-			return true;
-	}
-	return false;
+	return ttm_device_mem_overlaps(ttm_drm_device_ttm(ddev), addr, length);
 }

@@ -9,8 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "drm_priv.h"
 #include "ttmsim_ioctl.h"
@@ -23,10 +21,9 @@
 int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
 		      void **ret)
 {
-	struct iovec local, remote;
 	size_t len = (size_t)count * size;
 	void *buf;
-	ssize_t n;
+	int err;
 
 	*ret = NULL;
 	if (count == 0)
@@ -37,23 +34,10 @@ int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	/*
-	 * The kernel's copy_from_user() also fails on memory the process
-	 * cannot read. Reading our own memory through the kernel does the
-	 * same check here, where memcpy() would crash. A sandbox may refuse
-	 * the call (seccomp): then the range check above is all there is.
-	 */
-	local = (struct iovec){ .iov_base = buf, .iov_len = len };
-	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)uptr,
-				 .iov_len = len };
-	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		memcpy(buf, (const void *)(uintptr_t)uptr, len);
-		n = (ssize_t)len;
-	}
-	if (n != (ssize_t)len) {
+	err = ttm_drm_copy_from_user(buf, uptr, len);
+	if (err) {
 		free(buf);
-		return -EFAULT;
+		return err;
 	}
 	*ret = buf;
 	return 0;

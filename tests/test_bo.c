@@ -40,17 +40,6 @@ static bool wound_wait_of(void **state)
 	return *state && *(const bool *)*state;
 }
 
-static struct ttm_bo *new_bo(struct ttm_device *dev, uint64_t size,
-			     const struct ttm_placement *placement)
-{
-	struct ttm_bo *bo = NULL;
-
-	assert_int_equal(ttm_bo_create(dev, size, placement, 0, &bo), 0);
-	assert_non_null(bo);
-	assert_dev_ok(dev);
-	return bo;
-}
-
 static void put_bo(struct ttm_device *dev, struct ttm_bo *bo)
 {
 	ttm_bo_put(bo);
@@ -152,7 +141,7 @@ static void test_create_args(void **state)
 	assert_int_equal(s.enospc, 1);
 	assert_dev_ok(dev);
 
-	bo = new_bo(dev, 4, &gtt_only);
+	bo = create_bo(dev, 4, &gtt_only);
 	assert_int_equal(ttm_bo_size(bo), 4);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	put_bo(dev, bo);
@@ -211,7 +200,7 @@ static void test_place_valid(void **state)
 	unsigned int i;
 
 	(void)state;
-	bo = new_bo(dev, 4, &system_only);
+	bo = create_bo(dev, 4, &system_only);
 	/* One domain twice: visible VRAM, then anywhere in VRAM. */
 	assert_int_equal(try_both(dev, bo, &pl), 0);
 	assert_int_equal(try_both(dev, bo, &PL2(PLACE(VRAM, 0, 2, 0),
@@ -293,7 +282,7 @@ static void test_place_range_size(void **state)
 	assert_int_equal(try_create(dev, 4 * KiB, &PL1(PLACE(VRAM, 0, 0,
 					TTM_PLACE_CPU_VISIBLE))), 0);
 	/* Too large for visible VRAM: the next place takes it. */
-	bo = new_bo(dev, 8 * KiB, &vis_gtt);
+	bo = create_bo(dev, 8 * KiB, &vis_gtt);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
 	put_bo(dev, bo);
 	assert_int_equal(ttm_device_destroy(dev), 0);
@@ -427,7 +416,7 @@ static void test_create_fourcc(void **state)
 static void test_contents(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &vram_gtt);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &vram_gtt);
 	unsigned char buf[4 * KiB], pat[200];
 	struct ttm_gpu_range range;
 	size_t i;
@@ -498,7 +487,7 @@ static void test_placement(void **state)
 	(void)state;
 	/* VRAM+GTT: four fill VRAM, four more GTT. */
 	for (i = 0; i < 8; i++) {
-		bos[i] = new_bo(dev, 4 * KiB, &vram_gtt);
+		bos[i] = create_bo(dev, 4 * KiB, &vram_gtt);
 		assert_int_equal(ttm_bo_domain(bos[i]),
 				 i < 4 ? TTM_DOMAIN_VRAM : TTM_DOMAIN_GTT);
 	}
@@ -506,14 +495,14 @@ static void test_placement(void **state)
 	expect_domain(dev, TTM_DOMAIN_GTT, 16 * KiB, 4);
 
 	/* SYSTEM has no limit. */
-	sys = new_bo(dev, 64 * KiB, &system_only);
+	sys = create_bo(dev, 64 * KiB, &system_only);
 	assert_int_equal(ttm_bo_domain(sys), TTM_DOMAIN_SYSTEM);
 	expect_domain(dev, TTM_DOMAIN_SYSTEM, 64 * KiB, 1);
 
 	/* Room freed in VRAM is used again, by VRAM-only too. */
 	put_bo(dev, bos[1]);
 	expect_domain(dev, TTM_DOMAIN_VRAM, 12 * KiB, 3);
-	bos[1] = new_bo(dev, 2 * KiB, &vram_only);
+	bos[1] = create_bo(dev, 2 * KiB, &vram_only);
 	assert_int_equal(ttm_bo_domain(bos[1]), TTM_DOMAIN_VRAM);
 	/* In whole pages of the device's granularity, as the kernel. */
 	expect_domain(dev, TTM_DOMAIN_VRAM, 16 * KiB, 4);
@@ -567,11 +556,11 @@ static void test_create_evicts(void **state)
 
 	(void)state;
 	for (i = 0; i < 8; i++) {
-		bos[i] = new_bo(dev, 4 * KiB, &vram_gtt);
+		bos[i] = create_bo(dev, 4 * KiB, &vram_gtt);
 		word = 0x100 + i;
 		last_word(bos[i], &word, true);
 	}
-	bo = new_bo(dev, 4 * KiB, &vram_gtt);
+	bo = create_bo(dev, 4 * KiB, &vram_gtt);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_domain(bos[0]), TTM_DOMAIN_SYSTEM);
 	expect_word(bos[0], 0x100);
@@ -580,14 +569,14 @@ static void test_create_evicts(void **state)
 	assert_int_equal(s.bytes_moved, 4 * KiB);
 
 	/* GTT-only: GTT's head goes. */
-	bo2 = new_bo(dev, 4 * KiB, &gtt_only);
+	bo2 = create_bo(dev, 4 * KiB, &gtt_only);
 	assert_int_equal(ttm_bo_domain(bo2), TTM_DOMAIN_GTT);
 	assert_int_equal(ttm_bo_domain(bos[4]), TTM_DOMAIN_SYSTEM);
 	expect_word(bos[4], 0x104);
 
 	/* VRAM's head is reserved: the next one goes. */
 	assert_int_equal(ttm_bo_reserve(bos[1], false, false, NULL), 0);
-	bo3 = new_bo(dev, 4 * KiB, &vram_only);
+	bo3 = create_bo(dev, 4 * KiB, &vram_only);
 	assert_int_equal(ttm_bo_domain(bos[1]), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_domain(bos[2]), TTM_DOMAIN_SYSTEM);
 	ttm_bo_unreserve(bos[1]);
@@ -624,7 +613,7 @@ static void test_create_evicts(void **state)
 static void test_check_detects(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
 	char msg[128];
 
 	(void)state;
@@ -700,7 +689,7 @@ static int act_unreserve(struct actor *a, void *bo)
 static void test_reserve_basic(void **state)
 {
 	struct ttm_device *dev = small_device(wound_wait_of(state));
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ww_acquire_ctx ticket;
 	struct actor a;
 
@@ -749,8 +738,8 @@ static void test_reserve_basic(void **state)
 static void test_reserve_deadlk(void **state)
 {
 	struct ttm_device *dev = small_device(wound_wait_of(state));
-	struct ttm_bo *b1 = new_bo(dev, 4 * KiB, &vram_gtt);
-	struct ttm_bo *b2 = new_bo(dev, 4 * KiB, &vram_gtt);
+	struct ttm_bo *b1 = create_bo(dev, 4 * KiB, &vram_gtt);
+	struct ttm_bo *b2 = create_bo(dev, 4 * KiB, &vram_gtt);
 	struct actor old, young;
 
 	actor_start(&old, ttm_device_ww_class(dev));
@@ -805,7 +794,7 @@ static void test_reserve_deadlk(void **state)
 static void test_reserve_eintr(void **state)
 {
 	struct ttm_device *dev = small_device(wound_wait_of(state));
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
 	struct actor a;
 	int ticket;
 
@@ -858,10 +847,10 @@ static void touch(struct ttm_device *dev, struct ttm_bo *bo)
 static void test_lru(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *a = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *b = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *c = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *g = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *a = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *b = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *c = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *g = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_bo *one[1];
 
 	(void)state;
@@ -896,9 +885,9 @@ static void test_lru(void **state)
 static void test_pin(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *a = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *b = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *c = new_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *a = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *b = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *c = create_bo(dev, 4 * KiB, &vram_only);
 	struct ttm_device_stats s;
 
 	(void)state;
@@ -980,7 +969,7 @@ static void expect_buffers(struct ttm_device *dev, uint64_t buffers,
 static void test_refcount(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_fence *f = new_fence();
 
 	(void)state;
@@ -1001,8 +990,8 @@ static void test_refcount(void **state)
 static void test_delayed_destroy(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *other = new_bo(dev, 8 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *other = create_bo(dev, 8 * KiB, &gtt_only);
 	struct ttm_fence *w = new_fence(), *bk = new_fence();
 	struct ttm_bo *bos[2];
 
@@ -1077,7 +1066,7 @@ static bool destroy_returned_or_waiting(void *arg)
 static void test_destroy_waits(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_fence *f = new_fence();
 	struct actor a;
 	struct destroy_watch w = { &a, dev };
@@ -1155,7 +1144,7 @@ static void expect_destroy_busy(struct ttm_device *dev, unsigned long live)
 static void test_destroy_busy(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *held = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *held = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_bo *zombie, *later;
 	struct ttm_fence *f = new_fence();
 	bool checker = ww_debug_enabled();
@@ -1168,8 +1157,8 @@ static void test_destroy_busy(void **state)
 	assert_int_equal(ttm_bo_reserve(held, false, false, NULL), 0);
 	assert_int_equal(ttm_bo_write(held, 0, "busy", 4), 0);
 	ttm_bo_unreserve(held);
-	later = new_bo(dev, 4 * KiB, &gtt_only);
-	zombie = new_bo(dev, 4 * KiB, &gtt_only);
+	later = create_bo(dev, 4 * KiB, &gtt_only);
+	zombie = create_bo(dev, 4 * KiB, &gtt_only);
 	add_fence(zombie, f, TTM_RESV_USAGE_WRITE);
 	put_bo(dev, zombie);
 	expect_buffers(dev, 3, 1, 12 * KiB);
@@ -1242,8 +1231,8 @@ static void expect_interrupted(struct actor *a, bool asleep)
 static void test_interrupt_token_waits(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *held = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *busy = new_bo(dev, 4 * KiB, &system_only);
+	struct ttm_bo *held = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *busy = create_bo(dev, 4 * KiB, &system_only);
 	struct ttm_fence *f = new_fence();
 	struct token_validate v = { .bo = busy };
 	struct actor a;
@@ -1407,7 +1396,7 @@ static int act_write_word(struct actor *a, void *bo)
 static void test_access_waits(void **state)
 {
 	struct ttm_device *dev = small_device(false);
-	struct ttm_bo *bo = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *bo = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_fence *rd = new_fence(), *wr = new_fence();
 	struct ttm_fence *rd2 = new_fence();
 	struct ttm_gpu_range range;

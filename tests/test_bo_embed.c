@@ -846,6 +846,28 @@ static void test_exec_evictable_shared_resv(void **state)
 	put_pair(dev, v, w, &r, &destroyed);
 }
 
+/* A driver tells its objects from the core's by their destroy callback. */
+static void test_is_driver_bo(void **state)
+{
+	struct ttm_device *dev = small_device();
+	unsigned int destroyed = 0;
+	struct drv_obj *a;
+	struct ttm_bo *plain;
+
+	(void)state;
+	a = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
+	ttm_bo_unreserve(&a->bo);
+	assert_true(ttm_bo_is_driver_bo(&a->bo, drv_destroy));
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &gtt_only, 0, &plain),
+			 0);
+	assert_false(ttm_bo_is_driver_bo(plain, drv_destroy));
+	ttm_bo_put(plain);
+	ttm_bo_put(&a->bo);
+	assert_int_equal(destroyed, 1);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -861,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_unlisted_sibling_enospc),
 		cmocka_unit_test(test_kernel_no_handle),
 		cmocka_unit_test(test_exec_evictable_shared_resv),
+		cmocka_unit_test(test_is_driver_bo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,16 +34,6 @@ static struct ttm_device *lru_device(const struct ttm_device_funcs *funcs,
 	return dev;
 }
 
-static struct ttm_bo *new_bo(struct ttm_device *dev, uint64_t size,
-			     const struct ttm_placement *placement)
-{
-	struct ttm_bo *bo = NULL;
-
-	assert_int_equal(ttm_bo_create(dev, size, placement, 0, &bo), 0);
-	assert_dev_ok(dev);
-	return bo;
-}
-
 /* The LRU of @d is exactly @want[0..n-1], head first. */
 static void expect_lru(struct ttm_device *dev, enum ttm_domain d,
 		       struct ttm_bo *const *want, long n, int line)
@@ -191,9 +181,9 @@ static void expect_seen(struct rec_walk *r, struct ttm_bo *const *want,
 static void test_walk_order_no_bump(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *b = new_bo(dev, 4 * KiB, &vram_only);
-	struct ttm_bo *c = new_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *a = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *b = create_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *c = create_bo(dev, 4 * KiB, &vram_only);
 	struct rec_walk r;
 
 	(void)state;
@@ -239,10 +229,10 @@ static void test_walk_order_no_bump(void **state)
 static void test_walk_cursor_survives(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(dev, 16 * KiB, &vram_only);
-	struct ttm_bo *b = new_bo(dev, 16 * KiB, &vram_only);
-	struct ttm_bo *c = new_bo(dev, 16 * KiB, &vram_only);
-	struct ttm_bo *d = new_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *a = create_bo(dev, 16 * KiB, &vram_only);
+	struct ttm_bo *b = create_bo(dev, 16 * KiB, &vram_only);
+	struct ttm_bo *c = create_bo(dev, 16 * KiB, &vram_only);
+	struct ttm_bo *d = create_bo(dev, 8 * KiB, &vram_only);
 	struct ttm_bo *e, *f;
 	struct rec_walk r;
 
@@ -253,13 +243,13 @@ static void test_walk_cursor_survives(void **state)
 	assert_dev_ok(dev);
 	ttm_bo_put(b);
 	touch(c);
-	e = new_bo(dev, 16 * KiB, &vram_only);
+	e = create_bo(dev, 16 * KiB, &vram_only);
 	EXPECT_LRU(dev, TTM_DOMAIN_VRAM, a, d, c, e);
 	/*
 	 * VRAM is full (64 KiB): f evicts from the head past the walk's
 	 * hitch; a is reserved by the walk, so d goes.
 	 */
-	f = new_bo(dev, 16 * KiB, &vram_only);
+	f = create_bo(dev, 16 * KiB, &vram_only);
 	assert_int_equal(ttm_bo_domain(d), TTM_DOMAIN_GTT);
 	EXPECT_LRU(dev, TTM_DOMAIN_VRAM, a, c, e, f);
 	rec_finish(&r);
@@ -287,8 +277,8 @@ static void test_walk_cursor_survives(void **state)
 static void test_walk_trylock_skips(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *b = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *a = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *b = create_bo(dev, 4 * KiB, &gtt_only);
 	struct rec_walk r;
 
 	(void)state;
@@ -340,8 +330,8 @@ static void *holder_thread(void *arg)
 static void test_walk_ticket_backoff(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *x = new_bo(dev, 4 * KiB, &system_only);
+	struct ttm_bo *a = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *x = create_bo(dev, 4 * KiB, &system_only);
 	struct holder h = { .dev = dev, .bo = a };
 	struct ttm_exec exec;
 	struct rec_walk r;
@@ -425,10 +415,10 @@ static void test_swapout(void **state)
 {
 	struct swap_count sc = { 0 };
 	struct ttm_device *dev = lru_device(&swap_funcs, &sc);
-	struct ttm_bo *v1 = new_bo(dev, 8 * KiB, &vram_only);
-	struct ttm_bo *v2 = new_bo(dev, 8 * KiB, &vram_only);
-	struct ttm_bo *g1 = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *p = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *v1 = create_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *v2 = create_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *g1 = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *p = create_bo(dev, 4 * KiB, &gtt_only);
 	struct ttm_operation_ctx ctx = { 0 };
 	struct ttm_device_stats st;
 	struct ttm_bo *all[] = { v1, v2, g1, p };
@@ -598,8 +588,8 @@ static void *evict_all_thread(void *arg)
 static void test_evict_all(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *gfill = new_bo(dev, 56 * KiB, &gtt_only);
-	struct ttm_bo *bos[4], *p = new_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *gfill = create_bo(dev, 56 * KiB, &gtt_only);
+	struct ttm_bo *bos[4], *p = create_bo(dev, 8 * KiB, &vram_only);
 	struct ttm_operation_ctx ctx = { 0 };
 	struct evict_all_arg e = { .dev = dev };
 	struct ttm_device_stats st;
@@ -608,7 +598,7 @@ static void test_evict_all(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(bos); i++) {
-		bos[i] = new_bo(dev, 8 * KiB, &vram_only);
+		bos[i] = create_bo(dev, 8 * KiB, &vram_only);
 		assert_int_equal(ttm_bo_reserve(bos[i], false, false, NULL), 0);
 		fill(bos[i], i + 7);
 		ttm_bo_unreserve(bos[i]);
@@ -663,8 +653,8 @@ static void test_evict_all(void **state)
 static void test_evict_all_busy(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *z = new_bo(dev, 8 * KiB, &vram_only);
-	struct ttm_bo *b = new_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *z = create_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *b = create_bo(dev, 8 * KiB, &vram_only);
 	struct ttm_fence *fz = busy_fence(z), *fb = busy_fence(b);
 	struct evict_all_arg e = { .dev = dev, .ret = 1 };
 	struct ttm_device_stats st;
@@ -722,11 +712,11 @@ static void set_bulk(struct ttm_bo *bo, struct ttm_lru_bulk_move *bulk)
 static void test_bulk_move(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *b = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *c = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *d = new_bo(dev, 4 * KiB, &gtt_only);
-	struct ttm_bo *e = new_bo(dev, 4 * KiB, &vram_only);
+	struct ttm_bo *a = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *b = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *c = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *d = create_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *e = create_bo(dev, 4 * KiB, &vram_only);
 	struct ttm_lru_bulk_move bulk, other;
 
 	(void)state;
@@ -794,8 +784,8 @@ static void test_bulk_move_xdev(void **state)
 {
 	struct ttm_device *d1 = lru_device(NULL, NULL);
 	struct ttm_device *d2 = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(d1, 4 * KiB, &gtt_only);
-	struct ttm_bo *b = new_bo(d2, 4 * KiB, &gtt_only);
+	struct ttm_bo *a = create_bo(d1, 4 * KiB, &gtt_only);
+	struct ttm_bo *b = create_bo(d2, 4 * KiB, &gtt_only);
 	struct ttm_lru_bulk_move bulk;
 
 	(void)state;
@@ -824,13 +814,13 @@ static void bulk_fix_init(struct bulk_fix *f)
 	unsigned int i;
 
 	f->dev = lru_device(NULL, NULL);
-	f->x = new_bo(f->dev, 4 * KiB, &gtt_only);
+	f->x = create_bo(f->dev, 4 * KiB, &gtt_only);
 	for (i = 0; i < 3; i++)
-		f->g[i] = new_bo(f->dev, 4 * KiB, &gtt_only);
+		f->g[i] = create_bo(f->dev, 4 * KiB, &gtt_only);
 	ttm_lru_bulk_move_init(&f->bulk);
 	for (i = 0; i < 3; i++)
 		set_bulk(f->g[i], &f->bulk);
-	f->y = new_bo(f->dev, 4 * KiB, &gtt_only);
+	f->y = create_bo(f->dev, 4 * KiB, &gtt_only);
 	EXPECT_LRU(f->dev, TTM_DOMAIN_GTT, f->x, f->g[0], f->g[1], f->g[2],
 		   f->y);
 }
@@ -926,8 +916,8 @@ static uint64_t pinned_of(struct ttm_device *dev, enum ttm_domain d)
 static void test_pinned_stats(void **state)
 {
 	struct ttm_device *dev = lru_device(NULL, NULL);
-	struct ttm_bo *a = new_bo(dev, 8 * KiB, &vram_only);
-	struct ttm_bo *b = new_bo(dev, 4 * KiB, &gtt_only);
+	struct ttm_bo *a = create_bo(dev, 8 * KiB, &vram_only);
+	struct ttm_bo *b = create_bo(dev, 4 * KiB, &gtt_only);
 
 	(void)state;
 	assert_int_equal(pinned_of(dev, TTM_DOMAIN_VRAM), 0);

@@ -553,6 +553,27 @@ uint64_t ttm_device_page_size(const struct ttm_device *dev);
 uint64_t ttm_device_visible_vram(const struct ttm_device *dev);
 
 /**
+ * ttm_device_mem_overlaps() - does a range touch @dev's VRAM or GTT?
+ * @dev: the device.
+ * @addr: the start of the range.
+ * @length: its length in bytes.
+ *
+ * VRAM and GTT buffers live in one arena per domain, mapped once for the
+ * device's life; ttm_bo_vmap() hands out addresses in them. A caller
+ * that would unmap or free memory by address (the drm-shim's munmap(2),
+ * through ttm_drm_device_mem_overlaps()) asks this first: releasing arena
+ * pages would pull them from under every buffer there. SYSTEM buffers
+ * are allocated one by one and are not counted.
+ *
+ * Context: Does not sleep. Takes no lock: the arenas do not move.
+ * Return: true if [@addr, @addr + @length) overlaps an arena (a range
+ * running past the end of the address space is cut there); false for
+ * @length 0.
+ */
+bool ttm_device_mem_overlaps(const struct ttm_device *dev, const void *addr,
+			     size_t length);
+
+/**
  * ttm_device_set_private() - attach the driver's per-device data, once,
  * as a DRM device's dev_private.
  * @dev: the device.
@@ -797,6 +818,22 @@ struct ttm_device *ttm_bo_device(const struct ttm_bo *bo);
 const struct ttm_placement *ttm_bo_placement(const struct ttm_bo *bo);
 
 /**
+ * ttm_bo_is_driver_bo() - whether @bo was initialised with @destroy.
+ * @bo: the buffer.
+ * @destroy: a driver's destroy callback, as given to ttm_bo_init_reserved().
+ *
+ * A driver asks it of a buffer behind a handle before it uses
+ * container_of() to reach its object embedding @bo
+ * (amdgpu_bo_is_amdgpu_bo()): the core's dumb buffers, ttm_bo_create()'s
+ * and PRIME imports have the library's own destroy.
+ *
+ * Context: Does not sleep; no lock needed (fixed at initialisation).
+ * Return: true if @bo's destroy callback is @destroy.
+ */
+bool ttm_bo_is_driver_bo(const struct ttm_bo *bo,
+			 void (*destroy)(struct ttm_bo *bo));
+
+/**
  * ttm_bo_size() - @bo's size.
  * @bo: the buffer.
  *
@@ -937,7 +974,8 @@ unsigned int ttm_bo_pin_count(const struct ttm_bo *bo);
  * Context: May sleep, not interruptibly. @bo reserved by the caller (a
  * move would change its memory).
  * Return: 0; -EINVAL if the range is not inside @bo; -EPERM if @bo is not
- * reserved at all (the obvious misuse; not a full check).
+ * reserved by the caller (with the ww debug checker on; with it off,
+ * only if not reserved at all).
  */
 int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf, size_t len);
 
@@ -956,6 +994,42 @@ int ttm_bo_read(struct ttm_bo *bo, uint64_t offset, void *buf, size_t len);
  */
 int ttm_bo_write(struct ttm_bo *bo, uint64_t offset, const void *buf,
 		 size_t len);
+
+/**
+ * ttm_bo_vmap() - the CPU address of @bo's contents.
+ * @bo: the buffer.
+ * @ret_addr: where the address of its first byte goes.
+ *
+ * As the kernel's ttm_bo_vmap(): it neither waits nor pins. The address
+ * is @bo's bytes where @bo is now, in its domain's arena or its own
+ * SYSTEM block (an import's are its exporter's), valid while @bo stays
+ * there: as long as the caller keeps it reserved, or pinned
+ * (ttm_bo_pin()). Wait for the fences the access must follow first
+ * (ttm_resv_wait()); a move's copy may still be writing. Pair it with
+ * ttm_bo_vunmap().
+ *
+ * Context: Does not sleep. @bo reserved by the caller.
+ * Return: 0 and *@ret_addr set; -EPERM if @bo is not reserved by the
+ * caller (with the ww debug checker on; with it off, only if not reserved
+ * at all), *@ret_addr untouched.
+ */
+int ttm_bo_vmap(struct ttm_bo *bo, void **ret_addr);
+
+/**
+ * ttm_bo_vunmap() - end a use of an address from ttm_bo_vmap().
+ * @bo: the buffer.
+ * @addr: the address ttm_bo_vmap() gave.
+ *
+ * ttmsim maps nothing, so nothing is released; the call checks that
+ * @addr is still @bo's, which it is not once @bo moved (a mapping kept
+ * while @bo was neither reserved nor pinned), and keeps the pairs of
+ * code written for the kernel.
+ *
+ * Context: Does not sleep. @bo reserved by the caller.
+ * Return: 0; -EPERM if @bo is not reserved at all; -EINVAL if @addr is
+ * not where @bo's bytes are now.
+ */
+int ttm_bo_vunmap(struct ttm_bo *bo, void *addr);
 
 /**
  * ttm_bo_gpu_range() - the memory backing @bo now, for a GPU job.

@@ -329,6 +329,26 @@ int ttm_drm_mmap(struct ttm_drm_file *file, uint64_t offset, size_t length,
 int ttm_drm_munmap(struct ttm_drm_file *file, void *addr, size_t length);
 
 /**
+ * ttm_drm_copy_from_user() - copy a driver ioctl's user array in, as the
+ * kernel's copy_from_user().
+ * @dst: where to copy to, @len bytes of the driver's.
+ * @uptr: the user pointer, as a uAPI struct's __u64 carries it.
+ * @len: how many bytes; 0 copies nothing and always succeeds.
+ *
+ * The core checks the argument struct of every ioctl; an array the struct
+ * points to is the driver's to copy. This applies the same rules, so a
+ * driver's -EFAULT says what the core's does: a pointer no process could
+ * own (the first page, past the user address space, a range that wraps)
+ * is refused without being touched, and memory the process cannot read
+ * is refused too where the kernel lets ttmsim check that
+ * (process_vm_readv(); a sandbox that forbids it leaves the range check).
+ *
+ * Context: Does not sleep. Takes no lock.
+ * Return: 0; -EFAULT, with @dst unspecified.
+ */
+int ttm_drm_copy_from_user(void *dst, uint64_t uptr, size_t len);
+
+/**
  * ttm_drm_device_mem_overlaps() - does a range touch the device's memory?
  * @ddev: the device.
  * @addr: the start of the range.

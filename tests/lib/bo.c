@@ -29,6 +29,17 @@ long lru_order(struct ttm_device *dev, enum ttm_domain domain,
 	return count;
 }
 
+struct ttm_bo *create_bo(struct ttm_device *dev, uint64_t size,
+			 const struct ttm_placement *placement)
+{
+	struct ttm_bo *bo = NULL;
+
+	assert_int_equal(ttm_bo_create(dev, size, placement, 0, &bo), 0);
+	assert_non_null(bo);
+	assert_dev_ok(dev);
+	return bo;
+}
+
 void pin_bo(struct ttm_bo *bo)
 {
 	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);

@@ -51,6 +51,10 @@ void expect_bo_words(struct ttm_bo *bo, uint32_t want);
 /* Write @value to every 32-bit word of @bo, through the CPU. */
 void fill_bo_words(struct ttm_bo *bo, uint32_t value);
 
+/* ttm_bo_create() with no flags, 0 and the invariant asserted. */
+struct ttm_bo *create_bo(struct ttm_device *dev, uint64_t size,
+			 const struct ttm_placement *placement);
+
 /* Reserve @bo without a ticket, pin (unpin) it, unreserve: 0 asserted. */
 void pin_bo(struct ttm_bo *bo);
 void unpin_bo(struct ttm_bo *bo);

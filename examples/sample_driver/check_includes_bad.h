@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* check_includes.py must refuse this: a private header, spaced out. */
+  #  include <bo/bo.h>
