@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The calling thread's allocations made to fail: see alloc_fail.h. */
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -61,6 +62,39 @@ INTERPOSE void *realloc(void *p, size_t size)
 INTERPOSE void *aligned_alloc(size_t alignment, size_t size)
 {
 	return refused() ? NULL : __libc_memalign(alignment, size);
+}
+
+INTERPOSE void *memalign(size_t alignment, size_t size)
+{
+	return refused() ? NULL : __libc_memalign(alignment, size);
+}
+
+INTERPOSE int posix_memalign(void **ret, size_t alignment, size_t size)
+{
+	void *p;
+
+	/* A power of two and a multiple of sizeof(void *), as glibc checks. */
+	if (!alignment || (alignment & (alignment - 1)) ||
+	    alignment % sizeof(void *))
+		return EINVAL;
+	if (refused())
+		return ENOMEM;
+	p = __libc_memalign(alignment, size);
+	if (!p)
+		return ENOMEM;
+	*ret = p;
+	return 0;
+}
+
+INTERPOSE void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, bytes);
 }
 #endif
 
