@@ -295,9 +295,10 @@ expect 0 "" run --workload "$wdir/hang.txt" --hang-timeout-ms 1500 \
 	--watchdog 0.3 --no-progress --json
 json_holds "run hang-timeout > watchdog" '(d["failed"],
 	d["completed"]) == (1, 1)'
-# A job that runs 1.5 s, longer than --watchdog (0.3 s): work, exit 0.
-printf 'bo a 4096\njob 0 0 1500000 add=1 a\n' >"$wdir/long.txt"
-expect 0 "" run --workload "$wdir/long.txt" --watchdog 0.3 --no-progress \
+# A job that runs 2.5 s, longer than --watchdog (1 s): work, exit 0.
+# The margins are wide so that a loaded machine cannot blur them.
+printf 'bo a 4096\njob 0 0 2500000 add=1 a\n' >"$wdir/long.txt"
+expect 0 "" run --workload "$wdir/long.txt" --watchdog 1 --no-progress \
 	--json
 json_holds "run long job > watchdog" 'd["completed"] == 1'
 # A real stall (TTMSIM_TEST_FAULT=stall: thread 0 holds buffer a with
