@@ -44,6 +44,7 @@ import shutil
 import json
 import os
 import random
+import resource
 import re
 import select
 import signal
@@ -1432,6 +1433,25 @@ def outputs_readonly_dir(path):
               "--dump to a writable file in a read-only directory: "
               "written in place", "exit 0, the dump",
               "exit %s, %r" % (p.returncode, err))
+        # An output that fails there (a write past RLIMIT_FSIZE: EFBIG)
+        # leaves the old file as it was, not emptied at open.
+        with open(target, "w") as f:
+            f.write("old\n")
+
+        def small_files():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+        p = subprocess.run(pre + [TTMSIM, "run", "--workload", path,
+                                  "--no-progress", "--quiet", "--dump",
+                                  target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60, preexec_fn=small_files)
+        err = p.stderr.decode("utf-8", "replace")
+        kept = open(target).read()
+        check(p.returncode == 1 and "dump.json" in err and kept == "old\n",
+              "--dump failing in a read-only directory: exit 1 naming it, "
+              "the old file as it was", "exit 1, 'old\\n'",
+              "exit %s, %r, %r" % (p.returncode, kept[:40], err))
     finally:
         os.chmod(d, 0o755)
         shutil.rmtree(d)

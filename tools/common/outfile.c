@@ -96,25 +96,26 @@ fail:
 }
 
 /*
- * Copy the finished temporary file over the target in place, for a target
- * that rename() cannot replace. Not atomic: a failure part-way leaves a
- * partial target, but never an unreported one.
+ * Copy the finished temporary file @in (read from its start) over the
+ * target in place, for a target that rename() cannot replace or whose
+ * directory takes no temporary file. Opened without O_TRUNC and cut to
+ * the copied length only at the end, so that a copy that cannot even
+ * start leaves the target as it was. Not atomic: a failure part-way
+ * leaves a partial target, but never an unreported one. Return: 0 or an
+ * errno.
  */
-static int copy_in_place(const char *tmp, const char *target)
+static int copy_in_place(int in, const char *target)
 {
 	char buf[65536];
-	int in, out, err = 0;
+	int out, err = 0;
+	off_t total = 0;
 	ssize_t n;
 
-	in = open(tmp, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
+	if (lseek(in, 0, SEEK_SET) < 0)
 		return errno;
-	out = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (out < 0) {
-		err = errno;
-		close(in);
-		return err;
-	}
+	out = open(target, O_WRONLY | O_CLOEXEC);
+	if (out < 0)
+		return errno;
 	while (!err && (n = read(in, buf, sizeof(buf))) != 0) {
 		ssize_t done = 0;
 
@@ -131,10 +132,24 @@ static int copy_in_place(const char *tmp, const char *target)
 			else if (errno != EINTR)
 				err = errno;
 		}
+		total += done;
 	}
-	close(in);
+	if (!err && ftruncate(out, total))
+		err = errno;
 	if (close(out) && !err)
 		err = errno;
+	return err;
+}
+
+/* copy_in_place() from the named temporary file @tmp. */
+static int copy_file_in_place(const char *tmp, const char *target)
+{
+	int in = open(tmp, O_RDONLY | O_CLOEXEC), err;
+
+	if (in < 0)
+		return errno;
+	err = copy_in_place(in, target);
+	close(in);
 	return err;
 }
 
@@ -174,8 +189,20 @@ int cli_outfile_open(struct cli_outfile *o, const char *path)
 		ret = open_tmp(o, exists ? &st : NULL);
 		if (ret == 0)
 			return 0;
-		if (in_place_error(-ret)) {
-			/* No new file there: write the target itself. */
+		if (in_place_error(-ret) && exists) {
+			/*
+			 * No new file there: write an anonymous temporary
+			 * file elsewhere, copied over the target only once
+			 * complete, so a failure still leaves it as it was.
+			 */
+			o->f = tmpfile();
+			if (o->f) {
+				o->anon = true;
+				return 0;
+			}
+			ret = -errno;
+		} else if (in_place_error(-ret)) {
+			/* Nothing there to keep: create the target itself. */
 			o->f = fopen(o->target, "w");
 			ret = o->f ? 0 : -errno;
 		}
@@ -193,6 +220,7 @@ nomem:
 
 int cli_outfile_close(struct cli_outfile *o, bool complete)
 {
+	bool kept = false;
 	int err = 0;
 
 	if (!o->f)
@@ -203,6 +231,12 @@ int cli_outfile_close(struct cli_outfile *o, bool complete)
 	if (o->f == stdout) {
 		if (fflush(stdout) && !err)
 			err = errno;
+	} else if (o->anon) {
+		if (fflush(o->f) && !err)
+			err = errno;
+		if (!err && complete)
+			err = copy_in_place(fileno(o->f), o->target);
+		fclose(o->f);
 	} else if (fclose(o->f) && !err) {
 		err = errno;
 	}
@@ -210,19 +244,24 @@ int cli_outfile_close(struct cli_outfile *o, bool complete)
 	if (!err && complete && o->tmp && rename(o->tmp, o->target)) {
 		err = errno;
 		if (in_place_error(err)) {
-			err = copy_in_place(o->tmp, o->target);
-			unlink(o->tmp);
+			err = copy_file_in_place(o->tmp, o->target);
+			/* The complete output is not thrown away. */
+			kept = err != 0;
 		}
 	}
-	if (o->tmp && (err || !complete))
+	if (o->tmp && (err || !complete) && !kept)
 		unlink(o->tmp);
+	if (err == -1)
+		cli_error("%s: write error", o->path);
+	else if (kept)
+		cli_error("%s: cannot write it: %s; the complete output is "
+			  "in %s", o->path, strerror(err), o->tmp);
+	else if (err)
+		cli_error("%s: cannot write it: %s", o->path, strerror(err));
 	free(o->tmp);
 	free(o->target);
 	o->tmp = o->target = NULL;
-	if (err == -1)
-		cli_error("%s: write error", o->path);
-	else if (err)
-		cli_error("%s: cannot write it: %s", o->path, strerror(err));
+	o->anon = false;
 	return err || !complete ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 

@@ -14,13 +14,15 @@
  * The temporary file is ".ttmsim.XXXXXX" (six random characters, created
  * exclusively with mode 0666 less the umask), short so that a target with
  * a 255-byte name still works; replacing an existing target gives it the
- * target's permission bits and, if allowed, its owner. When
- * no temporary file can be made there (a directory we may not write, a
- * read-only one: EACCES, EROFS, EPERM, ENAMETOOLONG) the target is
- * truncated and written in place; when the rename fails with EBUSY (a
- * bind-mounted file) or EXDEV, the finished temporary file is copied over
- * the target. Both are the old fopen(path, "w") behaviour: a failure then
- * is still reported, but can leave a partial file.
+ * target's permission bits and, if allowed, its owner. When no temporary
+ * file can be made there (a directory we may not write, a read-only one:
+ * EACCES, EROFS, EPERM, ENAMETOOLONG), an existing target gets the text
+ * in an anonymous temporary file elsewhere (tmpfile()), copied over it at
+ * close only if complete and error-free; a new one is created and written
+ * in place. When the rename fails with EBUSY (a bind-mounted file) or
+ * EXDEV, the finished temporary file is copied over the target. A copy
+ * that fails part-way is reported but can leave a partial target; the
+ * named temporary file is then kept, and the message names it.
  */
 #ifndef TTMSIM_TOOLS_OUTFILE_H
 #define TTMSIM_TOOLS_OUTFILE_H
@@ -33,6 +35,9 @@ struct cli_outfile {
 	const char *path; /* as given, for messages */
 	char *target;     /* what the rename replaces; NULL: written in place */
 	char *tmp;        /* the temporary file; NULL: written in place */
+	bool anon;        /* @f is an anonymous temporary file, copied over
+			   * @target at close (its directory takes no new
+			   * file) */
 };
 
 /**
