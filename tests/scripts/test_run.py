@@ -1392,6 +1392,7 @@ def outputs_readonly_dir(path):
     Root may write any directory, so as root the run is made as nobody
     (setpriv), in a directory nobody may not write, on a file it may.
     """
+    workload = path
     d = tempfile.mkdtemp(prefix="ttmsim-ro-")
     os.chmod(d, 0o755)
     target = os.path.join(d, "dump.json")
@@ -1454,6 +1455,40 @@ def outputs_readonly_dir(path):
               "exit %s, %r, %r" % (p.returncode, kept[:40], err))
     finally:
         os.chmod(d, 0o755)
+        shutil.rmtree(d)
+    outputs_readonly_file(workload, pre)
+
+
+def outputs_readonly_file(path, pre):
+    """A 0444 output file in a writable directory is refused, not replaced.
+
+    As fopen(path, "w") would; run as nobody when root (who may write it).
+    """
+    d = tempfile.mkdtemp(prefix="ttmsim-ro-file-")
+    os.chmod(d, 0o777)
+    target = os.path.join(d, "dump.json")
+    with open(target, "w") as f:
+        f.write("old\n")
+    os.chmod(target, 0o444)
+    wl = os.path.join(d, "w.txt")
+    shutil.copyfile(path, wl)
+    os.chmod(wl, 0o644)
+    try:
+        p = subprocess.run(pre + [TTMSIM, "run", "--workload", wl,
+                                  "--no-progress", "--quiet", "--dump",
+                                  target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        err = p.stderr.decode("utf-8", "replace")
+        kept = open(target).read()
+        check(p.returncode == 1 and "dump.json" in err and
+              "Permission denied" in err and kept == "old\n" and
+              sorted(os.listdir(d)) == ["dump.json", "w.txt"],
+              "--dump over a 0444 file in a writable directory: refused, "
+              "the file as it was, no temporary left", "exit 1, 'old\\n'",
+              "exit %s, %r, %r, %s" % (p.returncode, kept[:40], err,
+                                       os.listdir(d)))
+    finally:
         shutil.rmtree(d)
 
 

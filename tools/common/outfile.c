@@ -75,9 +75,12 @@ static int open_tmp(struct cli_outfile *o, const struct stat *old)
 		goto fail;
 	if (old) {
 		/* The owner only if allowed; chown before chmod (setuid). */
+		mode_t mode = old->st_mode & 07777;
+
+		/* Not someone else's setuid/setgid bits on a file we own. */
 		if (fchown(fd, old->st_uid, old->st_gid))
-			(void)0;
-		if (fchmod(fd, old->st_mode & 07777))
+			mode &= ~(mode_t)(S_ISUID | S_ISGID);
+		if (fchmod(fd, mode))
 			goto fail_unlink;
 	}
 	o->f = fdopen(fd, "w");
@@ -186,7 +189,15 @@ int cli_outfile_open(struct cli_outfile *o, const char *path)
 		ret = -errno;
 	} else {
 		exists = stat(o->target, &st) == 0;
-		ret = open_tmp(o, exists ? &st : NULL);
+		/*
+		 * A target we may not write is refused, as fopen(path, "w")
+		 * refuses it, not replaced by a rename the directory allows
+		 * (root may write it, with fopen() too).
+		 */
+		if (exists && faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS))
+			ret = -errno;
+		else
+			ret = open_tmp(o, exists ? &st : NULL);
 		if (ret == 0)
 			return 0;
 		if (in_place_error(-ret) && exists) {

@@ -14,7 +14,9 @@
  * The temporary file is ".ttmsim.XXXXXX" (six random characters, created
  * exclusively with mode 0666 less the umask), short so that a target with
  * a 255-byte name still works; replacing an existing target gives it the
- * target's permission bits and, if allowed, its owner. When no temporary
+ * target's permission bits and, if allowed, its owner (the setuid and
+ * setgid bits only with the owner). An existing target we may not write
+ * is refused (EACCES), as fopen(path, "w") refuses it. When no temporary
  * file can be made there (a directory we may not write, a read-only one:
  * EACCES, EROFS, EPERM, ENAMETOOLONG), an existing target gets the text
  * in an anonymous temporary file elsewhere (tmpfile()), copied over it at
