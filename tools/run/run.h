@@ -107,6 +107,9 @@ enum run_job_state {
 	RUN_JOB_NOT_SUBMITTED, /* stopped before (--seconds, a signal) */
 	RUN_JOB_REJECTED,      /* ttm_execbuf_submit() failed: @err */
 	RUN_JOB_ACCEPTED,      /* queued; the retire hook fills the rest */
+	RUN_JOB_SUBMITTING,    /* in ttm_execbuf_submit(): maybe already
+				* queued (the watchdog's grace counts it);
+				* never left after it returns */
 };
 
 struct run_job_result {

@@ -152,6 +152,8 @@ static bool submit_job(struct run_thread *th, size_t j,
 	}
 	/* Before the submit: the retire hook reads it (run_priority.c). */
 	r->submit_us = ttm_gpu_now_us(run->gpu);
+	/* The job may run before the submit returns: watch_grace() sees it. */
+	__atomic_store_n(&r->state, RUN_JOB_SUBMITTING, __ATOMIC_RELAXED);
 	ret = ttm_execbuf_submit(th->client, &args);
 	__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
 	/* Atomic: the watchdog reads it (watch_grace()). */

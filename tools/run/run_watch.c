@@ -343,10 +343,12 @@ static uint64_t watch_grace(void *data)
 	for (j = 0; j < run->wl.n_jobs; j++) {
 		const struct wl_job *job = &run->wl.jobs[j];
 		const struct run_job_result *r = &run->results[j];
+		uint8_t state = __atomic_load_n(&r->state, __ATOMIC_RELAXED);
 		uint64_t ns;
 
-		if (__atomic_load_n(&r->state, __ATOMIC_RELAXED) !=
-			    RUN_JOB_ACCEPTED ||
+		/* Being submitted counts: it may be queued already. */
+		if ((state != RUN_JOB_ACCEPTED &&
+		     state != RUN_JOB_SUBMITTING) ||
 		    __atomic_load_n(&r->retired, __ATOMIC_RELAXED))
 			continue;
 		ns = job->op == WL_OP_HANG ? hang_ns :
