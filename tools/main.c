@@ -87,6 +87,13 @@ static const struct cli_command commands[] = {
 		.noun = "scenario",
 	},
 	{
+		.name = "stress",
+		.args = "[--minutes M] [--shard K/N] [OPTIONS]",
+		.summary = "random workloads through run until the time is up; "
+			   "a shrunk reproducer on failure",
+		.run = cmd_stress,
+	},
+	{
 		.name = "help",
 		.args = "[COMMAND...]",
 		.summary = "show the usage of ttmsim or of a command",

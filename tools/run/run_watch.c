@@ -55,6 +55,7 @@ struct run_watch {
 	bool bar_drawn;             /* a bar is on the line now */
 	uint64_t in_flight;         /* GPU jobs, as run_working() saw */
 	int signal_stopping;        /* atomic: SIGUSR1 means "end" */
+	uint64_t next_check_ns;     /* --check-every: when next; 0: unset */
 };
 
 /* The run has started: its threads and device may be looked at. */
@@ -309,10 +310,37 @@ static bool watch_working(void *data)
 	return run_working(w->run, &w->in_flight);
 }
 
+/*
+ * --check-every: the accounting invariant mid-run, when the submitters
+ * and the GPU are busiest (ttm_device_check() takes the device lock: a
+ * consistent snapshot at any time), not only once all is idle.
+ */
+static void live_check(struct run_watch *w, uint64_t now)
+{
+	struct run *run = w->run;
+	uint64_t period = (uint64_t)(run->cfg->check_every_s * 1e9);
+	char msg[256];
+
+	if (!period)
+		return;
+	if (!w->next_check_ns)
+		w->next_check_ns = now + period;
+	if (now < w->next_check_ns)
+		return;
+	w->next_check_ns = now + period;
+	if (ttm_device_check(run->dev, msg, sizeof(msg))) {
+		fprintf(stderr, "ttmsim: invariant: accounting during the "
+			"run: %s\n", msg);
+		__atomic_add_fetch(&run->live_violations, 1,
+				   __ATOMIC_RELAXED);
+	}
+}
+
 static void watch_tick(void *data, uint64_t now)
 {
 	struct run_watch *w = data;
 
+	live_check(w, now);
 	if (w->bar)
 		draw_bar(w, now);
 }
