@@ -331,20 +331,11 @@ static int iterate(const struct stress_config *cfg, struct stress_report *r,
 	return res->status;
 }
 
+/* --out first: the reports may go in it. */
 static int check_outputs(const struct stress_config *cfg)
 {
 	struct stat st;
 
-	if (cfg->junit && !stress_path_writable(cfg->junit)) {
-		cli_error("--junit: cannot write '%s': %s", cfg->junit,
-			  strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
-	if (cfg->json && !stress_path_writable(cfg->json)) {
-		cli_error("--json: cannot write '%s': %s", cfg->json,
-			  strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
 	if (mkdir(cfg->out, 0777) && errno != EEXIST) {
 		cli_error("--out: cannot make '%s': %s", cfg->out,
 			  strerror(errno));
@@ -353,6 +344,16 @@ static int check_outputs(const struct stress_config *cfg)
 	if (stat(cfg->out, &st) || !S_ISDIR(st.st_mode) ||
 	    access(cfg->out, W_OK)) {
 		cli_error("--out: '%s' is not a writable directory", cfg->out);
+		return CLI_EXIT_USAGE;
+	}
+	if (cfg->junit && !stress_path_writable(cfg->junit)) {
+		cli_error("--junit: cannot write '%s': %s", cfg->junit,
+			  strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	if (cfg->json && !stress_path_writable(cfg->json)) {
+		cli_error("--json: cannot write '%s': %s", cfg->json,
+			  strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
