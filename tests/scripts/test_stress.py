@@ -16,6 +16,7 @@ Usage: test_stress.py TTMSIM
   one job on thread 2 listing only buffer 2, no feature left), the
   printed replay command fails (exit 1) with the hook and passes without
   it, and the JUnit <failure> names the seed;
+- run --check-every: a run checked every 50 ms passes, 0 is exit 2;
 - bad flags exit 2 naming the flag: --shard 3/2, --shard 0/2,
   --minutes -1, an unwritable --junit or --json, a file as --out.
 
@@ -152,11 +153,11 @@ def test_failure(tmp):
     bos, jobs, other = parse_workload(os.path.join(out, mn[0]))
     check(bos == [["b0", "4"], ["b1", "4"], ["b2", "4"]] or
           (len(bos) == 3 and all(b[1:] == ["4"] for b in bos)),
-          "shrunk: 3 plain 4-byte buffers (%s)" % bos)
+          "shrunk: 3 plain 4-byte buffers (%.200s)" % bos)
     check(len(jobs) == 1 and jobs[0][:4] == ["2", "0", "0", jobs[0][3]] and
           jobs[0][3].startswith("add=") and jobs[0][4:] == [bos[2][0]],
           "shrunk: one add job on thread 2, engine 0, 0 us, buffer 2 only "
-          "(%s)" % jobs)
+          "(%.200s)" % jobs)
     check(other == [], "shrunk: no shrink line (%s)" % other)
     m = re.search(r"replay: (.*)", p.stderr)
     check(m is not None, "the replay command is printed")
@@ -188,6 +189,18 @@ def test_failure(tmp):
           "JSON names the failure, its seed and shrunk file")
 
 
+def test_run_check_every(tmp):
+    p = subprocess.run([TTMSIM, "run", "--check-every", "0.05", "--jobs",
+                        "300", "--bos", "64", "--vram", "256K", "--quiet"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "run --check-every 0.05 exits 0 (got %d: %s)" %
+          (p.returncode, p.stderr[-200:]))
+    p = subprocess.run([TTMSIM, "run", "--check-every", "0"],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "--check-every" in p.stderr,
+          "run --check-every 0: exit 2 naming it")
+
+
 def test_usage(tmp):
     cases = [
         (["--shard", "3/2"], "--shard"),
@@ -209,7 +222,7 @@ def test_usage(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for t in (test_usage, test_clean, test_shards, test_failure):
+    for t in (test_usage, test_run_check_every, test_clean, test_shards, test_failure):
         d = os.path.join(tmp, t.__name__)
         os.mkdir(d)
         t(d)
