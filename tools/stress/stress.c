@@ -312,7 +312,15 @@ static int iterate(const struct stress_config *cfg, struct stress_report *r,
 				 sizeof(msg));
 	res->seconds = (double)(cli_now_ns() - t0) / 1e9;
 	res->checksum = file_fnv1a(path);
-	res->status = status < 0 ? CLI_EXIT_USAGE : status;
+	status = res->status = status < 0 ? CLI_EXIT_USAGE : status;
+	if (status == 130) {
+		/* Interrupted: not an iteration that ran to its end. */
+		r->n_results--;
+		unlink(path);
+		free(path);
+		stress_case_free(&c);
+		return status;
+	}
 	r->jobs += c.wl.n_jobs;
 	for (f = 0; f < SF_COUNT; f++)
 		if (c.features & (1u << f))
@@ -324,11 +332,10 @@ static int iterate(const struct stress_config *cfg, struct stress_report *r,
 		res->message = strdup(msg);
 		res->workload_path = path;
 		r->failures++;
-		if (res->status != 130)
-			handle_failure(cfg, &c, res);
+		handle_failure(cfg, &c, res);
 	}
 	stress_case_free(&c);
-	return res->status;
+	return status;
 }
 
 /* --out first: the reports may go in it. */

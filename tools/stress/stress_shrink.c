@@ -37,10 +37,14 @@ static bool out_of_time(struct shrinker *sh)
 static bool keep_if_fails(struct shrinker *sh, struct stress_case *c,
 			  struct stress_case *cand)
 {
+	int status;
+
 	stress_case_settle(cand);
 	sh->tried++;
-	if (stress_case_run(cand, sh->path, 0, sh->msg, sizeof(sh->msg)) ==
-	    sh->status) {
+	status = stress_case_run(cand, sh->path, 0, sh->msg, sizeof(sh->msg));
+	if (status == 130)
+		sh->deadline_ns = 0;	/* interrupted: stop shrinking */
+	if (status == sh->status) {
 		stress_case_free(c);
 		*c = *cand;
 		return true;
@@ -252,40 +256,38 @@ static bool apply_edit(struct stress_case *c, enum edit e, size_t i)
 	return false;
 }
 
+/* Edit @e on each of @n items (0 .. n-1), keeping each that still fails. */
+static bool try_each(struct shrinker *sh, struct stress_case *c, enum edit e,
+		     size_t n)
+{
+	struct stress_case cand;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (out_of_time(sh) || stress_case_copy(c, &cand))
+			return any;
+		if (!apply_edit(&cand, e, i))
+			stress_case_free(&cand);
+		else if (keep_if_fails(sh, c, &cand))
+			any = true;
+	}
+	return any;
+}
+
 static bool shrink_features(struct shrinker *sh, struct stress_case *c)
 {
 	static const enum edit once[] = {
 		E_SHRINK, E_VRAM, E_CLASS, E_PRIO, E_ENGINES_FLAG,
 		E_HANG_TIMEOUT,
 	};
-	struct stress_case cand;
 	bool any = false;
-	size_t i, k;
+	size_t k;
 
-	for (k = 0; k < sizeof(once) / sizeof(once[0]); k++) {
-		if (out_of_time(sh) || stress_case_copy(c, &cand))
-			return any;
-		if (!apply_edit(&cand, once[k], 0))
-			stress_case_free(&cand);
-		else if (keep_if_fails(sh, c, &cand))
-			any = true;
-	}
-	for (i = 0; i < c->wl.n_bos; i++) {
-		if (out_of_time(sh) || stress_case_copy(c, &cand))
-			return any;
-		if (!apply_edit(&cand, E_BO, i))
-			stress_case_free(&cand);
-		else if (keep_if_fails(sh, c, &cand))
-			any = true;
-	}
-	for (i = 0; i < c->wl.n_jobs; i++) {
-		if (out_of_time(sh) || stress_case_copy(c, &cand))
-			return any;
-		if (!apply_edit(&cand, E_JOB, i))
-			stress_case_free(&cand);
-		else if (keep_if_fails(sh, c, &cand))
-			any = true;
-	}
+	for (k = 0; k < sizeof(once) / sizeof(once[0]); k++)
+		any |= try_each(sh, c, once[k], 1);
+	any |= try_each(sh, c, E_BO, c->wl.n_bos);
+	any |= try_each(sh, c, E_JOB, c->wl.n_jobs);
 	return any;
 }
 
