@@ -88,9 +88,8 @@ static const struct cli_command commands[] = {
 	},
 	{
 		.name = "stress",
-		.args = "[--minutes M] [--shard K/N] [OPTIONS]",
-		.summary = "random workloads through run until the time is up; "
-			   "a shrunk reproducer on failure",
+		.args = "[OPTIONS]",
+		.summary = "random workloads through run; a failure shrunk",
 		.run = cmd_stress,
 	},
 	{

@@ -57,7 +57,8 @@ struct run_config {
 	bool shrink_ms_given;
 	unsigned int shrink_ms;
 	/*
-	 * --check-every: ttm_device_check() every that many seconds while
+	 * --check-every: ttm_device_check() and the execbuf counters'
+	 * sum every that many seconds while
 	 * the run goes on (the watchdog's tick), not only at the end; 0:
 	 * only at the end. `ttmsim stress` turns it on.
 	 */

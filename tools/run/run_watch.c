@@ -311,7 +311,7 @@ static bool watch_working(void *data)
 }
 
 /*
- * --check-every: the accounting invariant mid-run, when the submitters
+ * --check-every: the accounting invariant and the execbuf counters mid-run, when the submitters
  * and the GPU are busiest (ttm_device_check() takes the device lock: a
  * consistent snapshot at any time), not only once all is idle.
  */
@@ -319,6 +319,7 @@ static void live_check(struct run_watch *w, uint64_t now)
 {
 	struct run *run = w->run;
 	uint64_t period = (uint64_t)(run->cfg->check_every_s * 1e9);
+	struct ttm_execbuf_stats st;
 	char msg[256];
 
 	if (!period)
@@ -331,6 +332,18 @@ static void live_check(struct run_watch *w, uint64_t now)
 	if (ttm_device_check(run->dev, msg, sizeof(msg))) {
 		fprintf(stderr, "ttmsim: invariant: accounting during the "
 			"run: %s\n", msg);
+		__atomic_add_fetch(&run->live_violations, 1,
+				   __ATOMIC_RELAXED);
+	}
+	/* A consistent snapshot: the counters add up at any time. */
+	ttm_execbuf_get_stats(run->dev, &st);
+	if (st.submitted != st.rejected + st.completed + st.failed +
+	    st.in_flight) {
+		fprintf(stderr, "ttmsim: invariant: during the run, %" PRIu64
+			" submitted != %" PRIu64 " rejected + %" PRIu64
+			" completed + %" PRIu64 " failed + %" PRIu64
+			" in flight\n", st.submitted, st.rejected,
+			st.completed, st.failed, st.in_flight);
 		__atomic_add_fetch(&run->live_violations, 1,
 				   __ATOMIC_RELAXED);
 	}
