@@ -420,6 +420,8 @@ int cmd_stress(int argc, char **argv, const char *path)
 	r.seed = cfg.seed;
 	r.shard = cfg.shard;
 	r.shards = cfg.shards;
+	r.limit_s = cfg.seconds;
+	r.limit_iterations = cfg.iterations;
 	fprintf(stderr, "ttmsim stress: seed %" PRIu64 ", shard %u/%u, "
 		"%g s\n", cfg.seed, cfg.shard, cfg.shards, cfg.seconds);
 	start = cli_now_ns();

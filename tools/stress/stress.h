@@ -94,7 +94,9 @@ struct stress_result {
 struct stress_report {
 	uint64_t seed;
 	unsigned int shard, shards;
-	double seconds;
+	double limit_s;              /* --minutes, --seconds */
+	uint64_t limit_iterations;   /* --iterations; 0: none */
+	double seconds;              /* the run's wall time */
 	uint64_t jobs;
 	uint64_t feature_counts[SF_COUNT];
 	struct stress_result *results;

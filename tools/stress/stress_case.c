@@ -95,10 +95,18 @@ static void make_bo(uint64_t *s, struct wl_bo *bo, unsigned int i,
 		bo->size = pick(s, 1, small_vram ? 64 : 16) * 4096;
 	}
 	switch (cli_splitmix64(s) % 8) {
-	case 0: bo->placement = WL_PLACE_VRAM; break;
-	case 1: bo->placement = WL_PLACE_GTT; break;
-	case 2: bo->placement = WL_PLACE_SYSTEM; break;
-	default: bo->placement = WL_PLACE_DEFAULT; break;
+	case 0:
+		bo->placement = WL_PLACE_VRAM;
+		break;
+	case 1:
+		bo->placement = WL_PLACE_GTT;
+		break;
+	case 2:
+		bo->placement = WL_PLACE_SYSTEM;
+		break;
+	default:
+		bo->placement = WL_PLACE_DEFAULT;
+		break;
 	}
 	/* Few pins: a pinned buffer in a small VRAM starves the rest. */
 	bo->pinned = chance(s, 3);

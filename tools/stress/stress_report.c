@@ -16,6 +16,10 @@
 
 #include "stress.h"
 
+#ifndef TTMSIM_VERSION
+#define TTMSIM_VERSION "unknown"
+#endif
+
 #define STRESS_JSON_FLAGS (JSON_C_TO_STRING_PRETTY | \
 			   JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -89,9 +93,14 @@ int stress_report_json(const struct stress_report *r, const char *path)
 	unsigned int k;
 
 	snprintf(shard, sizeof(shard), "%u/%u", r->shard, r->shards);
+	add_str(root, "version", TTMSIM_VERSION);
 	json_object_object_add(root, "seed", json_object_new_uint64(r->seed));
 	add_str(root, "shard", shard);
-	json_object_object_add(root, "seconds",
+	json_object_object_add(root, "limit_s",
+			       json_object_new_double(r->limit_s));
+	json_object_object_add(root, "limit_iterations",
+			       json_object_new_uint64(r->limit_iterations));
+	json_object_object_add(root, "wall_s",
 			       json_object_new_double(r->seconds));
 	json_object_object_add(root, "iterations",
 			       json_object_new_uint64(r->n_results));
