@@ -88,6 +88,12 @@ static const struct cli_command commands[] = {
 		.noun = "scenario",
 	},
 	{
+		.name = "stress",
+		.args = "[OPTIONS]",
+		.summary = "random workloads through run; a failure shrunk",
+		.run = cmd_stress,
+	},
+	{
 		.name = "help",
 		.args = "[COMMAND...]",
 		.summary = "show the usage of ttmsim or of a command",

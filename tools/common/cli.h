@@ -130,5 +130,6 @@ int cmd_bench_ww(int argc, char **argv, const char *path);
 int cmd_run(int argc, char **argv, const char *path);
 int cmd_scenario_abba(int argc, char **argv, const char *path);
 int cmd_scenario_qxl(int argc, char **argv, const char *path);
+int cmd_stress(int argc, char **argv, const char *path);
 
 #endif /* TTMSIM_TOOLS_CLI_H */

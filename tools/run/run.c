@@ -66,6 +66,8 @@ static void run_usage(const char *path)
 	       "                      shrink line, kept by --save-workload\n"
 	       "  --hang-timeout-ms MS  GPU watchdog for hang jobs (100)\n"
 	       "  --watchdog SECONDS  no progress for that long: exit 3 (60)\n"
+	       "  --check-every S     check the accounting and counters\n"
+	       "                      every S seconds during the run too\n"
 	       "Output:\n"
 	       "  --json              the summary as one JSON object\n"
 	       "  --quiet             no text summary\n"
@@ -103,6 +105,7 @@ enum {
 	OPT_SHRINK,
 	OPT_HANG,
 	OPT_WATCHDOG,
+	OPT_CHECK_EVERY,
 	OPT_JSON,
 	OPT_QUIET,
 	OPT_DUMP,
@@ -134,6 +137,7 @@ static const struct option run_options[] = {
 	{ "shrink-ms", required_argument, NULL, OPT_SHRINK },
 	{ "hang-timeout-ms", required_argument, NULL, OPT_HANG },
 	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
+	{ "check-every", required_argument, NULL, OPT_CHECK_EVERY },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "dump", required_argument, NULL, OPT_DUMP },
@@ -306,6 +310,9 @@ static int parse_option(void *data, int c, const char *arg)
 	case OPT_WATCHDOG:
 		return cli_parse_seconds("--watchdog", arg, 1e6,
 					 &cfg->watchdog_s);
+	case OPT_CHECK_EVERY:
+		return cli_parse_seconds("--check-every", arg, 1e6,
+					 &cfg->check_every_s);
 	case OPT_JSON:
 		cfg->json = true;
 		return 0;
@@ -384,6 +391,33 @@ static int prepare_workload(struct run *run)
 	return ret;
 }
 
+/*
+ * Test-only: TTMSIM_TEST_STRESS_FAIL=1 in the environment makes a run of
+ * a workload with at least 3 threads and a job on its third buffer (index
+ * 2) a violation, so that the tests of `ttmsim stress` have a failure
+ * whose minimal workload is known (3 buffers, 1 job on thread 2 listing
+ * buffer 2) to check its shrinker, and a replay fails the same way.
+ */
+static bool run_test_fail(const struct workload *wl)
+{
+	const char *v = getenv("TTMSIM_TEST_STRESS_FAIL");
+	size_t j;
+	unsigned int k;
+
+	if (!v || strcmp(v, "1") || wl->n_threads < 3)
+		return false;
+	for (j = 0; j < wl->n_jobs; j++)
+		for (k = 0; k < wl->jobs[j].n_bos; k++)
+			if (wl->jobs[j].bos[k] == 2) {
+				fprintf(stderr, "ttmsim: invariant: "
+					"TTMSIM_TEST_STRESS_FAIL: %u threads "
+					"and a job on buffer 2 (test-only "
+					"failure)\n", wl->n_threads);
+				return true;
+			}
+	return false;
+}
+
 /* A checker report: printed as usual, counted, the run goes on. */
 static void on_checker_report(const struct ww_debug_report *report,
 			      void *data)
@@ -422,6 +456,10 @@ static int execute(struct run *run)
 
 	run_fault_apply(run);
 	ok = run_verify(run);
+	if (__atomic_load_n(&run->live_violations, __ATOMIC_RELAXED))
+		ok = false;
+	if (run_test_fail(&run->wl))
+		ok = false;
 	if (__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "ttmsim: the ww_debug checker reported %u "
 			"misuse(s)\n", run->checker_reports);

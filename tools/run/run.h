@@ -58,6 +58,13 @@ struct run_config {
 	 */
 	bool shrink_ms_given;
 	unsigned int shrink_ms;
+	/*
+	 * --check-every: ttm_device_check() and the execbuf counters'
+	 * sum every that many seconds while
+	 * the run goes on (the watchdog's tick), not only at the end; 0:
+	 * only at the end. `ttmsim stress` turns it on.
+	 */
+	double check_every_s;
 };
 
 /*
@@ -156,6 +163,7 @@ struct run {
 	unsigned int submit_failures;
 	int interrupted;             /* atomic: by SIGINT/SIGTERM */
 	unsigned int checker_reports; /* atomic */
+	unsigned int live_violations; /* atomic: --check-every's findings */
 	struct run_trace *trace;     /* NULL without --trace */
 	struct run_watch *watch;     /* run_watch.c's threads */
 	struct run_shrink *shrink;   /* run_shrink.c's thread, while it runs */

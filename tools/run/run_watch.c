@@ -58,6 +58,7 @@ struct run_watch {
 	uint64_t in_flight;         /* GPU jobs, as run_working() saw */
 	uint64_t grace_ns;          /* watch_grace()'s last answer */
 	int signal_stopping;        /* atomic: SIGUSR1 means "end" */
+	uint64_t next_check_ns;     /* --check-every: when next; 0: unset */
 };
 
 /* The run has started: its threads and device may be looked at. */
@@ -360,10 +361,50 @@ static uint64_t watch_grace(void *data)
 	return max;
 }
 
+/*
+ * --check-every: the accounting invariant and the execbuf counters mid-run, when the submitters
+ * and the GPU are busiest (ttm_device_check() takes the device lock: a
+ * consistent snapshot at any time), not only once all is idle.
+ */
+static void live_check(struct run_watch *w, uint64_t now)
+{
+	struct run *run = w->run;
+	uint64_t period = (uint64_t)(run->cfg->check_every_s * 1e9);
+	struct ttm_execbuf_stats st;
+	char msg[256];
+
+	if (!period)
+		return;
+	if (!w->next_check_ns)
+		w->next_check_ns = now + period;
+	if (now < w->next_check_ns)
+		return;
+	w->next_check_ns = now + period;
+	if (ttm_device_check(run->dev, msg, sizeof(msg))) {
+		fprintf(stderr, "ttmsim: invariant: accounting during the "
+			"run: %s\n", msg);
+		__atomic_add_fetch(&run->live_violations, 1,
+				   __ATOMIC_RELAXED);
+	}
+	/* A consistent snapshot: the counters add up at any time. */
+	ttm_execbuf_get_stats(run->dev, &st);
+	if (st.submitted != st.rejected + st.completed + st.failed +
+	    st.in_flight) {
+		fprintf(stderr, "ttmsim: invariant: during the run, %" PRIu64
+			" submitted != %" PRIu64 " rejected + %" PRIu64
+			" completed + %" PRIu64 " failed + %" PRIu64
+			" in flight\n", st.submitted, st.rejected,
+			st.completed, st.failed, st.in_flight);
+		__atomic_add_fetch(&run->live_violations, 1,
+				   __ATOMIC_RELAXED);
+	}
+}
+
 static void watch_tick(void *data, uint64_t now)
 {
 	struct run_watch *w = data;
 
+	live_check(w, now);
 	if (w->bar)
 		draw_bar(w, now);
 }

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ttmsim stress: one case. A seed makes a small random workload across
+ * the features of `ttmsim run` and the flags to run it with; the case is
+ * written in the workload format and run by cmd_run() itself, in this
+ * process, with its verifier: what a stress iteration checks is what
+ * `ttmsim run --workload FILE FLAGS` checks, and that command replays it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rng.h"
+#include "stress.h"
+
+const char *const stress_feature_names[SF_COUNT] = {
+	[SF_WOUND_WAIT] = "wound-wait",
+	[SF_PRIORITIES] = "priorities",
+	[SF_HANG] = "hang",
+	[SF_NOP] = "nop",
+	[SF_EVICTION] = "eviction",
+	[SF_PLACEMENT] = "placement",
+	[SF_PINNED] = "pinned",
+	[SF_SHRINKER] = "shrinker",
+	[SF_FOURCC] = "fourcc",
+};
+
+/* Uniform in [lo, hi]. */
+static uint64_t pick(uint64_t *s, uint64_t lo, uint64_t hi)
+{
+	return lo + cli_splitmix64(s) % (hi - lo + 1);
+}
+
+static bool chance(uint64_t *s, unsigned int percent)
+{
+	return cli_splitmix64(s) % 100 < percent;
+}
+
+void stress_case_settle(struct stress_case *c)
+{
+	struct workload *wl = &c->wl;
+	unsigned int f = 0, i;
+	size_t j;
+
+	wl->n_threads = wl->n_engines = 0;
+	for (j = 0; j < wl->n_jobs; j++) {
+		const struct wl_job *job = &wl->jobs[j];
+
+		if (job->thread + 1 > wl->n_threads)
+			wl->n_threads = job->thread + 1;
+		if (job->engine + 1 > wl->n_engines)
+			wl->n_engines = job->engine + 1;
+		if (job->op == WL_OP_HANG)
+			f |= 1u << SF_HANG;
+		if (job->op == WL_OP_NOP)
+			f |= 1u << SF_NOP;
+	}
+	if (c->engines < wl->n_engines)
+		c->engines = wl->n_engines ? wl->n_engines : 1;
+	for (i = 0; i < wl->n_bos; i++) {
+		if (wl->bos[i].placement != WL_PLACE_DEFAULT)
+			f |= 1u << SF_PLACEMENT;
+		if (wl->bos[i].pinned)
+			f |= 1u << SF_PINNED;
+		if (wl->bos[i].fourcc)
+			f |= 1u << SF_FOURCC;
+	}
+	if (c->wound_wait)
+		f |= 1u << SF_WOUND_WAIT;
+	if (c->priorities && wl->n_threads)
+		f |= 1u << SF_PRIORITIES;
+	if (c->vram)
+		f |= 1u << SF_EVICTION;
+	if (wl->shrink_ms)
+		f |= 1u << SF_SHRINKER;
+	c->features = f;
+}
+
+static void make_bo(uint64_t *s, struct wl_bo *bo, unsigned int i,
+		    bool small_vram)
+{
+	snprintf(bo->name, sizeof(bo->name), "b%u", i);
+	if (chance(s, 10)) {
+		/* A scanout-like buffer: XRGB8888, 4 bytes a pixel. */
+		bo->width = (uint32_t)pick(s, 1, 64);
+		bo->height = (uint32_t)pick(s, 1, 64);
+		bo->fourcc = 0x34325258; /* 'XR24' */
+		bo->size = (uint64_t)bo->width * bo->height * 4;
+	} else {
+		bo->size = pick(s, 1, small_vram ? 64 : 16) * 4096;
+	}
+	switch (cli_splitmix64(s) % 8) {
+	case 0:
+		bo->placement = WL_PLACE_VRAM;
+		break;
+	case 1:
+		bo->placement = WL_PLACE_GTT;
+		break;
+	case 2:
+		bo->placement = WL_PLACE_SYSTEM;
+		break;
+	default:
+		bo->placement = WL_PLACE_DEFAULT;
+		break;
+	}
+	/* Few pins: a pinned buffer in a small VRAM starves the rest. */
+	bo->pinned = chance(s, 3);
+}
+
+static int make_job(uint64_t *s, struct stress_case *c, struct wl_job *job,
+		    unsigned int threads, unsigned int engines)
+{
+	unsigned int n_bos = c->wl.n_bos, per, k, m;
+	unsigned int r = (unsigned int)(cli_splitmix64(s) % 100);
+
+	job->thread = (unsigned int)pick(s, 0, threads - 1);
+	job->engine = (unsigned int)pick(s, 0, engines - 1);
+	job->duration_us = pick(s, 0, 200);
+	job->op = r < 3 ? WL_OP_HANG : r < 13 ? WL_OP_NOP : WL_OP_ADD;
+	job->add_value = (uint32_t)pick(s, 1, 0xffff);
+	per = (unsigned int)pick(s, 1, n_bos < 6 ? n_bos : 6);
+	job->bos = malloc(per * sizeof(*job->bos));
+	if (!job->bos)
+		return -ENOMEM;
+	/* Distinct buffers, in a random order. */
+	for (k = 0; k < per; k++) {
+		unsigned int b;
+
+		do {
+			b = (unsigned int)pick(s, 0, n_bos - 1);
+			for (m = 0; m < k && job->bos[m] != b; m++)
+				;
+		} while (m < k);
+		job->bos[k] = b;
+	}
+	job->n_bos = per;
+	return 0;
+}
+
+int stress_case_generate(uint64_t seed, struct stress_case *c)
+{
+	uint64_t s = seed;
+	unsigned int threads, engines, i;
+	size_t j, n_jobs;
+	struct workload *wl = &c->wl;
+
+	memset(c, 0, sizeof(*c));
+	c->seed = seed;
+	threads = (unsigned int)pick(&s, 1, 8);
+	engines = (unsigned int)pick(&s, 1, 3);
+	c->engines = engines;
+	c->wound_wait = chance(&s, 50);
+	c->priorities = chance(&s, 40);
+	if (chance(&s, 40))
+		c->vram = pick(&s, 1, 16) * 64 * 1024;
+	if (chance(&s, 20))
+		wl->shrink_ms = (unsigned int)pick(&s, 1, 20);
+	c->hang_timeout_ms = (unsigned int)pick(&s, 5, 30);
+	wl->n_bos = (unsigned int)pick(&s, 1, 48);
+	wl->bos = calloc(wl->n_bos, sizeof(*wl->bos));
+	n_jobs = (size_t)pick(&s, 1, 60) * threads;
+	wl->jobs = calloc(n_jobs, sizeof(*wl->jobs));
+	if (!wl->bos || !wl->jobs) {
+		stress_case_free(c);
+		return -ENOMEM;
+	}
+	for (i = 0; i < wl->n_bos; i++)
+		make_bo(&s, &wl->bos[i], i, c->vram != 0);
+	for (j = 0; j < n_jobs; j++) {
+		if (make_job(&s, c, &wl->jobs[j], threads, engines)) {
+			stress_case_free(c);
+			return -ENOMEM;
+		}
+		wl->n_jobs = j + 1;
+	}
+	wl->has_seed = false;
+	stress_case_settle(c);
+	return 0;
+}
+
+int stress_case_copy(const struct stress_case *from, struct stress_case *to)
+{
+	const struct workload *a = &from->wl;
+	struct workload *b = &to->wl;
+	size_t j;
+
+	*to = *from;
+	memset(b, 0, sizeof(*b));
+	b->shrink_ms = a->shrink_ms;
+	b->bos = malloc((a->n_bos ? a->n_bos : 1) * sizeof(*b->bos));
+	b->jobs = calloc(a->n_jobs ? a->n_jobs : 1, sizeof(*b->jobs));
+	if (!b->bos || !b->jobs)
+		goto nomem;
+	memcpy(b->bos, a->bos, a->n_bos * sizeof(*b->bos));
+	b->n_bos = a->n_bos;
+	for (j = 0; j < a->n_jobs; j++) {
+		b->jobs[j] = a->jobs[j];
+		b->jobs[j].bos = malloc(a->jobs[j].n_bos * sizeof(unsigned int));
+		if (!b->jobs[j].bos)
+			goto nomem;
+		memcpy(b->jobs[j].bos, a->jobs[j].bos,
+		       a->jobs[j].n_bos * sizeof(unsigned int));
+		b->n_jobs = j + 1;
+	}
+	b->n_threads = a->n_threads;
+	b->n_engines = a->n_engines;
+	return 0;
+nomem:
+	stress_case_free(to);
+	return -ENOMEM;
+}
+
+void stress_case_free(struct stress_case *c)
+{
+	workload_free(&c->wl);
+}
+
+/*
+ * --priorities from the thread count: one kernel client if there are 4
+ * threads or more, a quarter high, a quarter low, the rest normal.
+ */
+static void priorities_arg(unsigned int threads, char *out, size_t len)
+{
+	unsigned int kernel = threads >= 4, high = threads / 4,
+		     low = threads / 4, normal = threads - kernel - high - low;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (kernel)
+		n += (size_t)snprintf(out + n, len - n, "kernel=%u,", kernel);
+	if (high)
+		n += (size_t)snprintf(out + n, len - n, "high=%u,", high);
+	if (normal)
+		n += (size_t)snprintf(out + n, len - n, "normal=%u,", normal);
+	if (low)
+		n += (size_t)snprintf(out + n, len - n, "low=%u,", low);
+	if (n)
+		out[n - 1] = '\0';
+}
+
+int stress_case_flags(const struct stress_case *c, char **argv,
+		      char buf[512])
+{
+	size_t used = 0;
+	int n = 0;
+
+#define ADD(...) do { \
+		argv[n++] = buf + used; \
+		used += (size_t)snprintf(buf + used, 512 - used, \
+					 __VA_ARGS__) + 1; \
+	} while (0)
+	ADD("--engines");
+	ADD("%u", c->engines);
+	ADD("--class");
+	ADD("%s", c->wound_wait ? "wound-wait" : "wait-die");
+	if (c->priorities && c->wl.n_threads) {
+		char p[128];
+
+		priorities_arg(c->wl.n_threads, p, sizeof(p));
+		ADD("--priorities");
+		ADD("%s", p);
+	}
+	if (c->vram) {
+		ADD("--vram");
+		ADD("%" PRIu64 "K", c->vram / 1024);
+	}
+	if (c->hang_timeout_ms) {
+		ADD("--hang-timeout-ms");
+		ADD("%u", c->hang_timeout_ms);
+	}
+#undef ADD
+	return n;
+}
+
+/* Read what run printed on stderr (fd @fd, at its end) into @msg. */
+static void read_capture(int fd, char *msg, size_t len)
+{
+	ssize_t got;
+	off_t size = lseek(fd, 0, SEEK_END);
+	off_t from = size > (off_t)len - 1 ? size - (off_t)len + 1 : 0;
+
+	msg[0] = '\0';
+	if (size <= 0 || lseek(fd, from, SEEK_SET) < 0)
+		return;
+	got = read(fd, msg, len - 1);
+	msg[got > 0 ? got : 0] = '\0';
+}
+
+int stress_case_run(const struct stress_case *c, const char *path,
+		    double check_every_s, char *msg, size_t len)
+{
+	char *argv[STRESS_MAX_ARGS + 16], buf[512], every[32];
+	char arg0[] = "run", wl_flag[] = "--workload", quiet[] = "--quiet",
+	     noprog[] = "--no-progress", cflag[] = "--check-every",
+	     wdflag[] = "--watchdog", wd[] = "30";
+	char capture_path[] = "/tmp/ttmsim-stress-XXXXXX";
+	int argc = 0, n, status, saved = -1, cap;
+
+	if (workload_save(&c->wl, path))
+		return -1;
+	argv[argc++] = arg0;
+	argv[argc++] = wl_flag;
+	argv[argc++] = (char *)path;
+	n = stress_case_flags(c, argv + argc, buf);
+	argc += n;
+	argv[argc++] = quiet;
+	argv[argc++] = noprog;
+	argv[argc++] = wdflag;
+	argv[argc++] = wd;
+	if (check_every_s > 0) {
+		snprintf(every, sizeof(every), "%g", check_every_s);
+		argv[argc++] = cflag;
+		argv[argc++] = every;
+	}
+	argv[argc] = NULL;
+
+	/*
+	 * What run prints goes to stderr: catch it in a file for the
+	 * reports. Nothing else runs in this process meanwhile (run joins
+	 * its threads before it returns), so the swap of fd 2 is safe.
+	 */
+	fflush(stderr);
+	cap = mkstemp(capture_path);
+	if (cap >= 0) {
+		unlink(capture_path);
+		saved = dup(STDERR_FILENO);
+		if (saved < 0 || dup2(cap, STDERR_FILENO) < 0) {
+			if (saved >= 0)
+				close(saved);
+			saved = -1;
+		}
+	}
+	status = cmd_run(argc, argv, "run");
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+	if (cap >= 0) {
+		read_capture(cap, msg, len);
+		close(cap);
+	} else {
+		msg[0] = '\0';
+	}
+	return status;
+}
