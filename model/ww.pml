@@ -180,7 +180,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 		if
 		:: granted[t] ->                                    /* :232-234 handed over */
 			granted[t] = 0;
-			acquired[t]++;                              /* ww_mutex.c:84 */
+			acquired[t]++;                              /* ww_mutex.c:85-86 */
 			take_ghost(t, l);
 			act = 1
 		:: !granted[t] && owner[l] == 0 ->                  /* :238 free */
@@ -194,7 +194,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 			:: else
 			fi;
 			f = 0;
-			acquired[t]++;                              /* ww_mutex.c:84 */
+			acquired[t]++;                              /* ww_mutex.c:85-86 */
 			take_ghost(t, l);
 			act = 1
 		:: !granted[t] && owner[l] != 0 ->                  /* held */
@@ -234,7 +234,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 				if
 				:: owner[l] == 0 && !wbit[l] && !hbit[l] ->
 					owner[l] = t + 1;                   /* :164-166 */
-					acquired[t]++;                      /* ww_mutex.c:84 */
+					acquired[t]++;                      /* ww_mutex.c:85-86 */
 					take_ghost(t, l);
 					act = 1
 				:: true                                     /* gave up: :169-184 */
@@ -261,23 +261,23 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 }
 
 /*
- * lock_common() (ww_mutex.c:105), ww_mutex_lock() and ww_mutex_lock_slow()
+ * lock_common() (ww_mutex.c:103), ww_mutex_lock() and ww_mutex_lock_slow()
  * with a context (no injection, not interruptible).
  */
 inline lock_common(t, l, ret)
 {
 	atomic {
 		if
-		:: acquired[t] == 0 -> wounded[t] = 0               /* ww_mutex.c:59-62 forget_stale_wound */
+		:: acquired[t] == 0 -> wounded[t] = 0               /* ww_mutex.c:56-60 forget_stale_wound */
 		:: else
 		fi
 	};
 	atomic {
 		assert(owner[l] != t + 1);                          /* ww_mutex.c:79: no -EALREADY here */
 		if
-		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:113 fast CAS */
+		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:113-116 fast CAS */
 			owner[l] = t + 1;
-			acquired[t]++;                              /* ww_mutex.c:115 */
+			acquired[t]++;                              /* ww_mutex.c:114-115 */
 			take_ghost(t, l);
 			ret = OK
 		:: else -> ret = SLOW
@@ -316,20 +316,20 @@ inline unlock_slowpath(l, f)
 	}
 }
 
-/* unlock_common() (ww_mutex.c:229) by the context of thread t. */
+/* unlock_common() (ww_mutex.c:231) by the context of thread t. */
 inline unlock(t, l, f)
 {
 	atomic {
 		assert(owner[l] == t + 1 && (mine[t] & BIT(l)));
 		mine[t] = mine[t] & ~BIT(l);
-		acquired[t]--;                                      /* ww_mutex.c:244/249 */
+		acquired[t]--;                                      /* ww_mutex.c:245-246, 249-250 */
 		if
-		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:240-241 fast CAS */
+		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:242-247 fast CAS */
 		:: else -> f = 1
 		fi
 	};
 	if
-	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:250 */
+	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:251 */
 	:: else
 	fi
 }
@@ -393,7 +393,7 @@ retry:
 			lock_common(t, l, ret);     /* ww_mutex_lock() */
 			if
 			:: ret == EDEADLK ->
-				contended = l;          /* ww_mutex.c:88 contending_lock */
+				contended = l;          /* ww_mutex.c:87-88 contending_lock */
 				unlock_all(t, l, f);
 				l = contended;
 				assert(acquired[t] == 0);
