@@ -55,7 +55,8 @@ enum {
 static int next_line(struct reader *r, char **ret_line, size_t *ret_len)
 {
 	for (;;) {
-		char *s = r->buf + r->start;
+		/* No buffer before the first read: NULL + 0 is undefined. */
+		char *s = r->buf ? r->buf + r->start : NULL;
 		size_t avail = r->end - r->start;
 		char *nl = avail ? memchr(s, '\n', avail) : NULL;
 
