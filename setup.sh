@@ -11,6 +11,7 @@ packages=(
 	libcmocka-dev libdrm-dev
 	libjson-c-dev scdoc          # the CLI's JSON output; the man page
 	libtsan2 libasan8 libubsan1   # sanitizer builds (.ci/run)
+	clang libclang-rt-14-dev     # the clang UBSan build (.ci/run), libFuzzer (fuzz/)
 )
 
 missing=()
