@@ -47,7 +47,8 @@ for t in "${targets[@]}"; do
 		status=1
 	fi
 	# Keep only what adds coverage to the committed corpus.
-	build-fuzz/fuzz/fuzz-"$t" -merge=1 -close_fd_mask=2 "$corpus" "$new" \
+	build-fuzz/fuzz/fuzz-"$t" -merge=1 -close_fd_mask=2 \
+		-artifact_prefix="build-fuzz/crash-$t-" "$corpus" "$new" \
 		2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files' || true
 done
 exit "$status"
