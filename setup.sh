@@ -12,6 +12,7 @@ packages=(
 	libjson-c-dev scdoc          # the CLI's JSON output; the man page
 	libtsan2 libasan8 libubsan1   # sanitizer builds (.ci/run)
 	spin                          # suite model: model/README.md
+	clang libclang-rt-14-dev     # the clang UBSan build (.ci/run), libFuzzer (fuzz/)
 )
 
 missing=()

@@ -27,13 +27,16 @@ _Static_assert(TTM_SYNCOBJ_QUERY_LAST_SUBMITTED ==
 /*
  * A user array of @count elements of @size bytes: -EINVAL for none (as
  * the kernel's), -EFAULT for a bad pointer, else the array itself: the
- * caller's memory is this process's, no copy is needed.
+ * caller's memory is this process's, no copy is needed. Used in place, it
+ * must be aligned to its elements (@size: 4 or 8): reading a misaligned
+ * __u32 is undefined in C (UBSan stops on it; some CPUs trap), so such a
+ * pointer is -EFAULT, where the kernel's copy_from_user() would take it.
  */
 static int user_array(uint64_t uptr, uint32_t count, size_t size, void **ret)
 {
 	if (!count)
 		return -EINVAL;
-	if (!drm_user_ptr_ok(uptr, (uint64_t)count * size))
+	if (!drm_user_ptr_ok(uptr, (uint64_t)count * size) || uptr % size)
 		return -EFAULT;
 	*ret = (void *)(uintptr_t)uptr;
 	return 0;

@@ -189,6 +189,23 @@ static void test_array_errors(void **state)
 				  (uint32_t *)(uintptr_t)BAD_PTR, 1), -EFAULT);
 	assert_int_equal(array_op(fx->render, DRM_IOCTL_SYNCOBJ_RESET, &bad, 1),
 			 -ENOENT);
+	/*
+	 * A misaligned array is -EFAULT: used in place, its __u32s cannot be
+	 * read (fuzz/corpus/drm/ubsan_misaligned_syncobj_array.bin).
+	 */
+	{
+		uint32_t two[2] = { h, h };
+		uint32_t *odd = (uint32_t *)(void *)((char *)two + 1);
+
+		assert_int_equal(array_op(fx->render, DRM_IOCTL_SYNCOBJ_RESET,
+					  odd, 1), -EFAULT);
+		assert_int_equal(wait(fx->render, odd, 1, 0, NULL), -EFAULT);
+		ta.points = (uintptr_t)&point + 4;
+		assert_int_equal(ttm_drm_ioctl(fx->render,
+					       DRM_IOCTL_SYNCOBJ_QUERY, &ta),
+				 -EFAULT);
+		ta.points = (uintptr_t)&point;
+	}
 	assert_int_equal(wait(fx->render, &h, 1, 1u << 7, NULL), -EINVAL);
 	/* WAIT_AVAILABLE is for timeline waits only. */
 	assert_int_equal(wait(fx->render, &h, 1,

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzz target: the argument blocks of the DRM ioctls (drm/ioctl.c and the
+ * built-in "ttmsim" driver's), through ttm_drm_ioctl().
+ *
+ * One device serves every input (creating it per input would dominate
+ * the time); each input opens a render and a
+ * primary file and closes them at its end, so that inputs do not share
+ * handles. An input is a list of records:
+ *
+ *	byte 0: the ioctl, an index into ioctls[] below (modulo its size);
+ *	byte 1: bit 0: the primary file (else the render one); bit 1: the
+ *		size in the request is byte 2 instead of the struct's; bit 2:
+ *		a NULL argument;
+ *	[byte 2: that size;]
+ *	then the argument block, that many bytes (zeros past the input).
+ *
+ * Every aligned 64-bit word of a block whose high half is FUZZ_PTR_TAG
+ * becomes a pointer into a scratch copy of the input, at the offset in
+ * its low 16 bits: how the arrays of SUBMIT or SYNCOBJ_WAIT get real
+ * contents. Another pointer is kept if the library copies through it with
+ * ttm_drm_copy_from_user() (SUBMIT); where it dereferences it in place
+ * (VERSION's strings, the syncobj arrays), a pointer that is not
+ * detectably bad is made so (the library cannot see an unmapped page:
+ * docs/drm-design.md, "Bad user pointers"), and the count of an array in
+ * the scratch copy is cut to MAX_COUNT. The library must say -EFAULT or
+ * -EINVAL, never crash. Timeouts are cut to at most 1 ms
+ * and job durations to 100 us so that an input ends quickly.
+ *
+ * The GPU runs in real time, not on the virtual clock: there a creation
+ * or a submission that must wait for an eviction's copy blocks until
+ * another thread advances the clock (docs/bo-design.md, "ghosts"), and
+ * the fuzzer has no such thread.
+ *
+ * After every input: every job done (ttm_execbuf_wait_idle()), no buffer of either file left reserved (ww_mutex_is_locked() of each
+ * handle's reservation), ttm_device_check() holds; then after closing the
+ * files and every descriptor the input made, ttm_device_check() again.
+ * The ww debug checker's reports abort (its default handler).
+ */
+#include <dirent.h>
+#include <drm.h>
+#include <drm_mode.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "ttmsim/bo.h"
+#include "ttmsim/drm.h"
+#include "ttmsim/execbuf.h"
+#include "ttmsim/gpu.h"
+#include "ttmsim/resv.h"
+#include "ttmsim/ttmsim_drm.h"
+#include "ttmsim/ww_mutex.h"
+
+#define FUZZ_PTR_TAG 0xf022f022u
+#define SCRATCH_SIZE 65536u
+#define MAX_HANDLE 512u  /* handles looked at after an input */
+#define MAX_FD 1024
+
+/*
+ * A user pointer the library dereferences in place (docs/drm-design.md,
+ * "Bad user pointers": one into unmapped memory faults, as it would in
+ * the caller), with the field counting its elements.
+ */
+struct ptr_field {
+	int off;        /* 0: none (no such pointer is at offset 0 but one) */
+	int count_off;  /* a __u32, or a __u64 if count_u64 */
+	bool count_u64;
+	bool used;
+};
+
+struct ioctl_entry {
+	unsigned long request;
+	/* offsets of fields to cut (timeouts, durations); -1: none */
+	int timeout_off;
+	int duration_off;
+	struct ptr_field ptrs[3];
+};
+
+#define E(req) { (req), -1, -1, { { 0 } } }
+#define T(req, type, field) { (req), offsetof(type, field), -1, { { 0 } } }
+#define P(type, ptr, count, u64) \
+	{ offsetof(type, ptr), offsetof(type, count), (u64), true }
+
+static const struct ioctl_entry ioctls[] = {
+	{ DRM_IOCTL_VERSION, -1, -1, {
+		P(struct drm_version, name, name_len, true),
+		P(struct drm_version, date, date_len, true),
+		P(struct drm_version, desc, desc_len, true) } },
+	E(DRM_IOCTL_GET_MAGIC),
+	E(DRM_IOCTL_GEM_CLOSE),
+	E(DRM_IOCTL_GET_CAP),
+	E(DRM_IOCTL_SET_CLIENT_CAP),
+	E(DRM_IOCTL_AUTH_MAGIC),
+	E(DRM_IOCTL_PRIME_HANDLE_TO_FD),
+	E(DRM_IOCTL_PRIME_FD_TO_HANDLE),
+	E(DRM_IOCTL_MODE_CREATE_DUMB),
+	E(DRM_IOCTL_MODE_MAP_DUMB),
+	E(DRM_IOCTL_MODE_DESTROY_DUMB),
+	E(DRM_IOCTL_SYNCOBJ_CREATE),
+	E(DRM_IOCTL_SYNCOBJ_DESTROY),
+	E(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD),
+	E(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE),
+	{ DRM_IOCTL_SYNCOBJ_WAIT, offsetof(struct drm_syncobj_wait,
+					   timeout_nsec), -1, {
+		P(struct drm_syncobj_wait, handles, count_handles, false) } },
+	{ DRM_IOCTL_SYNCOBJ_RESET, -1, -1, {
+		P(struct drm_syncobj_array, handles, count_handles, false) } },
+	{ DRM_IOCTL_SYNCOBJ_SIGNAL, -1, -1, {
+		P(struct drm_syncobj_array, handles, count_handles, false) } },
+	{ DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT,
+	  offsetof(struct drm_syncobj_timeline_wait, timeout_nsec), -1, {
+		P(struct drm_syncobj_timeline_wait, handles, count_handles,
+		  false),
+		P(struct drm_syncobj_timeline_wait, points, count_handles,
+		  false) } },
+	{ DRM_IOCTL_SYNCOBJ_QUERY, -1, -1, {
+		P(struct drm_syncobj_timeline_array, handles, count_handles,
+		  false),
+		P(struct drm_syncobj_timeline_array, points, count_handles,
+		  false) } },
+	E(DRM_IOCTL_SYNCOBJ_TRANSFER),
+	{ DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, -1, -1, {
+		P(struct drm_syncobj_timeline_array, handles, count_handles,
+		  false),
+		P(struct drm_syncobj_timeline_array, points, count_handles,
+		  false) } },
+	E(DRM_IOCTL_TTMSIM_GET_PARAM),
+	E(DRM_IOCTL_TTMSIM_GEM_CREATE),
+	E(DRM_IOCTL_TTMSIM_GEM_MMAP_OFFSET),
+	T(DRM_IOCTL_TTMSIM_GEM_WAIT, struct drm_ttmsim_gem_wait, timeout_ns),
+	/* Its arrays go through ttm_drm_copy_from_user(): any pointer. */
+	{ DRM_IOCTL_TTMSIM_SUBMIT, -1,
+	  offsetof(struct drm_ttmsim_submit, duration_ns), { { 0 } } },
+	E(DRM_IOCTL_TTMSIM_SET_PRIORITY),
+	/* requests no table has: -EINVAL */
+	E(DRM_IOWR(0xCF, struct drm_syncobj_wait)),
+	E(DRM_IOWR(DRM_COMMAND_BASE + 0x30, struct drm_ttmsim_submit)),
+	E(_IOWR('x', 0x01, struct drm_version)),
+};
+
+static struct ttm_gpu *gpu;
+static struct ttm_device *dev;
+static struct ttm_drm_device *ddev;
+/* The pointed-to arrays: 1,024 elements of 8 bytes past its end too. */
+#define MAX_COUNT 1024u
+static uint8_t scratch[SCRATCH_SIZE + MAX_COUNT * 8];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct ttm_gpu_options gopts = { .flags = 0 };
+	struct ttm_device_options opts = {
+		.vram_size = 4u << 20,
+		.gtt_size = 4u << 20,
+		.copy_engine = 1,
+	};
+
+	(void)argc;
+	(void)argv;
+	FUZZ_CHECK(ttm_gpu_create(2, &gopts, &gpu) == 0, "gpu");
+	opts.gpu = gpu;
+	FUZZ_CHECK(ttm_device_create(&opts, &dev) == 0, "device");
+	FUZZ_CHECK(ttm_drm_device_create(dev, ttm_drm_ttmsim_driver(),
+					 &ddev) == 0, "drm device");
+	return 0;
+}
+
+/* The descriptors open now, as a bitmap of the first MAX_FD. */
+static void open_fds(uint8_t *map)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	memset(map, 0, MAX_FD / 8);
+	FUZZ_CHECK(d, "/proc/self/fd");
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && fd >= 0 && fd < MAX_FD) {
+			map[fd / 8] |= 1u << (fd % 8);
+		}
+	}
+	closedir(d);
+}
+
+/* Close what the input opened: exported buffers, syncobjs, sync files. */
+static void close_new_fds(const uint8_t *before)
+{
+	uint8_t now[MAX_FD / 8];
+	int fd;
+
+	open_fds(now);
+	for (fd = 0; fd < MAX_FD; fd++) {
+		uint8_t bit = 1u << (fd % 8);
+
+		if ((now[fd / 8] & bit) && !(before[fd / 8] & bit)) {
+			close(fd);
+		}
+	}
+}
+
+/*
+ * A pointer the library uses in place: into the scratch buffer if tagged
+ * (its count cut to MAX_COUNT, which the slack past the buffer holds),
+ * else made detectably bad (below 4096 or past 2^57: -EFAULT) unless it is.
+ */
+static void fix_ptr(uint8_t *arg, size_t size, const struct ptr_field *p)
+{
+	uint64_t v, count = 0;
+
+	if ((size_t)p->off + 8 > size) {
+		return;
+	}
+	memcpy(&v, arg + p->off, 8);
+	if ((v >> 32) == FUZZ_PTR_TAG) {
+		v = (uint64_t)(uintptr_t)
+			(scratch + (v & 0xffff) % SCRATCH_SIZE);
+		if ((size_t)p->count_off + (p->count_u64 ? 8 : 4) <= size) {
+			memcpy(&count, arg + p->count_off,
+			       p->count_u64 ? 8 : 4);
+			count %= MAX_COUNT + 1;
+			memcpy(arg + p->count_off, &count,
+			       p->count_u64 ? 8 : 4);
+		}
+	} else if (v >= 4096 && v < (UINT64_C(1) << 57)) {
+		v |= UINT64_C(1) << 63;
+	}
+	memcpy(arg + p->off, &v, 8);
+}
+
+static void fix_block(uint8_t *arg, size_t size, const struct ioctl_entry *e)
+{
+	uint64_t v;
+	size_t off;
+	int i;
+
+	for (i = 0; i < 3 && e->ptrs[i].used; i++) {
+		fix_ptr(arg, size, &e->ptrs[i]);
+	}
+	/* Any other tagged word: SUBMIT's arrays, or a value in a field. */
+	for (off = 0; off + 8 <= size; off += 8) {
+		memcpy(&v, arg + off, 8);
+		if ((v >> 32) == FUZZ_PTR_TAG) {
+			v = (uint64_t)(uintptr_t)
+				(scratch + (v & 0xffff) % SCRATCH_SIZE);
+			memcpy(arg + off, &v, 8);
+		}
+	}
+	if (e->timeout_off >= 0 && (size_t)e->timeout_off + 8 <= size) {
+		memcpy(&v, arg + e->timeout_off, 8);
+		v %= 1000000;
+		memcpy(arg + e->timeout_off, &v, 8);
+	}
+	if (e->duration_off >= 0 && (size_t)e->duration_off + 8 <= size) {
+		memcpy(&v, arg + e->duration_off, 8);
+		v %= 100000;
+		memcpy(arg + e->duration_off, &v, 8);
+	}
+}
+
+/* No buffer of @file is reserved, now that every ioctl has returned. */
+static void check_unlocked(struct ttm_drm_file *file)
+{
+	struct ttm_client *client = ttm_drm_file_client(file);
+	uint32_t h;
+
+	for (h = 1; h < MAX_HANDLE; h++) {
+		struct ttm_bo *bo = ttm_client_lookup(client, h);
+
+		if (!bo) {
+			continue;
+		}
+		FUZZ_CHECK(!ww_mutex_is_locked(&bo->resv->lock),
+			   "buffer of handle %u left reserved", h);
+		ttm_bo_put(bo);
+	}
+}
+
+static void check_device(const char *when)
+{
+	char why[256] = "";
+
+	FUZZ_CHECK(ttm_device_check(dev, why, sizeof(why)) == 0,
+		   "accounting broken %s: %s", when, why);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ttm_drm_file *files[2];
+	uint8_t fds_before[MAX_FD / 8];
+	size_t pos = 0, i;
+	unsigned int n = 0;
+
+	if (!ddev) {
+		LLVMFuzzerInitialize(NULL, NULL);
+	}
+	for (i = 0; i < sizeof(scratch); i++) {
+		scratch[i] = size ? data[i % size] : 0;
+	}
+	open_fds(fds_before);
+	FUZZ_CHECK(ttm_drm_open(ddev, TTM_DRM_NODE_RENDER, &files[0]) == 0,
+		   "open render");
+	FUZZ_CHECK(ttm_drm_open(ddev, TTM_DRM_NODE_PRIMARY, &files[1]) == 0,
+		   "open primary");
+
+	/* At most 64 ioctls an input: each is checked, not a long run. */
+	while (pos + 2 <= size && n++ < 64) {
+		const struct ioctl_entry *e =
+			&ioctls[data[pos] % (sizeof(ioctls) / sizeof(ioctls[0]))];
+		uint8_t how = data[pos + 1];
+		unsigned long req = e->request;
+		size_t len = _IOC_SIZE(req), take;
+		uint8_t arg[256] = { 0 };
+		int ret;
+
+		pos += 2;
+		if ((how & 2) && pos < size) {
+			len = data[pos++];
+			req = _IOC(_IOC_DIR(req), _IOC_TYPE(req), _IOC_NR(req),
+				   len);
+		}
+		take = size - pos < len ? size - pos : len;
+		memcpy(arg, data + pos, take);
+		pos += take;
+		fix_block(arg, len, e);
+		ret = ttm_drm_ioctl(files[how & 1], req, (how & 4) ? NULL : arg);
+		FUZZ_CHECK(ret <= 0, "ioctl %#lx returned %d", req, ret);
+	}
+
+	ttm_execbuf_wait_idle(dev);
+	check_unlocked(files[0]);
+	check_unlocked(files[1]);
+	check_device("after the ioctls");
+	ttm_drm_close(files[0]);
+	ttm_drm_close(files[1]);
+	close_new_fds(fds_before);
+	check_device("after close");
+	return 0;
+}
