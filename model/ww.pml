@@ -10,11 +10,11 @@
  *   REPEAT          the younger transactions start again forever after
  *                   they finish (for the progress check of the oldest)
  *   SPURIOUS        ww_thread_park() may return without a wake-up
- *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:141)
+ *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:141 `wound`)
  *   BUG_NO_HANDOFF  seeded bug: the unlock slow path ignores WW_HANDOFF
- *                   (lock_slow.c:311) and always just wakes the first
+ *                   (lock_slow.c:313 `WW_HANDOFF`) and always just wakes the first
  *   BUG_NO_DIE_WAKE seeded bug: wake_younger_to_die() wakes nobody
- *                   (lock_slow.c:71)
+ *                   (lock_slow.c:71 `ww_thread_wake`)
  */
 
 #define NT 3            /* transactions; thread t has stamp t: 0 is oldest */
@@ -32,7 +32,7 @@ bool hbit[NL];          /* WW_HANDOFF */
 
 /*
  * The per-lock wait queue (ww/waitq.c): sorted by stamp, oldest first
- * (ww_waitq_add, waitq.c:61), so a bit mask over thread ids is the queue
+ * (ww_waitq_add, waitq.c:62 `ww_waitq_add`), so a bit mask over thread ids is the queue
  * and its lowest set bit is ww_waitq_first().
  */
 byte q[NL];
@@ -40,7 +40,7 @@ bool granted[NT];       /* struct ww_waiter::granted */
 
 /*
  * struct ww_thread::wake_seq: "changed since ww_thread_seq() was read".
- * Cleared where the waiter reads the sequence (lock_slow.c:229), set by
+ * Cleared where the waiter reads the sequence (lock_slow.c:229 `ww_thread_seq`), set by
  * ww_thread_wake_prepare()/ww_thread_wake(); ww_thread_park() returns
  * once it is set.
  */
@@ -57,7 +57,7 @@ bool done[NT];          /* thread t's transaction held all its locks */
 #define BIT(x) (1 << (x))
 #define QUEUED(l, u) ((q[l] >> (u)) & 1)
 
-/* ww_waitq_first() (waitq.c:45): the oldest queued context. */
+/* ww_waitq_first() (waitq.c:46 `ww_waitq_first`): the oldest queued context. */
 #define FIRST(l) (QUEUED(l, 0) -> 0 : (QUEUED(l, 1) -> 1 : (QUEUED(l, 2) -> 2 : NONE)))
 
 /*
@@ -72,7 +72,7 @@ inline take_ghost(t, l)
 }
 
 /*
- * wake_younger_to_die() (lock_slow.c:63): wake every queued context
+ * wake_younger_to_die() (lock_slow.c:63 `wake_younger_to_die`): wake every queued context
  * younger than t that holds locks.
  */
 inline wake_younger_to_die(t, l, u)
@@ -96,9 +96,9 @@ inline wake_younger_to_die(t, l, u)
 }
 
 /*
- * after_contended_acquire() (lock_slow.c:98): t took l with waiters
+ * after_contended_acquire() (lock_slow.c:98 `after_contended_acquire`): t took l with waiters
  * queued. Wait-Die: younger holders must die. Wound-Wait: an older queued
- * holder wounds t (older_waiter(.., true), lock_slow.c:76).
+ * holder wounds t (older_waiter(.., true), lock_slow.c:76 `older_waiter`).
  */
 inline after_contended_acquire(t, l, u)
 {
@@ -120,7 +120,7 @@ inline after_contended_acquire(t, l, u)
 }
 
 /*
- * judge() (lock_slow.c:116): t must wait for l held by thread h. Sets ret
+ * judge() (lock_slow.c:116 `judge`): t must wait for l held by thread h. Sets ret
  * to EDEADLK if t must back off.
  */
 inline judge(t, l, h, ret, u)
@@ -152,7 +152,7 @@ inline judge(t, l, h, ret, u)
 }
 
 /*
- * settle_after_leave() (lock_slow.c:195): t left l's queue without it.
+ * settle_after_leave() (lock_slow.c:195 `settle_after_leave`): t left l's queue without it.
  */
 inline settle_after_leave(l, f)
 {
@@ -166,7 +166,7 @@ inline settle_after_leave(l, f)
 }
 
 /*
- * ww_lock_slowpath() (lock_slow.c:215) for the context of thread t on l.
+ * ww_lock_slowpath() (lock_slow.c:215 `ww_lock_slowpath`) for the context of thread t on l.
  * Each pass of the loop under the bucket mutex (:227-286) is one atomic
  * step: see README.md for why that is sound.
  */
@@ -180,7 +180,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 		if
 		:: granted[t] ->                                    /* :232-234 handed over */
 			granted[t] = 0;
-			acquired[t]++;                              /* ww_mutex.c:85-86 */
+			acquired[t]++;                              /* ww_mutex.c:86 `acquired++` */
 			take_ghost(t, l);
 			act = 1
 		:: !granted[t] && owner[l] == 0 ->                  /* :238 free */
@@ -194,7 +194,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 			:: else
 			fi;
 			f = 0;
-			acquired[t]++;                              /* ww_mutex.c:85-86 */
+			acquired[t]++;                              /* ww_mutex.c:86 `acquired++` */
 			take_ghost(t, l);
 			act = 1
 		:: !granted[t] && owner[l] != 0 ->                  /* held */
@@ -205,7 +205,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 			if
 			:: ret == EDEADLK ->
 				if
-				:: queued ->                        /* :291-293 */
+				:: queued ->                        /* :293-295 */
 					q[l] = q[l] & ~BIT(t); queued = 0;
 					settle_after_leave(l, f)
 				:: else
@@ -234,7 +234,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 				if
 				:: owner[l] == 0 && !wbit[l] && !hbit[l] ->
 					owner[l] = t + 1;                   /* :164-166 */
-					acquired[t]++;                      /* ww_mutex.c:85-86 */
+					acquired[t]++;                      /* ww_mutex.c:86 `acquired++` */
 					take_ghost(t, l);
 					act = 1
 				:: true                                     /* gave up: :169-184 */
@@ -261,75 +261,75 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 }
 
 /*
- * lock_common() (ww_mutex.c:103), ww_mutex_lock() and ww_mutex_lock_slow()
+ * lock_common() (ww_mutex.c:112 `lock_common`), ww_mutex_lock() and ww_mutex_lock_slow()
  * with a context (no injection, not interruptible).
  */
 inline lock_common(t, l, ret)
 {
 	atomic {
 		if
-		:: acquired[t] == 0 -> wounded[t] = 0               /* ww_mutex.c:56-60 forget_stale_wound */
+		:: acquired[t] == 0 -> wounded[t] = 0               /* ww_mutex.c:56-60 `forget_stale_wound` */
 		:: else
 		fi
 	};
 	atomic {
-		assert(owner[l] != t + 1);                          /* ww_mutex.c:79: no -EALREADY here */
+		assert(owner[l] != t + 1);                          /* ww_mutex.c:79-80: no `-EALREADY` here */
 		if
-		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:113-116 fast CAS */
+		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:130-133 fast CAS `ww_word_cas` */
 			owner[l] = t + 1;
-			acquired[t]++;                              /* ww_mutex.c:114-115 */
+			acquired[t]++;                              /* ww_mutex.c:131-132 `acquired++` */
 			take_ghost(t, l);
 			ret = OK
 		:: else -> ret = SLOW
 		fi
 	};
 	if
-	:: ret == SLOW -> lock_slowpath(t, l, ret, h, f, u, act)   /* ww_mutex.c:82 */
+	:: ret == SLOW -> lock_slowpath(t, l, ret, h, f, u, act)   /* ww_mutex.c:82 `ww_lock_slowpath` */
 	:: else
 	fi
 }
 
-/* ww_unlock_slowpath() (lock_slow.c:301). */
+/* ww_unlock_slowpath() (lock_slow.c:303 `ww_unlock_slowpath`). */
 inline unlock_slowpath(l, f)
 {
 	atomic {
-		f = FIRST(l);                                       /* :308 */
+		f = FIRST(l);                                       /* :310 */
 		if
-		:: f == NONE ->                                     /* :309-310 */
+		:: f == NONE ->                                     /* :311-312 */
 			owner[l] = 0; wbit[l] = 0; hbit[l] = 0
 #ifndef BUG_NO_HANDOFF
-		:: f != NONE && hbit[l] ->                          /* :311-316 hand over */
+		:: f != NONE && hbit[l] ->                          /* :313-318 hand over */
 			q[l] = q[l] & ~BIT(f);
 			granted[f] = 1;
 			owner[l] = f + 1;
 			wbit[l] = (q[l] != 0);
 			hbit[l] = 0;
-			pending[f] = 1                              /* :322 wake_prepare */
+			pending[f] = 1                              /* :324 wake_prepare */
 		:: f != NONE && !hbit[l] ->
 #else
 		:: f != NONE ->
 #endif
-			owner[l] = 0; wbit[l] = 1; hbit[l] = 0;     /* :317-319 */
+			owner[l] = 0; wbit[l] = 1; hbit[l] = 0;     /* :319-321 */
 			pending[f] = 1
 		fi;
 		f = 0
 	}
 }
 
-/* unlock_common() (ww_mutex.c:231) by the context of thread t. */
+/* unlock_common() (ww_mutex.c:255 `unlock_common`) by the context of thread t. */
 inline unlock(t, l, f)
 {
 	atomic {
 		assert(owner[l] == t + 1 && (mine[t] & BIT(l)));
 		mine[t] = mine[t] & ~BIT(l);
-		acquired[t]--;                                      /* ww_mutex.c:245-246, 249-250 */
+		acquired[t]--;                                      /* ww_mutex.c:269-274 `ctx_released`, ww_mutex.c:251 `--ctx->acquired` */
 		if
-		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:242-247 fast CAS */
+		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:266-271 fast CAS `__atomic_compare_exchange_n` */
 		:: else -> f = 1
 		fi
 	};
 	if
-	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:251 */
+	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:275 `ww_unlock_slowpath` */
 	:: else
 	fi
 }
@@ -393,7 +393,7 @@ retry:
 			lock_common(t, l, ret);     /* ww_mutex_lock() */
 			if
 			:: ret == EDEADLK ->
-				contended = l;          /* ww_mutex.c:87-88 contending_lock */
+				contended = l;          /* ww_mutex.c:87-88 `contending_lock` */
 				unlock_all(t, l, f);
 				l = contended;
 				assert(acquired[t] == 0);
