@@ -169,6 +169,9 @@ def test_failure(tmp):
     check(not any(w in words for w in ("--vram", "--priorities",
                                        "wound-wait", "--hang-timeout-ms")),
           "shrunk: the run flags' features are off too")
+    check(" --watchdog 30" in m.group(1) and
+          re.search(r" --check-every [0-9.e-]+", m.group(1)) is not None,
+          "replay: stress's --watchdog and --check-every (%s)" % m.group(1))
     cmd = [TTMSIM] + words[2:]
     e = dict(os.environ, **env)
     r = subprocess.run(cmd, env=e, capture_output=True, text=True)

@@ -206,8 +206,13 @@ static char *path_in(const char *dir, uint64_t seed, const char *suffix)
 	return p;
 }
 
-/* "ttmsim run --workload FILE FLAGS" for @c at @path. */
-static char *replay_command(const struct stress_case *c, const char *path)
+/*
+ * "ttmsim run --workload FILE FLAGS" for @c at @path, with the --watchdog
+ * and --check-every stress_case_run() gave run (@check_every_s; 0: none),
+ * so that the replay checks what the failing run checked.
+ */
+static char *replay_command(const struct stress_case *c, const char *path,
+			    double check_every_s)
 {
 	char *argv[STRESS_MAX_ARGS], buf[512];
 	int n = stress_case_flags(c, argv, buf), i;
@@ -221,6 +226,11 @@ static char *replay_command(const struct stress_case *c, const char *path)
 			   "TTMSIM_TEST_STRESS_FAIL=1 " : "", path);
 	for (i = 0; i < n; i++)
 		p += snprintf(p, len - (size_t)(p - cmd), " %s", argv[i]);
+	p += snprintf(p, len - (size_t)(p - cmd), " --watchdog %s",
+		      STRESS_WATCHDOG_S);
+	if (check_every_s > 0)
+		snprintf(p, len - (size_t)(p - cmd), " --check-every %g",
+			 check_every_s);
 	return cmd;
 }
 
@@ -256,7 +266,8 @@ static void handle_failure(const struct stress_config *cfg,
 		"workload: %s\n", c->seed, res->status, res->workload_path);
 	if (res->message && *res->message)
 		fputs(res->message, stderr);
-	res->replay = replay_command(c, res->workload_path);
+	res->replay = replay_command(c, res->workload_path,
+				     cfg->check_every_s);
 	if (!try_path || stress_case_copy(c, &small)) {
 		free(try_path);
 		return;
@@ -266,7 +277,8 @@ static void handle_failure(const struct stress_config *cfg,
 	tried = stress_shrink(&small, res->status, try_path, cfg->shrink_s);
 	res->shrunk_path = path_in(cfg->out, c->seed, ".min.wl");
 	if (res->shrunk_path && rename(try_path, res->shrunk_path) == 0) {
-		replay = replay_command(&small, res->shrunk_path);
+		replay = replay_command(&small, res->shrunk_path,
+					cfg->check_every_s);
 		fprintf(stderr, "ttmsim stress: shrunk after %u tries to %u "
 			"buffers, %zu jobs, %u threads: %s\n"
 			"ttmsim stress: replay: %s\n", tried, small.wl.n_bos,

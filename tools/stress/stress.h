@@ -56,6 +56,8 @@ void stress_case_settle(struct stress_case *c);
  * (room for STRESS_MAX_ARGS); @buf holds their text. Return: how many.
  */
 #define STRESS_MAX_ARGS 24
+/* run's --watchdog for a case; the printed replay command repeats it. */
+#define STRESS_WATCHDOG_S "30"
 int stress_case_flags(const struct stress_case *c, char **argv,
 		      char buf[512]);
 

@@ -297,7 +297,7 @@ int stress_case_run(const struct stress_case *c, const char *path,
 	char *argv[STRESS_MAX_ARGS + 16], buf[512], every[32];
 	char arg0[] = "run", wl_flag[] = "--workload", quiet[] = "--quiet",
 	     noprog[] = "--no-progress", cflag[] = "--check-every",
-	     wdflag[] = "--watchdog", wd[] = "30";
+	     wdflag[] = "--watchdog", wd[] = STRESS_WATCHDOG_S;
 	char capture_path[] = "/tmp/ttmsim-stress-XXXXXX";
 	int argc = 0, n, status, saved = -1, cap;
 
