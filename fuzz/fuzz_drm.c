@@ -336,6 +336,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_device("after the ioctls");
 	ttm_drm_close(files[0]);
 	ttm_drm_close(files[1]);
+	/*
+	 * The library owns descriptors too (the write ends of fence pipes)
+	 * until the buffers and fences holding them are freed, some by the
+	 * delayed-destroy worker: let it finish first, or a descriptor closed
+	 * here would be closed again by the library once its number is reused.
+	 */
+	ttm_device_flush_destroys(dev);
 	close_new_fds(fds_before);
 	check_device("after close");
 	return 0;
