@@ -769,7 +769,7 @@ static void test_round_trip_file(void **state)
 	assert_same(&a, &b);
 	for (unsigned int i = 0; i < a.n_bos; i++) {
 		assert_int_equal(a.bos[i].line, i + 1);
-		assert_int_equal(b.bos[i].line, i + 5);  /* after 4 comments */
+		assert_int_equal(b.bos[i].line, i + 6);  /* after 5 comments */
 	}
 	workload_free(&a);
 	workload_free(&b);

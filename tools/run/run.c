@@ -47,6 +47,13 @@ static void run_usage(const char *path)
 	       "  --order random|sorted|reverse  buffer order in jobs\n"
 	       "  --job-us MIN:MAX    GPU time of a job (0:100)\n"
 	       "  --seed N            (default 1; always printed)\n"
+	       "  --prime PERCENT     buffers shared with the threads by\n"
+	       "                      PRIME export/import (0)\n"
+	       "  --syncobjs N        N syncobjs (even binary, odd\n"
+	       "                      timelines) that jobs signal and wait\n"
+	       "                      on across threads (0)\n"
+	       "  --ranges            some buffers in CPU-visible VRAM or a\n"
+	       "                      VRAM page range of their own\n"
 	       "Run:\n"
 	       "  --priorities NAME=COUNT[,NAME=COUNT...]  clients of each\n"
 	       "                      priority (kernel, high, normal, low),\n"
@@ -95,6 +102,9 @@ enum {
 	OPT_ORDER,
 	OPT_JOB_US,
 	OPT_SEED,
+	OPT_PRIME,
+	OPT_SYNCOBJS,
+	OPT_RANGES,
 	OPT_ENGINES,
 	OPT_PRIORITIES,
 	OPT_SECONDS,
@@ -127,6 +137,9 @@ static const struct option run_options[] = {
 	{ "order", required_argument, NULL, OPT_ORDER },
 	{ "job-us", required_argument, NULL, OPT_JOB_US },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "prime", required_argument, NULL, OPT_PRIME },
+	{ "syncobjs", required_argument, NULL, OPT_SYNCOBJS },
+	{ "ranges", no_argument, NULL, OPT_RANGES },
 	{ "engines", required_argument, NULL, OPT_ENGINES },
 	{ "priorities", required_argument, NULL, OPT_PRIORITIES },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
@@ -277,6 +290,17 @@ static int parse_option(void *data, int c, const char *arg)
 		break;
 	case OPT_SEED:
 		ret = cli_parse_uint("--seed", arg, 0, UINT64_MAX, &g->seed);
+		break;
+	case OPT_PRIME:
+		ret = cli_parse_uint("--prime", arg, 0, 100, &v);
+		g->prime_percent = (unsigned int)v;
+		break;
+	case OPT_SYNCOBJS:
+		ret = cli_parse_uint("--syncobjs", arg, 0, WL_MAX_SYNCOBJS, &v);
+		g->syncobjs = (unsigned int)v;
+		break;
+	case OPT_RANGES:
+		g->ranges = true;
 		break;
 	case OPT_ENGINES:
 		ret = cli_parse_uint("--engines", arg, 1, WL_MAX_ENGINES, &v);
@@ -496,14 +520,19 @@ int cmd_run(int argc, char **argv, const char *path)
 		.watchdog_s = 60,
 		.hang_timeout_ms = 100,
 	};
-	struct run run = { .cfg = &cfg };
+	struct run run = {
+		.cfg = &cfg,
+		.sync_lock = PTHREAD_MUTEX_INITIALIZER,
+		.sync_cv = PTHREAD_COND_INITIALIZER,
+	};
 	int ret;
 
 	if (!cli_parse_options(&run_cli, &cfg, argc, argv, path, &ret))
 		return ret;
 	if (cfg.workload_path && cfg.gen_flags_given) {
 		cli_error("%s: the generator's flags (--threads, --bos, "
-			  "--bo-size, --bos-per-job, --jobs, --order, "
+			  "--bo-size, --bos-per-job, --jobs, --order, --prime, "
+			  "--syncobjs, --ranges, "
 			  "--job-us, --seed) do not go with --workload", path);
 		return CLI_EXIT_USAGE;
 	}

@@ -88,6 +88,9 @@ struct run_thread {
 	struct ttm_client *client;
 	enum ttm_sched_priority priority; /* its client's */
 	uint32_t *handles;           /* [bo index] */
+	uint32_t *sync_handles;      /* [syncobj index]: its client's */
+	int done;                    /* atomic: submits no more (joined or
+					gave up): its jobs' waiters go on */
 	size_t *jobs;                /* its jobs, indexes in wl.jobs */
 	size_t n_jobs;
 	size_t next;                 /* atomic: jobs[next] is submitted now */
@@ -126,6 +129,7 @@ struct run_job_result {
 	uint32_t retired;      /* atomic: retirements seen (must be 1) */
 	uint64_t submit_us;    /* GPU clock, just before the submit */
 	uint64_t latency_us;   /* retired: its end_us - @submit_us */
+	uint64_t start_us, end_us; /* retired: the GPU's times */
 };
 
 /* TTMSIM_TEST_FAULT (run_fault.c): a fault a test injects on purpose. */
@@ -147,6 +151,18 @@ struct run {
 	struct ttm_client *owner;    /* created the buffers */
 	struct ttm_bo **bos;         /* [bo index]; NULL if it never fit */
 	struct ttm_placement *places; /* [bo index]: for its jobs */
+	int *prime_fds;              /* [bo index]: the owner's export, or -1 */
+	struct ttm_syncobj **syncobjs; /* [syncobj index] */
+	/*
+	 * workload_sync_deps(): the job each sync word waits to be
+	 * submitted; NULL without sync words. @sync_lock and @sync_cv wake
+	 * the threads waiting for a submission (run_submit.c).
+	 */
+	size_t *sync_deps;
+	pthread_mutex_t sync_lock;
+	pthread_cond_t sync_cv;
+	uint64_t prime_imports;      /* atomic: fd-to-handle imports made */
+	uint64_t sync_waits;         /* atomic: submissions held for a wait */
 	struct run_thread *threads;
 	struct run_job_result *results; /* [job index] */
 	uint64_t gpu_offset_ns;      /* CLOCK_MONOTONIC at GPU time 0 */
@@ -195,8 +211,11 @@ int run_generate(struct run *run);
 /* Unblock SIGINT and SIGTERM again after a run that will not start. */
 void run_generate_unblock(void);
 
-/* run_setup.c: where jobs need a buffer of @p (SYSTEM ones: GTT). */
-const struct ttm_placement *run_job_placement(enum wl_placement p);
+/*
+ * run_setup.c: where jobs need buffer @b (SYSTEM ones: GTT; a range or
+ * visible VRAM as the bo line says), into @place.
+ */
+void run_job_placement(const struct wl_bo *b, struct ttm_placement *place);
 
 /*
  * run_submit.c: start the submitting threads, wait for them and for the

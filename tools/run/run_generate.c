@@ -112,6 +112,7 @@ int run_generate(struct run *run)
 	if (env && (atoi(env) == SIGINT || atoi(env) == SIGTERM))
 		test_signal = atoi(env);
 	o.interrupted = gen_interrupted;
+	o.vram = run->cfg->vram; /* the ranges (--ranges) fit in it */
 	ret = workload_generate(&o, &run->wl);
 	if (ret == -ENOMEM) {
 		too_big(&o, need, "cannot allocate the generated workload");

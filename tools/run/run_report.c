@@ -159,6 +159,28 @@ static void text_priorities(struct run *run, const struct report *r)
 	}
 }
 
+/* What the workload's PRIME, ranges and syncobj words came to. */
+struct feature_counts {
+	uint64_t prime_buffers, ranged_buffers, syncobjs, sync_words;
+};
+
+static void count_features(const struct run *run, struct feature_counts *f)
+{
+	const struct workload *wl = &run->wl;
+	unsigned int i;
+	size_t j;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < wl->n_bos; i++) {
+		f->prime_buffers += wl->bos[i].prime;
+		f->ranged_buffers += wl->bos[i].lpfn != 0 ||
+				     wl->bos[i].placement == WL_PLACE_VISIBLE;
+	}
+	f->syncobjs = wl->n_syncobjs;
+	for (j = 0; j < wl->n_jobs; j++)
+		f->sync_words += wl->jobs[j].n_syncs;
+}
+
 static struct json_object *report_json(struct run *run,
 				       const struct report *r,
 				       int exit_status, bool *ok)
@@ -166,6 +188,7 @@ static struct json_object *report_json(struct run *run,
 	const struct run_config *cfg = run->cfg;
 	struct json_object *o = json_object_new_object();
 	struct json_object *by_errno = json_object_new_object();
+	struct feature_counts fc;
 	bool lossy;
 	char buf[16];
 	int e;
@@ -215,6 +238,22 @@ static struct json_object *report_json(struct run *run,
 			 r->gpu.out_of_order_retirements, ok);
 	run_json_add_u64(o, "bytes_moved", r->dev.bytes_moved, ok);
 	run_json_add_u64(o, "gpu_resets", r->gpu.resets, ok);
+	count_features(run, &fc);
+	if (fc.prime_buffers) {
+		run_json_add_u64(o, "prime_buffers", fc.prime_buffers, ok);
+		run_json_add_u64(o, "prime_imports",
+				 __atomic_load_n(&run->prime_imports,
+						 __ATOMIC_RELAXED), ok);
+	}
+	if (fc.ranged_buffers)
+		run_json_add_u64(o, "ranged_buffers", fc.ranged_buffers, ok);
+	if (fc.syncobjs) {
+		run_json_add_u64(o, "syncobjs", fc.syncobjs, ok);
+		run_json_add_u64(o, "syncobj_words", fc.sync_words, ok);
+		run_json_add_u64(o, "syncobj_held",
+				 __atomic_load_n(&run->sync_waits,
+						 __ATOMIC_RELAXED), ok);
+	}
 	if (run->shrink_stats.period_ms) {
 		const struct run_shrink_stats *sh = &run->shrink_stats;
 
@@ -241,6 +280,7 @@ static void report_text(struct run *run, const struct report *r,
 			int exit_status)
 {
 	const struct run_config *cfg = run->cfg;
+	struct feature_counts fc;
 	unsigned int n = 0;
 	char buf[16];
 	int e;
@@ -281,6 +321,20 @@ static void report_text(struct run *run, const struct report *r,
 	printf("out_of_order_retirements: %" PRIu64 "\n",
 	       r->gpu.out_of_order_retirements);
 	printf("bytes_moved: %" PRIu64 "\n", r->dev.bytes_moved);
+	count_features(run, &fc);
+	if (fc.prime_buffers) {
+		printf("prime_buffers: %" PRIu64 "\n", fc.prime_buffers);
+		printf("prime_imports: %" PRIu64 "\n",
+		       __atomic_load_n(&run->prime_imports, __ATOMIC_RELAXED));
+	}
+	if (fc.ranged_buffers)
+		printf("ranged_buffers: %" PRIu64 "\n", fc.ranged_buffers);
+	if (fc.syncobjs) {
+		printf("syncobjs: %" PRIu64 "\n", fc.syncobjs);
+		printf("syncobj_words: %" PRIu64 "\n", fc.sync_words);
+		printf("syncobj_held: %" PRIu64 "\n",
+		       __atomic_load_n(&run->sync_waits, __ATOMIC_RELAXED));
+	}
 	if (run->shrink_stats.period_ms) {
 		const struct run_shrink_stats *sh = &run->shrink_stats;
 

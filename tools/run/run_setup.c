@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ttmsim/bo.h"
 #include "ttmsim/gpu.h"
+#include "ttmsim/syncobj.h"
 #include "cli.h"
 #include "clock.h"
 #include "run.h"
@@ -21,16 +23,26 @@ static const struct ttm_placement place_vram = TTM_PLACEMENT_VRAM_INIT;
 static const struct ttm_placement place_gtt = TTM_PLACEMENT_GTT_INIT;
 static const struct ttm_placement place_system = TTM_PLACEMENT_SYSTEM_INIT;
 
-const struct ttm_placement *run_job_placement(enum wl_placement p)
+void run_job_placement(const struct wl_bo *b, struct ttm_placement *place)
 {
-	switch (p) {
+	switch (b->placement) {
 	case WL_PLACE_VRAM:
-		return &place_vram;
+	case WL_PLACE_VISIBLE:
+		*place = place_vram;
+		break;
 	case WL_PLACE_GTT:
 	case WL_PLACE_SYSTEM:
-		return &place_gtt;
+		*place = place_gtt;
+		break;
 	default:
-		return &place_vram_gtt;
+		*place = place_vram_gtt;
+		return;
+	}
+	if (b->placement == WL_PLACE_VISIBLE)
+		place->places[0].flags = TTM_PLACE_CPU_VISIBLE;
+	if (b->placement != WL_PLACE_SYSTEM) {
+		place->places[0].fpfn = b->fpfn;
+		place->places[0].lpfn = b->lpfn;
 	}
 }
 
@@ -42,6 +54,8 @@ static void on_retire(const struct ttm_gpu_job_info *info, void *data)
 		struct run_job_result *r = &run->results[info->tag - 1];
 
 		r->status = info->status;
+		r->start_us = info->start_us;
+		r->end_us = info->end_us;
 		/* Published by the release below, for run_latency_gather(). */
 		r->latency_us = info->end_us > r->submit_us ?
 				info->end_us - r->submit_us : 0;
@@ -113,7 +127,7 @@ static int create_one(struct run *run, const struct wl_bo *b,
 static int create_bo(struct run *run, unsigned int i)
 {
 	const struct wl_bo *b = &run->wl.bos[i];
-	const struct ttm_placement *place = run_job_placement(b->placement);
+	const struct ttm_placement *place = &run->places[i];
 	struct ttm_placement first = { 1, { place->places[0] } };
 	struct ttm_bo *bo;
 	bool pinned = b->pinned;
@@ -140,7 +154,69 @@ static int create_bo(struct run *run, unsigned int i)
 			ttm_bo_unreserve(bo);
 		}
 	}
+	/* PRIME: the threads import it from this fd (run_submit.c). */
+	if (ret == 0 && b->prime)
+		ret = ttm_client_export_fd(run->owner, handle,
+					   &run->prime_fds[i]);
 	return ret;
+}
+
+/*
+ * A range must lie in its domain: the workload cannot know the sizes
+ * (--vram, --gtt). CLI_EXIT_USAGE after a message naming the line.
+ */
+static int check_range(struct run *run, unsigned int i)
+{
+	const struct wl_bo *b = &run->wl.bos[i];
+	bool vram = b->placement == WL_PLACE_VRAM;
+	uint64_t size = vram ? run->cfg->vram : run->cfg->gtt;
+	uint64_t pages;
+
+	if (!b->lpfn)
+		return 0;
+	if (!size)
+		size = vram ? TTM_DEFAULT_VRAM_SIZE : TTM_DEFAULT_GTT_SIZE;
+	pages = size / ttm_device_page_size(run->dev);
+	if (b->lpfn <= pages)
+		return 0;
+	cli_error("%s:%u: buffer '%s': range %s@%u-%u ends beyond the %s's "
+		  "%llu pages (%s)", run->wl.source ? run->wl.source :
+		  "<generated>", b->line, b->name, vram ? "vram" : "gtt",
+		  b->fpfn, b->lpfn, vram ? "VRAM" : "GTT",
+		  (unsigned long long)pages, vram ? "--vram" : "--gtt");
+	return CLI_EXIT_USAGE;
+}
+
+/* The syncobjs, made once and shared by every thread's client. */
+static int create_syncobjs(struct run *run)
+{
+	const struct workload *wl = &run->wl;
+	unsigned int k;
+	int ret;
+
+	ret = workload_sync_deps(wl, &run->sync_deps);
+	if (ret == -ENOMEM) {
+		cli_error("out of memory setting up the syncobjs");
+		return CLI_EXIT_FAILURE;
+	}
+	if (ret)
+		return ret;
+	run->syncobjs = calloc(wl->n_syncobjs ? wl->n_syncobjs : 1,
+			       sizeof(*run->syncobjs));
+	if (!run->syncobjs) {
+		cli_error("out of memory setting up %u syncobjs",
+			  wl->n_syncobjs);
+		return CLI_EXIT_FAILURE;
+	}
+	for (k = 0; k < wl->n_syncobjs; k++) {
+		ret = ttm_syncobj_create(0, NULL, &run->syncobjs[k]);
+		if (ret) {
+			cli_error("syncobj '%s': cannot create it: %s",
+				  wl->syncobjs[k].name, strerror(-ret));
+			return CLI_EXIT_FAILURE;
+		}
+	}
+	return 0;
 }
 
 static int create_threads(struct run *run)
@@ -168,9 +244,16 @@ static int create_threads(struct run *run)
 				  sizeof(*th->jobs));
 		th->handles = calloc(wl->n_bos ? wl->n_bos : 1,
 				     sizeof(*th->handles));
-		if (!th->jobs || !th->handles ||
+		th->sync_handles = calloc(wl->n_syncobjs ? wl->n_syncobjs : 1,
+					  sizeof(*th->sync_handles));
+		if (!th->jobs || !th->handles || !th->sync_handles ||
 		    ttm_client_open(run->dev, &th->client))
 			goto nomem;
+		for (unsigned int k = 0; k < wl->n_syncobjs; k++)
+			if (ttm_client_syncobj_add(th->client,
+						   run->syncobjs[k],
+						   &th->sync_handles[k]))
+				goto nomem;
 		/* Before its first job: its entities are made with it. */
 		ret = ttm_client_set_priority(th->client, th->priority);
 		if (ret) {
@@ -211,11 +294,27 @@ int run_setup(struct run *run)
 	}
 	run->bos = calloc(run->wl.n_bos ? run->wl.n_bos : 1,
 			  sizeof(*run->bos));
-	if (!run->bos) {
+	run->places = calloc(run->wl.n_bos ? run->wl.n_bos : 1,
+			     sizeof(*run->places));
+	run->prime_fds = malloc((run->wl.n_bos ? run->wl.n_bos : 1) *
+				sizeof(*run->prime_fds));
+	if (!run->bos || !run->places || !run->prime_fds) {
 		cli_error("out of memory setting up %u buffers",
 			  run->wl.n_bos);
 		return CLI_EXIT_FAILURE;
 	}
+	for (i = 0; i < run->wl.n_bos; i++) {
+		run->prime_fds[i] = -1;
+		run_job_placement(&run->wl.bos[i], &run->places[i]);
+	}
+	for (i = 0; i < run->wl.n_bos; i++) {
+		ret = check_range(run, i);
+		if (ret)
+			return ret;
+	}
+	ret = create_syncobjs(run);
+	if (ret)
+		return ret;
 	for (i = 0; i < run->wl.n_bos; i++) {
 		ret = create_bo(run, i);
 		if (ret) {
@@ -236,6 +335,7 @@ void run_teardown(struct run *run)
 		for (t = 0; t < run->wl.n_threads; t++) {
 			ttm_client_close(run->threads[t].client);
 			free(run->threads[t].handles);
+			free(run->threads[t].sync_handles);
 			free(run->threads[t].jobs);
 		}
 	}
@@ -255,7 +355,13 @@ void run_teardown(struct run *run)
 			}
 		}
 	}
+	/* Before the owner, the device's last client (execbuf.h). */
+	for (unsigned int i = 0; run->prime_fds && i < run->wl.n_bos; i++)
+		if (run->prime_fds[i] >= 0)
+			close(run->prime_fds[i]);
 	ttm_client_close(run->owner);
+	for (unsigned int k = 0; run->syncobjs && k < run->wl.n_syncobjs; k++)
+		ttm_syncobj_put(run->syncobjs[k]);
 	/*
 	 * A buffer still alive keeps the device, and the device its GPU:
 	 * leak both rather than free what that buffer would touch.
@@ -269,4 +375,8 @@ void run_teardown(struct run *run)
 	free(run->threads);
 	free(run->results);
 	free(run->bos);
+	free(run->places);
+	free(run->prime_fds);
+	free(run->syncobjs);
+	free(run->sync_deps);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ttmsim/fence.h"
@@ -51,8 +52,18 @@ static int handle_of(struct run_thread *th, unsigned int i,
 	int ret;
 
 	if (!th->handles[i] && run->bos[i]) {
-		ret = ttm_client_bo_add(th->client, run->bos[i],
-					&th->handles[i], NULL);
+		/* A `prime` buffer: fd-to-handle, as another process would. */
+		if (run->prime_fds[i] >= 0) {
+			ret = ttm_client_import_fd(th->client,
+						   run->prime_fds[i],
+						   &th->handles[i], NULL);
+			if (ret == 0)
+				__atomic_add_fetch(&run->prime_imports, 1,
+						   __ATOMIC_RELAXED);
+		} else {
+			ret = ttm_client_bo_add(th->client, run->bos[i],
+						&th->handles[i], NULL);
+		}
 		if (ret) {
 			th->handles[i] = 0;
 			return ret;
@@ -95,6 +106,74 @@ static int throttle(struct run_thread *th, unsigned int max)
 	return 0;
 }
 
+/* Whether job @d is submitted, rejected, or will never be. */
+static bool dep_settled(struct run *run, size_t d)
+{
+	uint8_t state = __atomic_load_n(&run->results[d].state,
+					__ATOMIC_ACQUIRE);
+
+	return state == RUN_JOB_ACCEPTED || state == RUN_JOB_REJECTED ||
+	       __atomic_load_n(&run->threads[run->wl.jobs[d].thread].done,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Wake the threads waiting in wait_deps(): a job settled. */
+static void deps_changed(struct run *run)
+{
+	if (!run->sync_deps)
+		return;
+	pthread_mutex_lock(&run->sync_lock);
+	pthread_cond_broadcast(&run->sync_cv);
+	pthread_mutex_unlock(&run->sync_lock);
+}
+
+/*
+ * Before job @j: wait until every job its sync words depend on (the
+ * signaller of a wait, the point below a timeline signal) is submitted
+ * or will never be, as userspace waits with WAIT_FOR_SUBMIT: the
+ * library, as the kernel, rejects a wait on a point not submitted yet.
+ * The load-time check (no cycle) makes this end; a stop ends it too
+ * (false). The timed wait only looks at the stop flag and the clock
+ * (--seconds) again: the broadcasts are what wakes it.
+ */
+static bool wait_deps(struct run_thread *th, size_t j)
+{
+	struct run *run = th->run;
+	const struct wl_job *job = &run->wl.jobs[j];
+	bool waited = false;
+	unsigned int k;
+
+	if (!run->sync_deps)
+		return true;
+	for (k = 0; k < job->n_syncs; k++) {
+		size_t d = run->sync_deps[j * WL_MAX_JOB_SYNCS + k];
+
+		if (d == SIZE_MAX || dep_settled(run, d))
+			continue;
+		if (!waited)
+			__atomic_add_fetch(&run->sync_waits, 1,
+					   __ATOMIC_RELAXED);
+		waited = true;
+		pthread_mutex_lock(&run->sync_lock);
+		while (!dep_settled(run, d) && !should_stop(run)) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 20 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&run->sync_cv, &run->sync_lock,
+					       &ts);
+		}
+		pthread_mutex_unlock(&run->sync_lock);
+		if (!dep_settled(run, d))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Submit job @j of the workload through @th's client. false if this
  * thread must stop: stopped, or a failure it reported.
@@ -105,6 +184,8 @@ static bool submit_job(struct run_thread *th, size_t j,
 	struct run *run = th->run;
 	const struct wl_job *job = &run->wl.jobs[j];
 	struct run_job_result *r = &run->results[j];
+	struct ttm_execbuf_syncobj in[WL_MAX_JOB_SYNCS], out[WL_MAX_JOB_SYNCS];
+	unsigned int n_in = 0, n_out = 0;
 	struct ttm_execbuf_args args = {
 		.engine = job->engine,
 		.bos = list,
@@ -117,16 +198,30 @@ static bool submit_job(struct run_thread *th, size_t j,
 			 (run->cfg->allow_duplicates ?
 			  TTM_EXECBUF_ALLOW_DUPLICATES : 0),
 		.tag = RUN_JOB_TAG(j),
+		.in_syncobjs = in,
+		.out_syncobjs = out,
 	};
 	unsigned int k;
 	int ret;
 
+	for (k = 0; k < job->n_syncs; k++) {
+		const struct wl_sync *y = &job->syncs[k];
+		struct ttm_execbuf_syncobj *e = y->signal ? &out[n_out++] :
+							    &in[n_in++];
+
+		*e = (struct ttm_execbuf_syncobj){
+			.handle = th->sync_handles[y->syncobj],
+			.point = y->point,
+		};
+	}
+	args.n_in_syncobjs = n_in;
+	args.n_out_syncobjs = n_out;
 	for (k = 0; k < job->n_bos; k++) {
 		const struct wl_bo *bo = &run->wl.bos[job->bos[k]];
 
 		list[k] = (struct ttm_execbuf_bo){
 			.flags = TTM_EXECBUF_BO_WRITE,
-			.placement = run_job_placement(bo->placement),
+			.placement = &run->places[job->bos[k]],
 		};
 		ret = handle_of(th, job->bos[k], &list[k].handle);
 		if (ret) {
@@ -135,6 +230,8 @@ static bool submit_job(struct run_thread *th, size_t j,
 			return false;
 		}
 	}
+	if (!wait_deps(th, j))
+		return false; /* stopped: not submitted */
 	/*
 	 * Busy, then look at the stop flag again: a signal that set it
 	 * before saw this thread idle and did not interrupt it.
@@ -157,9 +254,11 @@ static bool submit_job(struct run_thread *th, size_t j,
 	ret = ttm_execbuf_submit(th->client, &args);
 	__atomic_store_n(&th->busy, false, __ATOMIC_SEQ_CST);
 	/* Atomic: the watchdog reads it (watch_grace()). */
-	__atomic_store_n(&r->state, ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED,
-			 __ATOMIC_RELAXED);
 	r->err = ret;
+	/* Release: a waiter that sees the state sees the syncobj's fence. */
+	__atomic_store_n(&r->state, ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED,
+			 __ATOMIC_RELEASE);
+	deps_changed(run);
 	if (args.out_fence) {
 		th->ring[(th->ring_head + th->ring_count) % RUN_MAX_IN_FLIGHT] =
 			args.out_fence;
@@ -208,6 +307,8 @@ static void *submitter_main(void *arg)
 			break;
 	}
 	__atomic_store_n(&th->next, th->n_jobs, __ATOMIC_RELAXED);
+	__atomic_store_n(&th->done, 1, __ATOMIC_RELEASE);
+	deps_changed(run);
 	free(list);
 	/* The GPU signals them all: no need to wait, only to let go. */
 	while (th->ring_count) {

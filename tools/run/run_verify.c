@@ -149,6 +149,62 @@ static bool rejections_explained(struct run *run)
 	return ok;
 }
 
+/*
+ * The order the syncobj words ask for: a job that waited on a point
+ * started no earlier than the point's signaller ended on the GPU (if
+ * both ran), and did not run if the signaller failed (a failed in-fence
+ * fails the job without running it). Only jobs retired once are looked
+ * at: the retire count is checked apart.
+ */
+static bool sync_order_held(struct run *run)
+{
+	const struct workload *wl = &run->wl;
+	bool ok = true;
+	size_t j;
+	unsigned int k;
+
+	if (!run->sync_deps)
+		return true;
+	for (j = 0; j < wl->n_jobs; j++) {
+		const struct run_job_result *w = &run->results[j];
+
+		if (w->state != RUN_JOB_ACCEPTED || w->retired != 1)
+			continue;
+		for (k = 0; k < wl->jobs[j].n_syncs; k++) {
+			size_t d = run->sync_deps[j * WL_MAX_JOB_SYNCS + k];
+			const struct run_job_result *sg;
+			const char *so;
+
+			if (wl->jobs[j].syncs[k].signal || d == SIZE_MAX)
+				continue;
+			sg = &run->results[d];
+			if (sg->state != RUN_JOB_ACCEPTED || sg->retired != 1)
+				continue;
+			so = wl->syncobjs[wl->jobs[j].syncs[k].syncobj].name;
+			if (sg->status == 0 && w->status == 0 &&
+			    w->start_us < sg->end_us) {
+				fprintf(stderr, "ttmsim: invariant: the job of "
+					"line %u started at %" PRIu64 " us, "
+					"before the job of line %u it waits "
+					"for (syncobj '%s') ended at %" PRIu64
+					" us\n", wl->jobs[j].line, w->start_us,
+					wl->jobs[d].line, so, sg->end_us);
+				ok = false;
+			}
+			if (sg->status != 0 && w->status == 0) {
+				fprintf(stderr, "ttmsim: invariant: the job of "
+					"line %u completed though the job of "
+					"line %u it waits for (syncobj '%s') "
+					"failed: %s\n", wl->jobs[j].line,
+					wl->jobs[d].line, so,
+					strerror(-sg->status));
+				ok = false;
+			}
+		}
+	}
+	return ok;
+}
+
 bool run_verify(struct run *run)
 {
 	const struct workload *wl = &run->wl;
@@ -172,7 +228,8 @@ bool run_verify(struct run *run)
 			st.completed, st.failed);
 		ok = false;
 	}
-	if (!all_submitted(run) || !rejections_explained(run))
+	if (!all_submitted(run) || !rejections_explained(run) ||
+	    !sync_order_held(run))
 		ok = false;
 	for (j = 0; j < wl->n_jobs; j++) {
 		uint32_t runs = __atomic_load_n(&run->results[j].retired,

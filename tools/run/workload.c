@@ -140,9 +140,13 @@ static uint32_t hash_name(const char *s, size_t len)
 }
 
 /* The slot of @s in @t: holding its index + 1, or empty. */
+/*
+ * @arr: the array the slots index, of @stride-byte elements whose name
+ * (NUL-terminated) is their first member: buffers or syncobjs.
+ */
 static struct name_slot *name_slot(const struct name_table *t,
-				   const struct wl_bo *bos, const char *s,
-				   size_t len, uint32_t hash)
+				   const void *arr, size_t stride,
+				   const char *s, size_t len, uint32_t hash)
 {
 	size_t i = hash & t->mask;
 
@@ -154,7 +158,8 @@ static struct name_slot *name_slot(const struct name_table *t,
 			return slot;
 		}
 		if (slot->hash == hash && len <= WL_MAX_NAME) {
-			const char *name = bos[slot->index1 - 1].name;
+			const char *name = (const char *)arr +
+					   (size_t)(slot->index1 - 1) * stride;
 
 			if (memcmp(name, s, len) == 0 && name[len] == '\0') {
 				return slot;
@@ -165,8 +170,8 @@ static struct name_slot *name_slot(const struct name_table *t,
 }
 
 /* Make room for one more than @n names (load factor at most 1/2). */
-static int name_table_reserve(struct name_table *t, const struct wl_bo *bos,
-			      unsigned int n)
+static int name_table_reserve(struct name_table *t, const void *arr,
+			      size_t stride, unsigned int n)
 {
 	size_t size = t->mask + 1;
 	struct name_table nt;
@@ -182,10 +187,11 @@ static int name_table_reserve(struct name_table *t, const struct wl_bo *bos,
 	}
 	nt.mask = size - 1;
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(bos[i].name);
+		const char *name = (const char *)arr + (size_t)i * stride;
+		size_t len = strlen(name);
 
-		name_slot(&nt, bos, bos[i].name, len,
-			  hash_name(bos[i].name, len))->index1 = i + 1;
+		name_slot(&nt, arr, stride, name, len,
+			  hash_name(name, len))->index1 = i + 1;
 	}
 	free(t->slots);
 	*t = nt;
@@ -208,6 +214,8 @@ struct parser {
 	unsigned int *arena;
 	size_t arena_len, arena_cap;
 	struct name_table names;
+	struct name_table sync_names;
+	size_t cap_syncobjs;
 	unsigned int shrink_line;  /* of the `shrink` line; 0: none yet */
 	/* the words of the current line */
 	const char *p, *stop;
@@ -532,6 +540,98 @@ static int check_name(struct parser *ps, const char *s, size_t len)
 	return 0;
 }
 
+/* vram@FPFN-LPFN or gtt@FPFN-LPFN into @bo; @at points at the '@'. */
+static int parse_range(struct parser *ps, const char *s, size_t len,
+		       const char *at, struct wl_bo *bo)
+{
+	const char *end = s + len;
+	const char *dash = memchr(at, '-', (size_t)(end - at));
+	uint64_t f, l;
+
+	if (word_is(s, (size_t)(at - s), "vram")) {
+		bo->placement = WL_PLACE_VRAM;
+	} else if (word_is(s, (size_t)(at - s), "gtt")) {
+		bo->placement = WL_PLACE_GTT;
+	} else {
+		return perr(ps, "bad range '%.*s%s': vram@FPFN-LPFN or "
+			    "gtt@FPFN-LPFN", W(s, len));
+	}
+	if (!dash || parse_dec(at + 1, (size_t)(dash - at - 1), UINT32_MAX,
+			       &f) ||
+	    parse_dec(dash + 1, (size_t)(end - dash - 1), UINT32_MAX, &l)) {
+		return perr(ps, "bad range '%.*s%s': FPFN-LPFN, unsigned "
+			    "decimal page numbers (4 KiB pages) up to %u",
+			    W(s, len), UINT32_MAX);
+	}
+	if (f >= l) {
+		return perr(ps, "empty range '%.*s%s': pages [FPFN, LPFN), "
+			    "FPFN below LPFN", W(s, len));
+	}
+	if (bo->size > (l - f) * TTM_DEFAULT_PAGE_SIZE) {
+		return perr(ps, "range '%.*s%s' holds %llu pages, fewer than "
+			    "the buffer's %llu bytes need", W(s, len),
+			    (unsigned long long)(l - f),
+			    (unsigned long long)bo->size);
+	}
+	bo->fpfn = (uint32_t)f;
+	bo->lpfn = (uint32_t)l;
+	return 0;
+}
+
+/* The words after SIZE: [PLACE] [pinned] [prime], in that order. */
+static int parse_bo_words(struct parser *ps, struct wl_bo *bo)
+{
+	unsigned int at = 0, kind;
+	const char *s, *sign;
+	size_t len;
+	int ret;
+
+	while (next_word(ps, &s, &len)) {
+		if (word_is(s, len, "vram")) {
+			bo->placement = WL_PLACE_VRAM;
+			kind = 0;
+		} else if (word_is(s, len, "gtt")) {
+			bo->placement = WL_PLACE_GTT;
+			kind = 0;
+		} else if (word_is(s, len, "system")) {
+			bo->placement = WL_PLACE_SYSTEM;
+			kind = 0;
+		} else if (word_is(s, len, "visible")) {
+			bo->placement = WL_PLACE_VISIBLE;
+			kind = 0;
+		} else if ((sign = memchr(s, '@', len))) {
+			if (at == 0) {
+				ret = parse_range(ps, s, len, sign, bo);
+				if (ret) {
+					return ret;
+				}
+			}
+			kind = 0;
+		} else if (word_is(s, len, "pinned")) {
+			bo->pinned = true;
+			kind = 1;
+		} else if (word_is(s, len, "prime")) {
+			bo->prime = true;
+			kind = 2;
+		} else {
+			kind = UINT32_MAX;
+		}
+		if (kind == UINT32_MAX && at == 0) {
+			return perr(ps, "unknown word '%.*s%s' (vram, gtt, "
+				    "system, visible, vram@FPFN-LPFN, "
+				    "gtt@FPFN-LPFN, pinned or prime)",
+				    W(s, len));
+		}
+		if (kind < at || kind == UINT32_MAX) {
+			return perr(ps, "extra word '%.*s%s' (after SIZE: "
+				    "[PLACE] [pinned] [prime], in that order, "
+				    "each at most once)", W(s, len));
+		}
+		at = kind + 1;
+	}
+	return 0;
+}
+
 static int parse_bo(struct parser *ps)
 {
 	struct workload *wl = &ps->wl;
@@ -548,10 +648,12 @@ static int parse_bo(struct parser *ps)
 	if (ret) {
 		return ret;
 	}
-	if (name_table_reserve(&ps->names, wl->bos, wl->n_bos)) {
+	if (name_table_reserve(&ps->names, wl->bos, sizeof(*wl->bos),
+			       wl->n_bos)) {
 		return nomem(ps);
 	}
-	slot = name_slot(&ps->names, wl->bos, s, len, hash_name(s, len));
+	slot = name_slot(&ps->names, wl->bos, sizeof(*wl->bos), s, len,
+			 hash_name(s, len));
 	if (slot->index1) {
 		return perr(ps, "duplicate buffer name '%.*s%s' (defined on "
 			    "line %u)", W(s, len),
@@ -602,31 +704,9 @@ static int parse_bo(struct parser *ps)
 		return ret;
 	}
 
-	if (next_word(ps, &s, &len)) {
-		if (word_is(s, len, "vram")) {
-			bo->placement = WL_PLACE_VRAM;
-		} else if (word_is(s, len, "gtt")) {
-			bo->placement = WL_PLACE_GTT;
-		} else if (word_is(s, len, "system")) {
-			bo->placement = WL_PLACE_SYSTEM;
-		} else if (word_is(s, len, "pinned")) {
-			bo->pinned = true;
-		} else {
-			return perr(ps, "unknown word '%.*s%s' (vram, gtt, "
-				    "system or pinned)", W(s, len));
-		}
-		if (!bo->pinned && next_word(ps, &s, &len)) {
-			if (!word_is(s, len, "pinned")) {
-				return perr(ps, "extra word '%.*s%s' (only "
-					    "'pinned' may follow the "
-					    "placement)", W(s, len));
-			}
-			bo->pinned = true;
-		}
-	}
-	if (next_word(ps, &s, &len)) {
-		return perr(ps, "extra word '%.*s%s' at the end of the bo line",
-			    W(s, len));
+	ret = parse_bo_words(ps, bo);
+	if (ret) {
+		return ret;
 	}
 	slot->index1 = ++wl->n_bos;
 	return 0;
@@ -689,6 +769,136 @@ bad:
 			    "hexadecimal 32-bit number)", W(v, vlen));
 	}
 	return perr(ps, "bad op '%.*s%s' (add=U32, nop or hang)", W(s, len));
+}
+
+/* syncobj NAME [timeline] */
+static int parse_syncobj(struct parser *ps)
+{
+	struct workload *wl = &ps->wl;
+	struct wl_syncobj *so;
+	struct name_slot *slot;
+	const char *s;
+	size_t len;
+	int ret;
+
+	if (!next_word(ps, &s, &len)) {
+		return perr(ps, "syncobj: missing NAME (syncobj NAME "
+			    "[timeline])");
+	}
+	ret = check_name(ps, s, len);
+	if (ret) {
+		return ret;
+	}
+	if (name_table_reserve(&ps->sync_names, wl->syncobjs,
+			       sizeof(*wl->syncobjs), wl->n_syncobjs)) {
+		return nomem(ps);
+	}
+	slot = name_slot(&ps->sync_names, wl->syncobjs, sizeof(*wl->syncobjs),
+			 s, len, hash_name(s, len));
+	if (slot->index1) {
+		return perr(ps, "duplicate syncobj name '%.*s%s' (defined on "
+			    "line %u)", W(s, len),
+			    wl->syncobjs[slot->index1 - 1].line);
+	}
+	if (wl->n_syncobjs == WL_MAX_SYNCOBJS) {
+		return perr(ps, "too many syncobjs (at most %u)",
+			    WL_MAX_SYNCOBJS);
+	}
+	if (wl->n_syncobjs == ps->cap_syncobjs) {
+		size_t cap = ps->cap_syncobjs ? ps->cap_syncobjs * 2 : 16;
+		struct wl_syncobj *a = realloc(wl->syncobjs,
+					       cap * sizeof(*a));
+
+		if (!a) {
+			return nomem(ps);
+		}
+		wl->syncobjs = a;
+		ps->cap_syncobjs = cap;
+	}
+	so = &wl->syncobjs[wl->n_syncobjs];
+	memset(so, 0, sizeof(*so));
+	memcpy(so->name, s, len);
+	so->line = ps->line;
+	if (next_word(ps, &s, &len)) {
+		if (!word_is(s, len, "timeline")) {
+			return perr(ps, "unknown word '%.*s%s' (syncobj NAME "
+				    "[timeline])", W(s, len));
+		}
+		so->timeline = true;
+	}
+	if (next_word(ps, &s, &len)) {
+		return perr(ps, "extra word '%.*s%s' at the end of the "
+			    "syncobj line", W(s, len));
+	}
+	slot->index1 = ++wl->n_syncobjs;
+	return 0;
+}
+
+/* wait=SYNCOBJ[@POINT] or signal=SYNCOBJ[@POINT] of @job. */
+static int parse_sync(struct parser *ps, const char *s, size_t len,
+		      struct wl_job *job)
+{
+	const struct workload *wl = &ps->wl;
+	const char *eq = memchr(s, '=', len), *name, *at;
+	const struct wl_syncobj *so;
+	struct name_slot *slot;
+	struct wl_sync sync = { 0 };
+	size_t nlen;
+	unsigned int k;
+
+	if (word_is(s, (size_t)(eq - s), "signal")) {
+		sync.signal = true;
+	} else if (!word_is(s, (size_t)(eq - s), "wait")) {
+		return perr(ps, "bad word '%.*s%s' (wait=SYNCOBJ[@POINT], "
+			    "signal=SYNCOBJ[@POINT] or a buffer name)",
+			    W(s, len));
+	}
+	name = eq + 1;
+	at = memchr(name, '@', (size_t)(s + len - name));
+	nlen = (size_t)((at ? at : s + len) - name);
+	slot = ps->sync_names.slots && nlen
+		? name_slot(&ps->sync_names, wl->syncobjs,
+			    sizeof(*wl->syncobjs), name, nlen,
+			    hash_name(name, nlen))
+		: NULL;
+	if (!slot || slot->index1 == 0) {
+		return perr(ps, "unknown syncobj '%.*s%s' in '%.*s%s' (a "
+			    "syncobj line must define it before the jobs "
+			    "that use it)", W(name, nlen), W(s, len));
+	}
+	sync.syncobj = slot->index1 - 1;
+	so = &wl->syncobjs[sync.syncobj];
+	if (at) {
+		size_t plen = (size_t)(s + len - at - 1);
+		int ret = parse_dec(at + 1, plen, UINT64_MAX, &sync.point);
+
+		if (!so->timeline) {
+			return perr(ps, "'%.*s%s': syncobj '%s' is binary: no "
+				    "@POINT (a `syncobj NAME timeline` line "
+				    "makes a timeline)", W(s, len), so->name);
+		}
+		if (ret || sync.point == 0) {
+			return perr(ps, "bad point in '%.*s%s': an unsigned "
+				    "decimal from 1", W(s, len));
+		}
+	} else if (so->timeline) {
+		return perr(ps, "'%.*s%s': syncobj '%s' is a timeline: name a "
+			    "point (%s=%s@POINT)", W(s, len), so->name,
+			    sync.signal ? "signal" : "wait", so->name);
+	}
+	for (k = 0; k < job->n_syncs; k++) {
+		if (job->syncs[k].syncobj == sync.syncobj &&
+		    job->syncs[k].point == sync.point) {
+			return perr(ps, "'%.*s%s': the job names that syncobj "
+				    "point twice", W(s, len));
+		}
+	}
+	if (job->n_syncs == WL_MAX_JOB_SYNCS) {
+		return perr(ps, "more than %u wait= and signal= words in a job",
+			    WL_MAX_JOB_SYNCS);
+	}
+	job->syncs[job->n_syncs++] = sync;
+	return 0;
 }
 
 static int parse_job(struct parser *ps)
@@ -754,9 +964,16 @@ static int parse_job(struct parser *ps)
 			return perr(ps, "job lists more than %u buffers",
 				    WL_MAX_JOB_BOS);
 		}
+		if (memchr(s, '=', len)) {
+			ret = parse_sync(ps, s, len, job);
+			if (ret) {
+				return ret;
+			}
+			continue;
+		}
 		slot = ps->names.slots
-			? name_slot(&ps->names, wl->bos, s, len,
-				    hash_name(s, len))
+			? name_slot(&ps->names, wl->bos, sizeof(*wl->bos), s,
+				    len, hash_name(s, len))
 			: NULL;
 		if (!slot || slot->index1 == 0) {
 			ret = check_name(ps, s, len);
@@ -855,7 +1072,11 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 	if (word_is(s, wlen, "shrink")) {
 		return parse_shrink(ps);
 	}
-	return perr(ps, "unknown directive '%.*s%s' (bo, job or shrink)",
+	if (word_is(s, wlen, "syncobj")) {
+		return parse_syncobj(ps);
+	}
+	return perr(ps, "unknown directive '%.*s%s' (bo, syncobj, job or "
+		    "shrink)",
 		    W(s, wlen));
 }
 
@@ -875,6 +1096,7 @@ void workload_free(struct workload *wl)
 	}
 	free(wl->jobs);
 	free(wl->bos);
+	free(wl->syncobjs);
 	free(wl->source);
 	memset(wl, 0, sizeof(*wl));
 }
@@ -946,8 +1168,21 @@ int workload_parse(FILE *f, const char *name, struct workload *wl)
 		ret = nomem(&ps);
 		goto fail;
 	}
+	/* The rules across jobs: named at the waiting job's line. */
+	ret = workload_sync_deps(&ps.wl, NULL);
+	if (ret) {
+		if (ret == -ENOMEM) {
+			ret = nomem(&ps);
+		}
+		free(ps.names.slots);
+		free(ps.sync_names.slots);
+		free(r.buf);
+		workload_free(&ps.wl);
+		return ret;
+	}
 	*wl = ps.wl;
 	free(ps.names.slots);
+	free(ps.sync_names.slots);
 	free(r.buf);
 	return 0;
 
@@ -957,8 +1192,10 @@ fail:
 	free(ps.wl.bo_arena);
 	free(ps.wl.jobs);
 	free(ps.wl.bos);
+	free(ps.wl.syncobjs);
 	free(ps.wl.source);
 	free(ps.names.slots);
+	free(ps.sync_names.slots);
 	free(r.buf);
 	return ret;
 }
@@ -1077,6 +1314,92 @@ uint64_t workload_gen_bytes(const struct wl_gen_options *o)
 	return mul_add_sat(jobs, per_job, bos);
 }
 
+/*
+ * PRIME, ranges and syncobjs for workload_generate(), on a stream of
+ * their own (the buffers and jobs do not change with them). Jobs signal
+ * a timeline's points in job order and wait only on what an earlier job
+ * signals: every edge goes forward, so there is no cycle.
+ */
+static int gen_features(const struct wl_gen_options *o, struct workload *g,
+			size_t n_jobs)
+{
+	uint64_t state = o->seed ^ UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t vram_pages = (o->vram ? o->vram : UINT64_C(256) << 20) /
+			      TTM_DEFAULT_PAGE_SIZE;
+	uint64_t *last = NULL;
+	unsigned int i;
+	size_t j;
+
+	for (i = 0; i < g->n_bos; i++) {
+		struct wl_bo *bo = &g->bos[i];
+		uint64_t pages = (bo->size + TTM_DEFAULT_PAGE_SIZE - 1) /
+				 TTM_DEFAULT_PAGE_SIZE;
+
+		if (o->prime_percent &&
+		    rng_range(&state, 0, 99) < o->prime_percent)
+			bo->prime = true;
+		if (!o->ranges)
+			continue;
+		switch (rng_range(&state, 0, 7)) {
+		case 0:
+			bo->placement = WL_PLACE_VISIBLE;
+			break;
+		case 1:
+			if (2 * pages > vram_pages / 2 ||
+			    vram_pages / 2 > UINT32_MAX)
+				break;
+			bo->placement = WL_PLACE_VRAM;
+			bo->fpfn = (uint32_t)rng_range(&state, 0,
+						       vram_pages / 2 -
+						       2 * pages);
+			bo->lpfn = bo->fpfn + (uint32_t)(2 * pages);
+			break;
+		}
+	}
+	if (!o->syncobjs)
+		return 0;
+	g->syncobjs = calloc(o->syncobjs, sizeof(*g->syncobjs));
+	last = calloc(o->syncobjs, sizeof(*last));
+	if (!g->syncobjs || !last) {
+		free(last);
+		return -ENOMEM;
+	}
+	g->n_syncobjs = o->syncobjs;
+	for (i = 0; i < o->syncobjs; i++) {
+		snprintf(g->syncobjs[i].name, sizeof(g->syncobjs[i].name),
+			 "s%u", i);
+		g->syncobjs[i].timeline = i % 2;
+	}
+	/* last[k]: the timeline's last point; 1 for a signalled binary. */
+	for (j = 0; j < n_jobs; j++) {
+		struct wl_job *job = &g->jobs[j];
+		uint32_t k;
+
+		if (rng_range(&state, 0, 3) == 0) {
+			k = (uint32_t)rng_range(&state, 0, o->syncobjs - 1);
+			if (last[k])
+				job->syncs[job->n_syncs++] = (struct wl_sync){
+					.syncobj = k,
+					.point = k % 2 ?
+						rng_range(&state, 1, last[k]) :
+						0,
+				};
+		}
+		if (rng_range(&state, 0, 3) == 0) {
+			k = (uint32_t)rng_range(&state, 0, o->syncobjs - 1);
+			if (k % 2 || !last[k]) {
+				last[k]++;
+				job->syncs[job->n_syncs++] = (struct wl_sync){
+					.syncobj = k, .signal = true,
+					.point = k % 2 ? last[k] : 0,
+				};
+			}
+		}
+	}
+	free(last);
+	return 0;
+}
+
 int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 {
 	struct workload g = {
@@ -1098,7 +1421,8 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 	    o->per_job_min > o->per_job_max || o->per_job_max > o->bos ||
 	    o->per_job_max > WL_MAX_JOB_BOS || o->job_us_min > o->job_us_max ||
 	    o->job_us_max > WL_MAX_JOB_US ||
-	    o->shrink_ms > WL_MAX_SHRINK_MS ||
+	    o->shrink_ms > WL_MAX_SHRINK_MS || o->prime_percent > 100 ||
+	    o->syncobjs > WL_MAX_SYNCOBJS ||
 	    o->jobs > SIZE_MAX / WL_MAX_JOB_BOS / o->threads /
 		      sizeof(*g.jobs)) {
 		return -EINVAL;
@@ -1190,6 +1514,9 @@ int workload_generate(const struct wl_gen_options *o, struct workload *wl)
 	g.n_jobs = j;
 	g.n_threads = o->threads;
 	g.n_engines = o->engines;
+	if (gen_features(o, &g, j)) {
+		goto nomem;
+	}
 	free(perm);
 	*wl = g;
 	return interrupted ? -EINTR : 0;
@@ -1207,6 +1534,7 @@ static const char *const placement_words[] = {
 	[WL_PLACE_VRAM] = "vram",
 	[WL_PLACE_GTT] = "gtt",
 	[WL_PLACE_SYSTEM] = "system",
+	[WL_PLACE_VISIBLE] = "visible",
 };
 
 static void save_bo(FILE *f, const struct wl_bo *bo)
@@ -1229,12 +1557,19 @@ static void save_bo(FILE *f, const struct wl_bo *bo)
 	} else {
 		fprintf(f, "%" PRIu64, bo->size);
 	}
-	if ((unsigned int)bo->placement < 4 &&
+	if ((unsigned int)bo->placement < 5 &&
 	    placement_words[bo->placement]) {
 		fprintf(f, " %s", placement_words[bo->placement]);
+		if (bo->lpfn) {
+			fprintf(f, "@%" PRIu32 "-%" PRIu32, bo->fpfn,
+				bo->lpfn);
+		}
 	}
 	if (bo->pinned) {
 		fputs(" pinned", f);
+	}
+	if (bo->prime) {
+		fputs(" prime", f);
 	}
 	fputc('\n', f);
 }
@@ -1256,6 +1591,15 @@ static void save_job(FILE *f, const struct workload *wl,
 	case WL_OP_HANG:
 		fputs("hang", f);
 		break;
+	}
+	for (k = 0; k < job->n_syncs; k++) {
+		const struct wl_sync *y = &job->syncs[k];
+
+		fprintf(f, " %s=%s", y->signal ? "signal" : "wait",
+			wl->syncobjs[y->syncobj].name);
+		if (y->point) {
+			fprintf(f, "@%" PRIu64, y->point);
+		}
 	}
 	for (k = 0; k < job->n_bos; k++) {
 		fputc(' ', f);
@@ -1287,11 +1631,17 @@ int workload_save(const struct workload *wl, const char *path)
 	} else if (wl->source) {
 		fprintf(f, "# from %s\n", wl->source);
 	}
-	fputs("# bo NAME SIZE|WIDTHxHEIGHT:FOURCC [vram|gtt|system] "
-	      "[pinned]\n"
-	      "# job THREAD ENGINE DURATION_US OP NAME...\n", f);
+	fputs("# bo NAME SIZE|WIDTHxHEIGHT:FOURCC [vram|gtt|system|visible|"
+	      "vram@FPFN-LPFN|gtt@FPFN-LPFN] [pinned] [prime]\n"
+	      "# syncobj NAME [timeline]\n"
+	      "# job THREAD ENGINE DURATION_US OP [wait=S[@P]] "
+	      "[signal=S[@P]] NAME...\n", f);
 	if (wl->shrink_ms) {
 		fprintf(f, "shrink %u\n", wl->shrink_ms);
+	}
+	for (i = 0; i < wl->n_syncobjs; i++) {
+		fprintf(f, "syncobj %s%s\n", wl->syncobjs[i].name,
+			wl->syncobjs[i].timeline ? " timeline" : "");
 	}
 	for (i = 0; i < wl->n_bos; i++) {
 		save_bo(f, &wl->bos[i]);

@@ -4,9 +4,12 @@
  * (workload_load()), generated at random (workload_generate()), written
  * back (workload_save()) so that any generated run can be replayed.
  *
- *	bo NAME SIZE [vram|gtt|system] [pinned]
- *	bo NAME WIDTHxHEIGHT:FOURCC [vram|gtt|system] [pinned]
- *	job THREAD ENGINE DURATION_US OP NAME [NAME...]
+ *	bo NAME SIZE [PLACE] [pinned] [prime]
+ *	bo NAME WIDTHxHEIGHT:FOURCC [PLACE] [pinned] [prime]
+ *	    PLACE: vram | gtt | system | visible | vram@FPFN-LPFN | gtt@FPFN-LPFN
+ *	syncobj NAME [timeline]
+ *	job THREAD ENGINE DURATION_US OP [SYNC...] NAME [NAME...]
+ *	    SYNC: wait=SYNCOBJ[@POINT] | signal=SYNCOBJ[@POINT]
  *	shrink MS
  *
  * A workload is plain data: nothing here creates a buffer or submits a
@@ -24,7 +27,33 @@
  *  - a line holds at most WL_MAX_LINE bytes, without its newline;
  *  - numbers are unsigned decimals, without sign; add=U32 also takes 0x
  *    hexadecimal;
- *  - `vram|gtt|system` comes before `pinned`;
+ *  - the words after SIZE come in the order PLACE, pinned, prime;
+ *  - `visible`: the CPU-visible part of VRAM only (TTM_PLACE_CPU_VISIBLE);
+ *    `vram@FPFN-LPFN` (or gtt@): only pages [FPFN, LPFN) of that domain,
+ *    in 4 KiB pages, LPFN exclusive, as struct ttm_place's fpfn/lpfn;
+ *    FPFN < LPFN <= UINT32_MAX and the buffer must fit in the window (the
+ *    run checks LPFN against the domain's size: --vram, --gtt);
+ *  - `prime`: the creating client exports the buffer (PRIME handle-to-fd)
+ *    and every submitting thread's client imports it from that fd
+ *    (fd-to-handle) instead of getting a handle directly;
+ *  - `syncobj NAME [timeline]` defines a syncobj (its own namespace,
+ *    before the jobs that name it), binary or timeline; at most
+ *    WL_MAX_SYNCOBJS;
+ *  - a job's `wait=S` / `signal=S` (binary S) or `wait=S@P` /
+ *    `signal=S@P` (timeline S, 1 <= P) words may stand anywhere after OP
+ *    (names hold no '='), at most WL_MAX_JOB_SYNCS per job. signal hands
+ *    the job's fence to the syncobj (the execbuf's out-syncobjs); wait
+ *    makes the job wait for it (in-syncobjs). A binary syncobj is
+ *    signalled by at most one job, a timeline's point by at most one job;
+ *    every waited point must be signalled by some job, and the waits,
+ *    the timelines' points and each thread's file order must not make a
+ *    cycle (a deadlock): both are load errors. The run submits a waiting
+ *    job only once the signalling job is submitted (or its thread has
+ *    given up), and a timeline's points in increasing order: as
+ *    userspace does with WAIT_FOR_SUBMIT, since the library (as the
+ *    kernel) rejects a wait on a point not submitted yet with EINVAL. If
+ *    the signalling job was rejected, the waiting one is submitted
+ *    anyway: EINVAL for an empty binary syncobj, a counted rejection;
  *  - a buffer must be defined (bo line) before any job that lists it;
  *  - THREAD < WL_MAX_THREADS, ENGINE < WL_MAX_ENGINES, DURATION_US at
  *    most WL_MAX_JOB_US (60 s), at most WL_MAX_JOB_BOS names in a job;
@@ -49,6 +78,8 @@
 #define WL_MAX_JOB_BOS 4096u   /* TTM_EXECBUF_MAX_BOS */
 #define WL_MAX_JOB_US (UINT64_C(60) * 1000 * 1000) /* a job's DURATION_US */
 #define WL_MAX_SHRINK_MS 60000u /* `shrink MS`, --shrink-ms: a minute */
+#define WL_MAX_SYNCOBJS 65536u
+#define WL_MAX_JOB_SYNCS 4u    /* wait= and signal= words of a job */
 /* Bytes of a line, without its newline: room for WL_MAX_JOB_BOS long names. */
 #define WL_MAX_LINE (1u << 20)
 
@@ -57,6 +88,7 @@ enum wl_placement {
 	WL_PLACE_VRAM,    /* VRAM only */
 	WL_PLACE_GTT,     /* GTT only */
 	WL_PLACE_SYSTEM,  /* created in SYSTEM, moved to GTT for jobs */
+	WL_PLACE_VISIBLE, /* the CPU-visible part of VRAM only */
 };
 
 struct wl_bo {
@@ -66,7 +98,23 @@ struct wl_bo {
 	uint32_t fourcc;         /* 0: plain size */
 	enum wl_placement placement;
 	bool pinned;             /* pinned in its first domain at creation */
+	bool prime;              /* shared with the threads through PRIME */
+	/* VRAM or GTT only: pages [fpfn, lpfn); lpfn 0: the whole domain. */
+	uint32_t fpfn, lpfn;
 	unsigned int line;       /* in the file; 0 if generated */
+};
+
+struct wl_syncobj {
+	char name[WL_MAX_NAME + 1]; /* first: the name table reads it */
+	bool timeline;
+	unsigned int line;
+};
+
+/* A job's wait= or signal= word. */
+struct wl_sync {
+	uint32_t syncobj;        /* index into workload.syncobjs */
+	bool signal;             /* signal=; else wait= */
+	uint64_t point;          /* 0 for a binary syncobj */
 };
 
 enum wl_op {
@@ -83,12 +131,17 @@ struct wl_job {
 	unsigned int *bos;       /* indexes into workload.bos, as listed */
 	unsigned int n_bos;      /* >= 1 */
 	unsigned int line;
+	/* Inline, so that a copy of the struct copies them. */
+	unsigned int n_syncs;
+	struct wl_sync syncs[WL_MAX_JOB_SYNCS];
 };
 
 struct workload {
 	char *source;            /* the file's name, "<stdin>", or NULL */
 	struct wl_bo *bos;
 	unsigned int n_bos;
+	struct wl_syncobj *syncobjs;
+	unsigned int n_syncobjs;
 	struct wl_job *jobs;     /* in file order */
 	size_t n_jobs;
 	unsigned int n_threads;  /* largest thread index + 1 (0: no jobs) */
@@ -142,6 +195,20 @@ struct wl_gen_options {
 	uint64_t seed;
 	unsigned int shrink_ms;        /* <= WL_MAX_SHRINK_MS; 0: none */
 	/*
+	 * The features below draw from a second random stream, so that a
+	 * seed gives the same buffers and jobs as before with them off.
+	 * prime_percent: each buffer is `prime` with this chance (0-100);
+	 * syncobjs: that many syncobjs (even indexes binary, odd ones
+	 * timelines), each job signalling or waiting on one with a chance
+	 * of a quarter each; ranges: an eighth of the buffers `visible`, an
+	 * eighth in a window of twice their pages in the VRAM's first half
+	 * (vram@FPFN-LPFN, from @vram).
+	 */
+	unsigned int prime_percent;
+	unsigned int syncobjs;         /* <= WL_MAX_SYNCOBJS */
+	bool ranges;
+	uint64_t vram;                 /* bytes, for the ranges; 0: 256 MiB */
+	/*
 	 * Asked after every WL_GEN_POLL_JOBS jobs: true stops generating
 	 * (a signal came). NULL: never asked.
 	 */
@@ -186,6 +253,22 @@ uint64_t workload_gen_bytes(const struct wl_gen_options *o);
  * be opened or written).
  */
 int workload_save(const struct workload *wl, const char *path);
+
+/**
+ * workload_sync_deps - check the rules of the syncobj words that span
+ * jobs (tools/run/workload_sync.c): each binary syncobj and each timeline
+ * point signalled at most once, every waited point signalled, and no
+ * cycle of waits, timeline order and each thread's file order (a
+ * deadlock). Messages are "SOURCE:LINE: ..." (the job's line; SOURCE
+ * "<generated>" without @wl->source).
+ * *@ret_deps (if not NULL, a malloc()ed array of n_jobs *
+ * WL_MAX_JOB_SYNCS, NULL without sync words) gets, for sync word k of
+ * job j at [j * WL_MAX_JOB_SYNCS + k], the job that must be submitted
+ * before job j: for a wait its signaller, for a timeline signal the
+ * signaller of the point below; SIZE_MAX for none.
+ * Return: 0; CLI_EXIT_USAGE after a message; -ENOMEM (no message).
+ */
+int workload_sync_deps(const struct workload *wl, size_t **ret_deps);
 
 /** workload_free - free what *@wl holds; NULL fields are fine. */
 void workload_free(struct workload *wl);
