@@ -130,6 +130,14 @@ struct run_job_result {
 	uint64_t submit_us;    /* GPU clock, just before the submit */
 	uint64_t latency_us;   /* retired: its end_us - @submit_us */
 	uint64_t start_us, end_us; /* retired: the GPU's times */
+	/*
+	 * With syncobjs only: the out-fence's callback. A job whose
+	 * in-syncobj's fence failed fails without running, never reaching
+	 * the GPU's retire hook: @fence_status (atomic, ttm_fence_get_status()
+	 * once signalled, else 0) is how the verifier sees it end.
+	 */
+	struct ttm_fence_cb cb;
+	int fence_status;
 };
 
 /* TTMSIM_TEST_FAULT (run_fault.c): a fault a test injects on purpose. */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,23 @@ static bool dep_settled(struct run *run, size_t d)
 	return state == RUN_JOB_ACCEPTED || state == RUN_JOB_REJECTED ||
 	       __atomic_load_n(&run->threads[run->wl.jobs[d].thread].done,
 			       __ATOMIC_ACQUIRE);
+}
+
+static void job_fence_done(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct run_job_result *r = (struct run_job_result *)
+		((char *)cb - offsetof(struct run_job_result, cb));
+
+	__atomic_store_n(&r->fence_status, ttm_fence_get_status(fence),
+			 __ATOMIC_RELEASE);
+}
+
+/* See struct run_job_result::fence_status. */
+static void watch_job_fence(struct run_job_result *r, struct ttm_fence *f)
+{
+	if (ttm_fence_add_callback(f, &r->cb, job_fence_done) == -ENOENT)
+		__atomic_store_n(&r->fence_status, ttm_fence_get_status(f),
+				 __ATOMIC_RELEASE);
 }
 
 /* Wake the threads waiting in wait_deps(): a job settled. */
@@ -259,6 +277,8 @@ static bool submit_job(struct run_thread *th, size_t j,
 	__atomic_store_n(&r->state, ret ? RUN_JOB_REJECTED : RUN_JOB_ACCEPTED,
 			 __ATOMIC_RELEASE);
 	deps_changed(run);
+	if (args.out_fence && run->sync_deps)
+		watch_job_fence(r, args.out_fence);
 	if (args.out_fence) {
 		th->ring[(th->ring_head + th->ring_count) % RUN_MAX_IN_FLIGHT] =
 			args.out_fence;

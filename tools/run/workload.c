@@ -1560,7 +1560,8 @@ static void save_bo(FILE *f, const struct wl_bo *bo)
 	if ((unsigned int)bo->placement < 5 &&
 	    placement_words[bo->placement]) {
 		fprintf(f, " %s", placement_words[bo->placement]);
-		if (bo->lpfn) {
+		if (bo->lpfn && (bo->placement == WL_PLACE_VRAM ||
+				 bo->placement == WL_PLACE_GTT)) {
 			fprintf(f, "@%" PRIu32 "-%" PRIu32, bo->fpfn,
 				bo->lpfn);
 		}

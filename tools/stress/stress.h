@@ -27,6 +27,9 @@ enum stress_feature {
 	SF_PINNED,       /* pinned buffers */
 	SF_SHRINKER,     /* a `shrink MS` line */
 	SF_FOURCC,       /* WIDTHxHEIGHT:FOURCC buffers */
+	SF_PRIME,        /* `prime` buffers: imported by fd */
+	SF_SYNCOBJ,      /* syncobj lines, wait= and signal= words */
+	SF_RANGES,       /* visible and vram@FPFN-LPFN buffers */
 	SF_COUNT,
 };
 
@@ -50,6 +53,11 @@ int stress_case_copy(const struct stress_case *from, struct stress_case *to);
 void stress_case_free(struct stress_case *c);
 /* Recompute wl.n_threads/n_engines and @features after an edit. */
 void stress_case_settle(struct stress_case *c);
+/*
+ * Turn feature @f (SF_PRIME, SF_SYNCOBJ or SF_RANGES) off in @c, for the
+ * shrinker: false if @c does not use it (nothing changed).
+ */
+bool stress_case_feature_off(struct stress_case *c, unsigned int f);
 
 /*
  * The words after "ttmsim run --workload FILE" that replay @c, in @argv

@@ -28,6 +28,9 @@ const char *const stress_feature_names[SF_COUNT] = {
 	[SF_PINNED] = "pinned",
 	[SF_SHRINKER] = "shrinker",
 	[SF_FOURCC] = "fourcc",
+	[SF_PRIME] = "prime",
+	[SF_SYNCOBJ] = "syncobj",
+	[SF_RANGES] = "ranges",
 };
 
 /* Uniform in [lo, hi]. */
@@ -59,6 +62,8 @@ void stress_case_settle(struct stress_case *c)
 			f |= 1u << SF_HANG;
 		if (job->op == WL_OP_NOP)
 			f |= 1u << SF_NOP;
+		if (job->n_syncs)
+			f |= 1u << SF_SYNCOBJ;
 	}
 	if (c->engines < wl->n_engines)
 		c->engines = wl->n_engines ? wl->n_engines : 1;
@@ -69,7 +74,16 @@ void stress_case_settle(struct stress_case *c)
 			f |= 1u << SF_PINNED;
 		if (wl->bos[i].fourcc)
 			f |= 1u << SF_FOURCC;
+		if (wl->bos[i].prime)
+			f |= 1u << SF_PRIME;
+		if ((wl->bos[i].lpfn &&
+		     (wl->bos[i].placement == WL_PLACE_VRAM ||
+		      wl->bos[i].placement == WL_PLACE_GTT)) ||
+		    wl->bos[i].placement == WL_PLACE_VISIBLE)
+			f |= 1u << SF_RANGES;
 	}
+	if (wl->n_syncobjs)
+		f |= 1u << SF_SYNCOBJ;
 	if (c->wound_wait)
 		f |= 1u << SF_WOUND_WAIT;
 	if (c->priorities && wl->n_threads)
@@ -142,6 +156,111 @@ static int make_job(uint64_t *s, struct stress_case *c, struct wl_job *job,
 	return 0;
 }
 
+/*
+ * PRIME, ranges and syncobjs, on a stream of their own (@seed's buffers
+ * and jobs stay those of the features before them). Signals of a
+ * timeline go up with the job index and waits name what an earlier job
+ * signalled: with each thread in file order, every dependency points
+ * forward, so no case deadlocks (workload_sync_deps() would refuse it).
+ */
+static int add_new_features(uint64_t seed, struct stress_case *c)
+{
+	uint64_t s = seed ^ UINT64_C(0xd1b54a32d192ed03);
+	struct workload *wl = &c->wl;
+	bool prime = chance(&s, 40), ranges = chance(&s, 30);
+	unsigned int n_sync = chance(&s, 40) ? (unsigned int)pick(&s, 1, 4) : 0;
+	uint64_t vram_pages = (c->vram ? c->vram : UINT64_C(256) << 20) / 4096;
+	uint64_t last[4] = { 0 };
+	unsigned int i;
+	size_t j;
+
+	for (i = 0; i < wl->n_bos; i++) {
+		struct wl_bo *bo = &wl->bos[i];
+		uint64_t pages = (bo->size + 4095) / 4096;
+
+		if (prime && chance(&s, 30))
+			bo->prime = true;
+		if (!ranges || (bo->placement != WL_PLACE_DEFAULT &&
+				bo->placement != WL_PLACE_VRAM))
+			continue;
+		if (chance(&s, 25)) {
+			bo->placement = WL_PLACE_VISIBLE;
+		} else if (chance(&s, 33) && 2 * pages <= vram_pages) {
+			bo->placement = WL_PLACE_VRAM;
+			bo->fpfn = (uint32_t)pick(&s, 0, vram_pages - 2 * pages);
+			bo->lpfn = bo->fpfn + (uint32_t)(2 * pages);
+		}
+	}
+	if (!n_sync)
+		return 0;
+	wl->syncobjs = calloc(n_sync, sizeof(*wl->syncobjs));
+	if (!wl->syncobjs)
+		return -ENOMEM;
+	wl->n_syncobjs = n_sync;
+	for (i = 0; i < n_sync; i++) {
+		snprintf(wl->syncobjs[i].name, sizeof(wl->syncobjs[i].name),
+			 "s%u", i);
+		wl->syncobjs[i].timeline = i % 2;
+	}
+	for (j = 0; j < wl->n_jobs; j++) {
+		struct wl_job *job = &wl->jobs[j];
+		uint32_t k = (uint32_t)pick(&s, 0, n_sync - 1);
+
+		if (chance(&s, 30) && last[k])
+			job->syncs[job->n_syncs++] = (struct wl_sync){
+				.syncobj = k,
+				.point = k % 2 ? pick(&s, 1, last[k]) : 0,
+			};
+		k = (uint32_t)pick(&s, 0, n_sync - 1);
+		if (chance(&s, 30) && (k % 2 || !last[k])) {
+			last[k]++;
+			job->syncs[job->n_syncs++] = (struct wl_sync){
+				.syncobj = k, .signal = true,
+				.point = k % 2 ? last[k] : 0,
+			};
+		}
+	}
+	return 0;
+}
+
+bool stress_case_feature_off(struct stress_case *c, unsigned int f)
+{
+	struct workload *wl = &c->wl;
+	bool any = false;
+	unsigned int i;
+	size_t j;
+
+	switch (f) {
+	case SF_PRIME:
+		for (i = 0; i < wl->n_bos; i++) {
+			any |= wl->bos[i].prime;
+			wl->bos[i].prime = false;
+		}
+		break;
+	case SF_RANGES:
+		for (i = 0; i < wl->n_bos; i++) {
+			struct wl_bo *bo = &wl->bos[i];
+
+			if (bo->lpfn || bo->placement == WL_PLACE_VISIBLE) {
+				if (bo->placement == WL_PLACE_VISIBLE)
+					bo->placement = WL_PLACE_VRAM;
+				bo->fpfn = bo->lpfn = 0;
+				any = true;
+			}
+		}
+		break;
+	case SF_SYNCOBJ:
+		any = wl->n_syncobjs != 0;
+		for (j = 0; j < wl->n_jobs; j++)
+			wl->jobs[j].n_syncs = 0;
+		free(wl->syncobjs);
+		wl->syncobjs = NULL;
+		wl->n_syncobjs = 0;
+		break;
+	}
+	return any;
+}
+
 int stress_case_generate(uint64_t seed, struct stress_case *c)
 {
 	uint64_t s = seed;
@@ -178,6 +297,10 @@ int stress_case_generate(uint64_t seed, struct stress_case *c)
 		}
 		wl->n_jobs = j + 1;
 	}
+	if (add_new_features(seed, c)) {
+		stress_case_free(c);
+		return -ENOMEM;
+	}
 	wl->has_seed = false;
 	stress_case_settle(c);
 	return 0;
@@ -194,8 +317,12 @@ int stress_case_copy(const struct stress_case *from, struct stress_case *to)
 	b->shrink_ms = a->shrink_ms;
 	b->bos = malloc((a->n_bos ? a->n_bos : 1) * sizeof(*b->bos));
 	b->jobs = calloc(a->n_jobs ? a->n_jobs : 1, sizeof(*b->jobs));
-	if (!b->bos || !b->jobs)
+	b->syncobjs = malloc((a->n_syncobjs ? a->n_syncobjs : 1) *
+			     sizeof(*b->syncobjs));
+	if (!b->bos || !b->jobs || !b->syncobjs)
 		goto nomem;
+	memcpy(b->syncobjs, a->syncobjs, a->n_syncobjs * sizeof(*b->syncobjs));
+	b->n_syncobjs = a->n_syncobjs;
 	memcpy(b->bos, a->bos, a->n_bos * sizeof(*b->bos));
 	b->n_bos = a->n_bos;
 	for (j = 0; j < a->n_jobs; j++) {

@@ -8,6 +8,7 @@
  *  - fold the last thread into the one before (fewer threads);
  *  - drop a buffer from a job that lists more than one;
  *  - drop a buffer (from every job; jobs left with none go);
+ *  - PRIME, syncobjs and ranges off (shrink_new_features());
  *  - features off: the shrink line, a small VRAM, wound-wait,
  *    priorities, --hang-timeout-ms, pins, placements, fourcc sizes, hang and nop jobs (to
  *    adds), engines (to 0), durations (to 0), sizes (to 4 bytes).
@@ -291,6 +292,25 @@ static bool shrink_features(struct shrinker *sh, struct stress_case *c)
 	return any;
 }
 
+/* PRIME, syncobjs, ranges off (stress_case_feature_off()), each whole. */
+static bool shrink_new_features(struct shrinker *sh, struct stress_case *c)
+{
+	static const unsigned int off[] = { SF_SYNCOBJ, SF_PRIME, SF_RANGES };
+	struct stress_case cand;
+	bool any = false;
+	size_t k;
+
+	for (k = 0; k < sizeof(off) / sizeof(off[0]); k++) {
+		if (out_of_time(sh) || stress_case_copy(c, &cand))
+			break;
+		if (!stress_case_feature_off(&cand, off[k]))
+			stress_case_free(&cand);
+		else if (keep_if_fails(sh, c, &cand))
+			any = true;
+	}
+	return any;
+}
+
 unsigned int stress_shrink(struct stress_case *c, int status,
 			   const char *path, double seconds)
 {
@@ -303,6 +323,8 @@ unsigned int stress_shrink(struct stress_case *c, int status,
 
 	while (progress && !out_of_time(&sh)) {
 		progress = false;
+		/* First: a signaller's job cannot go while its waits stay. */
+		progress |= shrink_new_features(&sh, c);
 		progress |= shrink_jobs(&sh, c);
 		progress |= shrink_threads(&sh, c);
 		progress |= shrink_bos(&sh, c);
