@@ -147,6 +147,7 @@ enum run_fault {
 	RUN_FAULT_RETIRE_TWICE, /* a job counted as retired twice */
 	RUN_FAULT_SUBMIT_LIST,  /* thread 0's buffer list not allocated */
 	RUN_FAULT_STALL,        /* thread 0 stalls, a job in flight */
+	RUN_FAULT_NO_WAIT,      /* wait= words not passed to the execbuf */
 };
 
 struct run {

@@ -17,7 +17,13 @@
  *                submits the job (it stays in flight, waiting on that
  *                fence), then takes the buffer's reservation and keeps it,
  *                busy, until a signal: the watchdog must report it (exit
- *                3) within --watchdog plus the in-flight job's duration.
+ *                3) within --watchdog plus the in-flight job's duration;
+ *  no-wait       the jobs' wait= words are not passed to the execbuf
+ *                (the run still holds a waiter until its signaller is
+ *                submitted): a waiter then runs as soon as it can, and
+ *                the verifier must see one start before its signaller
+ *                ended, exit 1 (a workload with a long signaller on
+ *                another engine makes it certain).
  *
  * They are live in the shipped binary on purpose: the suites test the
  * installed-style ttmsim, not a special build. Nothing sets the variable
@@ -38,6 +44,7 @@ static const char *const fault_names[] = {
 	[RUN_FAULT_RETIRE_TWICE] = "retire-twice",
 	[RUN_FAULT_SUBMIT_LIST] = "submit-list",
 	[RUN_FAULT_STALL] = "stall",
+	[RUN_FAULT_NO_WAIT] = "no-wait",
 };
 
 enum run_fault run_fault_parse(void)
@@ -55,7 +62,7 @@ enum run_fault run_fault_parse(void)
 		}
 	}
 	cli_error("TTMSIM_TEST_FAULT='%s' ignored: not word1, retire-twice, "
-		  "submit-list or stall", s);
+		  "submit-list, stall or no-wait", s);
 	return RUN_FAULT_NONE;
 }
 

@@ -232,7 +232,8 @@ static bool submit_job(struct run_thread *th, size_t j,
 			.point = y->point,
 		};
 	}
-	args.n_in_syncobjs = n_in;
+	/* TTMSIM_TEST_FAULT=no-wait: the verifier must catch it. */
+	args.n_in_syncobjs = run->fault == RUN_FAULT_NO_WAIT ? 0 : n_in;
 	args.n_out_syncobjs = n_out;
 	for (k = 0; k < job->n_bos; k++) {
 		const struct wl_bo *bo = &run->wl.bos[job->bos[k]];
