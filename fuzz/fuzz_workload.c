@@ -36,15 +36,29 @@ static void check_same(const struct workload *a, const struct workload *b)
 		FUZZ_CHECK(x->size == y->size && x->width == y->width &&
 			   x->height == y->height && x->fourcc == y->fourcc &&
 			   x->placement == y->placement &&
-			   x->pinned == y->pinned, "bo %s differs", x->name);
+			   x->pinned == y->pinned && x->prime == y->prime &&
+			   x->fpfn == y->fpfn && x->lpfn == y->lpfn,
+			   "bo %s differs", x->name);
 	}
+	FUZZ_CHECK(a->n_syncobjs == b->n_syncobjs, "%u vs %u syncobjs",
+		   a->n_syncobjs, b->n_syncobjs);
+	for (i = 0; i < a->n_syncobjs; i++)
+		FUZZ_CHECK(strcmp(a->syncobjs[i].name, b->syncobjs[i].name) ==
+			   0 && a->syncobjs[i].timeline ==
+			   b->syncobjs[i].timeline, "syncobj %u differs", i);
 	for (j = 0; j < a->n_jobs; j++) {
 		const struct wl_job *x = &a->jobs[j], *y = &b->jobs[j];
 
 		FUZZ_CHECK(x->thread == y->thread && x->engine == y->engine &&
 			   x->duration_us == y->duration_us &&
 			   x->op == y->op && x->add_value == y->add_value &&
-			   x->n_bos == y->n_bos, "job %zu differs", j);
+			   x->n_bos == y->n_bos && x->n_syncs == y->n_syncs,
+			   "job %zu differs", j);
+		for (unsigned int k = 0; k < x->n_syncs && k < y->n_syncs; k++)
+			FUZZ_CHECK(x->syncs[k].syncobj == y->syncs[k].syncobj &&
+				   x->syncs[k].signal == y->syncs[k].signal &&
+				   x->syncs[k].point == y->syncs[k].point,
+				   "job %zu names other syncobj points", j);
 		FUZZ_CHECK(memcmp(x->bos, y->bos,
 				  x->n_bos * sizeof(*x->bos)) == 0,
 			   "job %zu lists other buffers", j);
