@@ -469,10 +469,27 @@ static void assert_same(const struct workload *a, const struct workload *b)
 		assert_int_equal(x->fourcc, y->fourcc);
 		assert_int_equal(x->placement, y->placement);
 		assert_int_equal(x->pinned, y->pinned);
+		assert_int_equal(x->prime, y->prime);
+		assert_int_equal(x->fpfn, y->fpfn);
+		assert_int_equal(x->lpfn, y->lpfn);
+	}
+	assert_int_equal(a->n_syncobjs, b->n_syncobjs);
+	for (i = 0; i < a->n_syncobjs; i++) {
+		assert_string_equal(a->syncobjs[i].name, b->syncobjs[i].name);
+		assert_int_equal(a->syncobjs[i].timeline,
+				 b->syncobjs[i].timeline);
 	}
 	for (j = 0; j < a->n_jobs; j++) {
 		const struct wl_job *x = &a->jobs[j], *y = &b->jobs[j];
 
+		assert_int_equal(x->n_syncs, y->n_syncs);
+		for (i = 0; i < x->n_syncs; i++) {
+			assert_int_equal(x->syncs[i].syncobj,
+					 y->syncs[i].syncobj);
+			assert_int_equal(x->syncs[i].signal,
+					 y->syncs[i].signal);
+			assert_int_equal(x->syncs[i].point, y->syncs[i].point);
+		}
 		assert_int_equal(x->thread, y->thread);
 		assert_int_equal(x->engine, y->engine);
 		assert_int_equal(x->duration_us, y->duration_us);
@@ -775,6 +792,106 @@ static void test_round_trip_file(void **state)
 	workload_free(&b);
 }
 
+/* PRIME, ranges and syncobjs: what the words parse to, and bad ones. */
+static void test_features(void **state)
+{
+	static const char text[] =
+		"syncobj s\n"
+		"syncobj t timeline\n"
+		"bo a 8192 vram@2-10 prime\n"
+		"bo b 4 visible pinned\n"
+		"bo c 4 gtt@0-1 pinned prime\n"
+		"job 0 0 1 add=1 signal=s signal=t@5 a\n"
+		"job 1 0 1 nop a wait=s b wait=t@5\n";
+	struct workload a, b;
+	size_t *deps;
+
+	(void)state;
+	expect_ok(text, &a);
+	assert_int_equal(a.n_syncobjs, 2);
+	assert_false(a.syncobjs[0].timeline);
+	assert_true(a.syncobjs[1].timeline);
+	assert_int_equal(a.bos[0].placement, WL_PLACE_VRAM);
+	assert_int_equal(a.bos[0].fpfn, 2);
+	assert_int_equal(a.bos[0].lpfn, 10);
+	assert_true(a.bos[0].prime);
+	assert_int_equal(a.bos[1].placement, WL_PLACE_VISIBLE);
+	assert_true(a.bos[1].pinned && !a.bos[1].prime);
+	assert_int_equal(a.bos[2].placement, WL_PLACE_GTT);
+	assert_true(a.bos[2].pinned && a.bos[2].prime);
+	assert_int_equal(a.jobs[0].n_syncs, 2);
+	assert_true(a.jobs[0].syncs[1].signal);
+	assert_int_equal(a.jobs[0].syncs[1].point, 5);
+	/* Sync words may stand among the names; the names stay in order. */
+	assert_int_equal(a.jobs[1].n_bos, 2);
+	assert_int_equal(a.jobs[1].n_syncs, 2);
+	assert_false(a.jobs[1].syncs[0].signal);
+	assert_int_equal(workload_sync_deps(&a, &deps), 0);
+	assert_int_equal(deps[1 * WL_MAX_JOB_SYNCS + 0], 0);
+	assert_int_equal(deps[1 * WL_MAX_JOB_SYNCS + 1], 0);
+	assert_int_equal(deps[0], SIZE_MAX);
+	free(deps);
+	save_load(&a, &b);
+	assert_same(&a, &b);
+	workload_free(&a);
+	workload_free(&b);
+
+	expect_error("bo a 4 vram@3-3\n", 1, "empty range 'vram@3-3'");
+	expect_error("bo a 8192 gtt@0-1\n", 1, "holds 1 pages");
+	expect_error("bo a 4 vram@-1\n", 1, "bad range 'vram@-1'");
+	expect_error("bo a 4 prime visible\n", 1, "extra word 'visible'");
+	expect_error("syncobj s\nsyncobj s\n", 2, "duplicate syncobj name");
+	expect_error("syncobj s\nbo a 4\njob 0 0 0 nop wait=s a\n", 3,
+		     "which no job signals");
+	expect_error("syncobj s\nbo a 4\njob 0 0 0 nop wait=s a\n"
+		     "job 0 0 0 nop signal=s a\n", 3, "make a cycle");
+	expect_error("syncobj t timeline\nbo a 4\n"
+		     "job 0 0 0 nop signal=t@1 a\njob 1 0 0 nop signal=t@1 a\n",
+		     4, "a second signal of syncobj 't' point 1");
+	expect_error("bo a 4\njob 0 0 0 nop wait=s a\n", 2,
+		     "unknown syncobj 's'");
+}
+
+/* The generator's features: valid, and the rest as without them. */
+static void test_generate_features(void **state)
+{
+	struct wl_gen_options o = default_options();
+	struct workload a, b, c;
+	unsigned int i, prime = 0, ranged = 0, syncs = 0;
+	size_t j;
+
+	(void)state;
+	o.bos = 64;
+	o.jobs = 100;
+	assert_int_equal(workload_generate(&o, &a), 0);
+	o.prime_percent = 50;
+	o.syncobjs = 5;
+	o.ranges = true;
+	assert_int_equal(workload_generate(&o, &b), 0);
+	assert_true(same_jobs(&a, &b));
+	for (i = 0; i < b.n_bos; i++) {
+		assert_int_equal(a.bos[i].size, b.bos[i].size);
+		prime += b.bos[i].prime;
+		ranged += b.bos[i].lpfn != 0 ||
+			  b.bos[i].placement == WL_PLACE_VISIBLE;
+	}
+	for (j = 0; j < b.n_jobs; j++)
+		syncs += b.jobs[j].n_syncs;
+	assert_true(prime > 0 && ranged > 0 && syncs > 0);
+	assert_int_equal(b.n_syncobjs, 5);
+	assert_int_equal(workload_sync_deps(&b, NULL), 0);
+	save_load(&b, &c);
+	assert_same(&b, &c);
+	workload_free(&a);
+	workload_free(&b);
+	workload_free(&c);
+	o.prime_percent = 101;
+	assert_int_equal(workload_generate(&o, &a), -EINVAL);
+	o.prime_percent = 0;
+	o.syncobjs = WL_MAX_SYNCOBJS + 1;
+	assert_int_equal(workload_generate(&o, &a), -EINVAL);
+}
+
 static void test_load_errors(void **state)
 {
 	struct load_call l;
@@ -876,6 +993,8 @@ int main(void)
 		cmocka_unit_test(test_generate),
 		cmocka_unit_test(test_shrink),
 		cmocka_unit_test(test_round_trip_file),
+		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_generate_features),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_big),
 	};
