@@ -321,7 +321,9 @@ int stress_case_copy(const struct stress_case *from, struct stress_case *to)
 			     sizeof(*b->syncobjs));
 	if (!b->bos || !b->jobs || !b->syncobjs)
 		goto nomem;
-	memcpy(b->syncobjs, a->syncobjs, a->n_syncobjs * sizeof(*b->syncobjs));
+	if (a->n_syncobjs) /* NULL without syncobjs: memcpy() wants none */
+		memcpy(b->syncobjs, a->syncobjs,
+		       a->n_syncobjs * sizeof(*b->syncobjs));
 	b->n_syncobjs = a->n_syncobjs;
 	memcpy(b->bos, a->bos, a->n_bos * sizeof(*b->bos));
 	b->n_bos = a->n_bos;
