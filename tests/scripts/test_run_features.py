@@ -17,6 +17,8 @@ Usage: test_run_features.py TTMSIM
   start before the signaller ended: exit 1.
 - A hang job a waiter depends on: the waiter fails without running
   (failed 2), and the run verifies.
+- --seconds stops a run whose waiter is held for a signaller that is
+  never submitted: exit 0, both counted not submitted.
 - --save-workload then --workload: the same lines (file and generated
   with --prime, --syncobjs, --ranges); the generator's flags turn the
   features on (summary counts > 0), keep the rest of the workload of a
@@ -213,6 +215,19 @@ def test_order():
           "exit 0, both failed (the waiter cancelled)", (s, err))
 
 
+def test_stop():
+    print("== --seconds ends a run whose waiter is still held")
+    text = "syncobj s\nbo a 4\nbo b 4\n" + \
+        "job 0 0 20000 add=1 a\n" * 200 + \
+        "job 0 0 0 add=1 signal=s a\njob 1 1 0 add=2 wait=s b\n"
+    path = write("stop.txt", text)
+    rc, out, err = run(["--workload", path, "--seconds", "0.2", "--json"])
+    s = json.loads(out) if out.strip() else {}
+    check(rc == 0 and s.get("not_submitted", 0) >= 2 and
+          s.get("syncobj_held") == 1,
+          "exit 0, the signaller and its waiter not submitted", (s, err))
+
+
 def test_generator():
     print("== the generator's --prime, --syncobjs, --ranges")
     base = ["--threads", "3", "--jobs", "60", "--bos", "24", "--seed", "9"]
@@ -247,6 +262,7 @@ def main():
     test_errors()
     test_all_features()
     test_order()
+    test_stop()
     test_generator()
     print("test_run_features: %d passed, %d failed" % (passed, len(failures)))
     for f in failures:
