@@ -17,6 +17,9 @@ Usage: test_run_features.py TTMSIM
   start before the signaller ended: exit 1.
 - A hang job a waiter depends on: the waiter fails without running
   (failed 2), and the run verifies.
+- A ranged or visible buffer ends inside its window; with
+  TTMSIM_TEST_FAULT=no-range (the ranges dropped) the verifier says it
+  is outside: exit 1.
 - --seconds stops a run whose waiter is held for a signaller that is
   never submitted: exit 0, both counted not submitted.
 - --save-workload then --workload: the same lines (file and generated
@@ -215,6 +218,20 @@ def test_order():
           "exit 0, both failed (the waiter cancelled)", (s, err))
 
 
+def test_range_check():
+    print("== a ranged buffer lies in its window (the verifier checks)")
+    path = write("range.txt", "bo a 4096 vram@100-200\nbo b 4096 visible\n"
+                 "bo c 8192 gtt@7-9 pinned\njob 0 0 0 add=1 a b c\n")
+    rc, out, err = run(["--workload", path, "--quiet"])
+    check(rc == 0, "exit 0", err)
+    rc, out, err = run(["--workload", path, "--quiet"],
+                       env={"TTMSIM_TEST_FAULT": "no-range"})
+    check(rc == 1 and re.search(r"invariant: buffer 'a' lies at bytes "
+                                r"\[0, 4096\) of its domain, outside its "
+                                r"window \[409600, 819200\)", err),
+          "TTMSIM_TEST_FAULT=no-range: exit 1, the verifier says so", err)
+
+
 def test_stop():
     print("== --seconds ends a run whose waiter is still held")
     text = "syncobj s\nbo a 4\nbo b 4\n" + \
@@ -263,6 +280,7 @@ def main():
     test_all_features()
     test_order()
     test_stop()
+    test_range_check()
     test_generator()
     print("test_run_features: %d passed, %d failed" % (passed, len(failures)))
     for f in failures:

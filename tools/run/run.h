@@ -148,6 +148,7 @@ enum run_fault {
 	RUN_FAULT_SUBMIT_LIST,  /* thread 0's buffer list not allocated */
 	RUN_FAULT_STALL,        /* thread 0 stalls, a job in flight */
 	RUN_FAULT_NO_WAIT,      /* wait= words not passed to the execbuf */
+	RUN_FAULT_NO_RANGE,     /* page ranges not passed to the library */
 };
 
 struct run {

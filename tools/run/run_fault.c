@@ -23,7 +23,10 @@
  *                submitted): a waiter then runs as soon as it can, and
  *                the verifier must see one start before its signaller
  *                ended, exit 1 (a workload with a long signaller on
- *                another engine makes it certain).
+ *                another engine makes it certain);
+ *  no-range      the buffers' page ranges are not passed to the library:
+ *                the verifier must see a ranged buffer outside its
+ *                window, exit 1 (a range that does not start at 0).
  *
  * They are live in the shipped binary on purpose: the suites test the
  * installed-style ttmsim, not a special build. Nothing sets the variable
@@ -45,6 +48,7 @@ static const char *const fault_names[] = {
 	[RUN_FAULT_SUBMIT_LIST] = "submit-list",
 	[RUN_FAULT_STALL] = "stall",
 	[RUN_FAULT_NO_WAIT] = "no-wait",
+	[RUN_FAULT_NO_RANGE] = "no-range",
 };
 
 enum run_fault run_fault_parse(void)
@@ -62,7 +66,7 @@ enum run_fault run_fault_parse(void)
 		}
 	}
 	cli_error("TTMSIM_TEST_FAULT='%s' ignored: not word1, retire-twice, "
-		  "submit-list, stall or no-wait", s);
+		  "submit-list, stall, no-wait or no-range", s);
 	return RUN_FAULT_NONE;
 }
 

@@ -306,6 +306,10 @@ int run_setup(struct run *run)
 	for (i = 0; i < run->wl.n_bos; i++) {
 		run->prime_fds[i] = -1;
 		run_job_placement(&run->wl.bos[i], &run->places[i]);
+		/* TTMSIM_TEST_FAULT=no-range: the verifier must catch it. */
+		if (run->fault == RUN_FAULT_NO_RANGE)
+			run->places[i].places[0].fpfn =
+				run->places[i].places[0].lpfn = 0;
 	}
 	for (i = 0; i < run->wl.n_bos; i++) {
 		ret = check_range(run, i);

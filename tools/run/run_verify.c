@@ -216,6 +216,43 @@ static bool sync_order_held(struct run *run)
 	return ok;
 }
 
+/*
+ * A buffer with a range (or `visible`) that is in its domain at the end
+ * lies inside its window: its pages within [fpfn, lpfn), or within the
+ * CPU-visible VRAM. One evicted elsewhere is not looked at.
+ */
+static bool range_held(struct run *run, unsigned int i)
+{
+	const struct wl_bo *b = &run->wl.bos[i];
+	struct ttm_bo *bo = run->bos[i];
+	uint64_t page = ttm_device_page_size(run->dev), start, end, lo, hi;
+	enum ttm_domain want = b->placement == WL_PLACE_GTT ? TTM_DOMAIN_GTT :
+							      TTM_DOMAIN_VRAM;
+	bool ok = true;
+
+	if (!bo || (!b->lpfn && b->placement != WL_PLACE_VISIBLE))
+		return true;
+	if (ttm_bo_reserve(bo, false, false, NULL))
+		return true; /* check_contents() says it could not */
+	if (ttm_bo_domain(bo) == want) {
+		start = ttm_bo_offset(bo);
+		end = start + ttm_bo_size(bo);
+		lo = (uint64_t)b->fpfn * page;
+		hi = b->lpfn ? (uint64_t)b->lpfn * page : UINT64_MAX;
+		if (b->placement == WL_PLACE_VISIBLE)
+			hi = ttm_device_visible_vram(run->dev);
+		if (start < lo || end > hi) {
+			fprintf(stderr, "ttmsim: invariant: buffer '%s' lies "
+				"at bytes [%" PRIu64 ", %" PRIu64 ") of its "
+				"domain, outside its window [%" PRIu64 ", %"
+				PRIu64 ")\n", b->name, start, end, lo, hi);
+			ok = false;
+		}
+	}
+	ttm_bo_unreserve(bo);
+	return ok;
+}
+
 bool run_verify(struct run *run)
 {
 	const struct workload *wl = &run->wl;
@@ -269,7 +306,8 @@ bool run_verify(struct run *run)
 	}
 	for (i = 0; i < wl->n_bos; i++)
 		if (run->bos[i] &&
-		    !check_contents(run->bos[i], wl->bos[i].name, want[i]))
+		    (!check_contents(run->bos[i], wl->bos[i].name, want[i]) ||
+		     !range_held(run, i)))
 			ok = false;
 	free(want);
 	return ok;
