@@ -237,7 +237,7 @@ static char *replay_command(const struct stress_case *c, const char *path,
 	char *argv[STRESS_MAX_ARGS + 16], buf[640];
 	int n = stress_run_argv(c, path, ex, argv, buf), i;
 	const char *fault = test_fault();
-	size_t len = strlen(path) + 800;
+	size_t len = strlen(path) + (fault ? strlen(fault) : 0) + 800;
 	char *cmd = malloc(len), *p;
 
 	if (!cmd)
