@@ -10,13 +10,27 @@ Usage: test_stress.py TTMSIM
 - shards: the same seed and shard run the same workloads (seeds and
   checksums of the files); shards 1/3, 2/3 and 3/3 share no seed, and
   together are shard 1/1's sequence, interleaved;
-- TTMSIM_TEST_STRESS_FAIL=1 (a test-only failure of run: >= 3 threads and
-  a job on buffer 2): exit 1, the failing workload and a shrunk one in
+- TTMSIM_TEST_FAULT=shrinkable (a test-only failure of run: >= 3 threads
+  and a job on buffer 2; with exactly 2 threads, a decoy failure with
+  another message): exit 1, the failing workload and a shrunk one in
   --out, the shrunk one minimal for that predicate (3 buffers of 4 bytes,
-  one job on thread 2 listing only buffer 2, no feature left), the
-  printed replay command fails (exit 1) with the hook and passes without
-  it, and the JUnit <failure> names the seed;
-- run --check-every: a run checked every 50 ms passes, 0 is exit 2;
+  one job on thread 2 listing only buffer 2, no feature left: a shrinker
+  that kept any exit 1 drifts to the decoy, thread 1), said "minimal",
+  the printed replay command fails the same way (exit 1) with the fault
+  and passes without it, and the JUnit <failure> names the seed;
+- run --check-every: a run checked every 50 ms passes, 0 is exit 2; the
+  mid-run check can fail: TTMSIM_TEST_FAULT=live-count (its snapshot of
+  the counters off by one) fails a run with --check-every and not one
+  without; stress reports it and shrinks it with the same --check-every
+  (else every candidate passes) to one job; with too little shrink time
+  it says "shrunk (time limit reached, not minimal)" on stderr, in the
+  JSON and the JUnit XML;
+- each case runs in a child: a sanitizer's report in a run that exits 0
+  (TTMSIM_TEST_FAULT=sanitizer) and an abort() (abort) are failures kept
+  in the reports; invalid UTF-8 and control bytes in run's messages
+  (bad-utf8) and in the --out path give valid JSON and XML;
+- a status line every --status-every while a case runs (stall holds the
+  case), and SIGTERM then ends it: exit 130, reports written;
 - bad flags exit 2 naming the flag: --shard 3/2, --shard 0/2,
   --minutes -1, an unwritable --junit or --json, a file as --out.
 
@@ -24,11 +38,13 @@ Python 3 standard library only. Prints every check; exits 1 if any failed.
 """
 import json
 import os
+import queue
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import xml.etree.ElementTree as ET
 
 if len(sys.argv) < 2:
@@ -48,11 +64,12 @@ def check(cond, what):
 
 def stress(args, env=None, cwd=None, timeout=300):
     e = dict(os.environ)
-    e.pop("TTMSIM_TEST_STRESS_FAIL", None)
+    e.pop("TTMSIM_TEST_FAULT", None)
     if env:
         e.update(env)
     return subprocess.run([TTMSIM, "stress"] + args, cwd=cwd, env=e,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, errors="replace",
+                          timeout=timeout)
 
 
 def junit_ok(path, want_tests, want_failures):
@@ -136,7 +153,7 @@ def parse_workload(path):
 
 def test_failure(tmp):
     out, x, j = (os.path.join(tmp, n) for n in ("fout", "f.xml", "f.json"))
-    env = {"TTMSIM_TEST_STRESS_FAIL": "1"}
+    env = {"TTMSIM_TEST_FAULT": "shrinkable"}
     p = stress(["--seconds", "30", "--seed", "3", "--out", out, "--junit", x,
                 "--json", j], env=env)
     check(p.returncode == 1, "injected failure: exit 1 (got %d)" %
@@ -150,6 +167,11 @@ def test_failure(tmp):
         return
     seed = wl[0].split("-")[1].split(".")[0]
     check("seed %s" % seed in p.stderr, "stderr names the seed")
+    check(re.search(r"shrinkable: \d+ threads and a job", p.stderr) and
+          "decoy" not in p.stderr.split("shrinking")[0],
+          "the case failed on the predicate, not the decoy")
+    check(re.search(r"ttmsim stress: minimal after \d+ tries", p.stderr),
+          "stderr: minimal")
     bos, jobs, other = parse_workload(os.path.join(out, mn[0]))
     check(bos == [["b0", "4"], ["b1", "4"], ["b2", "4"]] or
           (len(bos) == 3 and all(b[1:] == ["4"] for b in bos)),
@@ -164,7 +186,8 @@ def test_failure(tmp):
     if not m:
         return
     words = shlex.split(m.group(1))
-    check(words[0] == "TTMSIM_TEST_STRESS_FAIL=1" and words[1] == "ttmsim",
+    check(words[0] == "TTMSIM_TEST_FAULT=shrinkable" and
+          words[1] == "ttmsim",
           "replay: %s" % m.group(1))
     check(not any(w in words for w in ("--vram", "--priorities",
                                        "wound-wait", "--hang-timeout-ms")),
@@ -175,9 +198,11 @@ def test_failure(tmp):
     cmd = [TTMSIM] + words[2:]
     e = dict(os.environ, **env)
     r = subprocess.run(cmd, env=e, capture_output=True, text=True)
-    check(r.returncode == 1 and "TTMSIM_TEST_STRESS_FAIL" in r.stderr,
-          "the replay fails with the hook (exit %d)" % r.returncode)
-    e.pop("TTMSIM_TEST_STRESS_FAIL")
+    check(r.returncode == 1 and
+          "shrinkable: 3 threads and a job on buffer 2" in r.stderr,
+          "the replay fails the same way with the fault (exit %d)" %
+          r.returncode)
+    e.pop("TTMSIM_TEST_FAULT")
     r = subprocess.run(cmd + ["--quiet"], env=e, capture_output=True,
                        text=True)
     check(r.returncode == 0, "the replay passes without the hook")
@@ -188,8 +213,14 @@ def test_failure(tmp):
     with open(j) as fp:
         rep = json.load(fp)
     check(rep["failures"] == 1 and str(rep["failed"][0]["seed"]) == seed and
-          rep["failed"][0]["shrunk"].endswith(mn[0]),
-          "JSON names the failure, its seed and shrunk file")
+          rep["failed"][0]["shrunk"].endswith(mn[0]) and
+          rep["failed"][0]["shrink"] == "minimal",
+          "JSON names the failure, its seed and shrunk file, minimal")
+    check(rep["failed"][0].get("signature") ==
+          "ttmsim: invariant: TTMSIM_TEST_FAULT=shrinkable: # threads and "
+          "a job on buffer # (test-only failure)",
+          "JSON: the failure signature, numbers as # (%s)" %
+          rep["failed"][0].get("signature"))
 
 
 def test_run_check_every(tmp):
@@ -204,6 +235,202 @@ def test_run_check_every(tmp):
           "run --check-every 0: exit 2 naming it")
 
 
+def run_fault(args, fault=None):
+    e = dict(os.environ)
+    e.pop("TTMSIM_TEST_FAULT", None)
+    if fault:
+        e["TTMSIM_TEST_FAULT"] = fault
+    return subprocess.run([TTMSIM, "run"] + args, env=e,
+                          capture_output=True, text=True)
+
+
+def test_live_check(tmp):
+    """run --check-every's mid-run check can fail, and stress reports it."""
+    wl = os.path.join(tmp, "w.txt")
+    with open(wl, "w") as f:
+        f.write("bo a 4096\nbo b 8192\n")
+        for t in range(3):
+            f.write("job %d 0 100 add=%d a b\n" % (t, t + 1))
+    base = ["--workload", wl, "--quiet", "--watchdog", "30"]
+    p = run_fault(base + ["--check-every", "0.05"])
+    check(p.returncode == 0, "run --check-every 0.05 without a fault: exit "
+          "0 (got %d: %s)" % (p.returncode, p.stderr[-200:]))
+    p = run_fault(base + ["--check-every", "0.05"], "live-count")
+    check(p.returncode == 1 and
+          "invariant: during the run" in p.stderr,
+          "live-count: the mid-run check reports it, exit 1 (got %d: %s)" %
+          (p.returncode, p.stderr[-300:]))
+    p = run_fault(base, "live-count")
+    check(p.returncode == 0, "live-count without --check-every: exit 0, "
+          "only the mid-run check sees it (got %d)" % p.returncode)
+
+    out, j = os.path.join(tmp, "out"), os.path.join(tmp, "l.json")
+    p = stress(["--iterations", "1", "--seconds", "60", "--seed", "3",
+                "--check-every", "0.05", "--out", out, "--json", j],
+               env={"TTMSIM_TEST_FAULT": "live-count"})
+    check(p.returncode == 1, "stress, live-count: exit 1 (got %d)" %
+          p.returncode)
+    with open(j) as f:
+        rep = json.load(f)
+    fl = rep["failed"]
+    check(len(fl) == 1 and "invariant: during the run" in fl[0]["message"],
+          "stress: the JSON failure has the mid-run check's message")
+    check(len(fl) == 1 and fl[0].get("shrink") == "minimal" and
+          "--check-every 0.05" in fl[0]["replay"],
+          "stress: shrunk to minimal, the replay with --check-every 0.05")
+    if fl and fl[0].get("shrunk"):
+        bos, jobs, other = parse_workload(fl[0]["shrunk"])
+        check(len(jobs) == 1 and len(bos) == 1,
+              "stress: the candidates ran with --check-every: shrunk to 1 "
+              "job, 1 buffer (%.100s, %.100s)" % (bos, jobs))
+
+    # Each candidate waits for a check (100 ms or more): 0.3 s is short.
+    out, j, x = (os.path.join(tmp, n) for n in ("out2", "t.json", "t.xml"))
+    p = stress(["--iterations", "1", "--seconds", "60", "--seed", "3",
+                "--check-every", "0.05", "--shrink-seconds", "0.3",
+                "--out", out, "--json", j, "--junit", x],
+               env={"TTMSIM_TEST_FAULT": "live-count"})
+    want = "shrunk (time limit reached, not minimal)"
+    check(p.returncode == 1 and want in p.stderr and
+          "minimal after" not in p.stderr,
+          "shrink time out: stderr says '%s'" % want)
+    with open(j) as f:
+        rep = json.load(f)
+    check(rep["failed"][0].get("shrink") == want, "JSON says '%s'" % want)
+    f = ET.parse(x).getroot().findall("testsuite/testcase/failure")
+    check(len(f) == 1 and want in f[0].get("message"),
+          "JUnit says '%s'" % want)
+
+
+def test_child(tmp):
+    """Each case in a child: a sanitizer report, a signal."""
+    out, j, x = (os.path.join(tmp, n) for n in ("out", "s.json", "s.xml"))
+    p = stress(["--iterations", "1", "--seconds", "60", "--seed", "3",
+                "--shrink-seconds", "5", "--out", out, "--json", j,
+                "--junit", x], env={"TTMSIM_TEST_FAULT": "sanitizer"})
+    check(p.returncode == 1, "a sanitizer's report in a run that exits 0: "
+          "stress exits 1 (got %d)" % p.returncode)
+    with open(j) as f:
+        fl = json.load(f)["failed"]
+    check(len(fl) == 1 and fl[0]["status"] == 0 and fl[0]["failed"] and
+          fl[0].get("sanitizer") is True and
+          "runtime error:" in fl[0]["message"] and
+          "runtime error:" in fl[0]["signature"],
+          "JSON: status 0, failed, sanitizer, the report in the message")
+    f = ET.parse(x).getroot().findall("testsuite/testcase/failure")
+    check(len(f) == 1 and "sanitizer" in f[0].get("type") and
+          "runtime error:" in (f[0].text or ""),
+          "JUnit: a failure of type sanitizer with the report")
+
+    out, j = os.path.join(tmp, "out2"), os.path.join(tmp, "a.json")
+    p = stress(["--iterations", "1", "--seconds", "60", "--seed", "3",
+                "--shrink-seconds", "5", "--out", out, "--json", j],
+               env={"TTMSIM_TEST_FAULT": "abort"})
+    check(p.returncode == 1 and "killed by SIGABRT" in p.stderr,
+          "a case's run ends by SIGABRT: stress reports it, exit 1 (got %d)"
+          % p.returncode)
+    with open(j) as f:
+        fl = json.load(f)["failed"]
+    check(len(fl) == 1 and fl[0]["status"] == 134 and
+          fl[0].get("signal") == "SIGABRT",
+          "JSON: status 134, signal SIGABRT")
+
+
+def no_controls(v):
+    """No control character but tab and newline in any string of @v."""
+    if isinstance(v, str):
+        return not re.search("[\x00-\x08\x0b-\x1f\x7f]", v)
+    if isinstance(v, dict):
+        return all(no_controls(k) and no_controls(x) for k, x in v.items())
+    if isinstance(v, list):
+        return all(no_controls(x) for x in v)
+    return True
+
+
+def test_utf8(tmp):
+    """Invalid UTF-8 and control bytes never reach the JSON or the XML."""
+    out = os.path.join(os.fsencode(tmp), b"out-\xff\x01-\xc3")
+    j, x = os.path.join(tmp, "u.json"), os.path.join(tmp, "u.xml")
+    e = dict(os.environ, TTMSIM_TEST_FAULT="bad-utf8")
+    p = subprocess.run([os.fsencode(TTMSIM), b"stress", b"--iterations",
+                        b"1", b"--seconds", b"60", b"--seed", b"3",
+                        b"--shrink-seconds", b"5", b"--out", out, b"--json",
+                        os.fsencode(j), b"--junit", os.fsencode(x)],
+                       env=e, capture_output=True)
+    check(p.returncode == 1 and b"\xff\xfe" in p.stderr,
+          "bad-utf8: exit 1, the raw bytes on stderr (got %d)" %
+          p.returncode)
+    with open(j, "rb") as f:
+        raw = f.read()
+    try:
+        rep = json.loads(raw.decode("utf-8", errors="strict"))
+        ok = True
+    except (UnicodeDecodeError, ValueError) as err:
+        ok, rep = False, None
+        check(False, "JSON is valid UTF-8 and parses (%s)" % err)
+    if ok:
+        fl = rep["failed"]
+        check(len(fl) == 1 and "\ufffd" in fl[0]["message"] and
+              "\ufffd" in fl[0]["workload"] and
+              "<&\"'> \u00e9" in fl[0]["message"],
+              "JSON: the bad bytes of the message and path are U+FFFD, "
+              "the good ones kept")
+        check(no_controls(rep), "JSON: no control character in a string")
+    try:
+        root = ET.parse(x).getroot()
+        f = root.findall("testsuite/testcase/failure")
+        check(len(f) == 1 and "\ufffd" in (f[0].text or "") and
+              "<&\"'> \u00e9" in f[0].text,
+              "JUnit parses; the failure's text has U+FFFD and the escaped "
+              "<&\"'>")
+    except ET.ParseError as err:
+        check(False, "JUnit XML parses (%s)" % err)
+
+
+def test_status_and_interrupt(tmp):
+    """Status lines while one case runs; SIGTERM then: exit 130."""
+    out, j = os.path.join(tmp, "out"), os.path.join(tmp, "i.json")
+    e = dict(os.environ, TTMSIM_TEST_FAULT="stall")
+    # stall holds the first case until a signal (or run's 30 s watchdog).
+    p = subprocess.Popen([TTMSIM, "stress", "--seconds", "120", "--seed",
+                          "3", "--status-every", "0.2", "--out", out,
+                          "--json", j], env=e, stderr=subprocess.PIPE,
+                         text=True, errors="replace")
+    lines = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(l) for l in
+                                              p.stderr] + [lines.put(None)])
+    reader.start()
+    seen, got = 0, []
+    while seen < 2:
+        try:
+            line = lines.get(timeout=20)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        got.append(line)
+        if re.search(r"shard 1/1, 0 iterations, .* running seed", line):
+            seen += 1
+    check(seen == 2, "two status lines while the first case runs (%s)" %
+          "".join(got)[-300:])
+    p.terminate()
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    reader.join()
+    rest = []
+    while not lines.empty():
+        rest.append(lines.get() or "")
+    check(rc == 130 and "interrupted (SIGTERM)" in "".join(rest),
+          "SIGTERM while a case runs: passed on, exit 130 (got %d)" % rc)
+    with open(j) as f:
+        rep = json.load(f)
+    check(rep["iterations"] == 0 and rep["failures"] == 0,
+          "the report is written: the interrupted case not counted")
+
+
 def test_usage(tmp):
     cases = [
         (["--shard", "3/2"], "--shard"),
@@ -214,6 +441,7 @@ def test_usage(tmp):
         (["--junit", "/nonexistent/dir/x.xml"], "--junit"),
         (["--json", "/nonexistent/dir/x.json"], "--json"),
         (["--out", "/proc/version"], "--out"),
+        (["--status-every", "0"], "--status-every"),
         (["--bogus"], "--bogus"),
     ]
     for args, flag in cases:
@@ -225,7 +453,9 @@ def test_usage(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for t in (test_usage, test_run_check_every, test_clean, test_shards, test_failure):
+    for t in (test_usage, test_run_check_every, test_live_check, test_child,
+              test_utf8, test_status_and_interrupt, test_clean, test_shards,
+              test_failure):
         d = os.path.join(tmp, t.__name__)
         os.mkdir(d)
         t(d)

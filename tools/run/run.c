@@ -415,33 +415,6 @@ static int prepare_workload(struct run *run)
 	return ret;
 }
 
-/*
- * Test-only: TTMSIM_TEST_STRESS_FAIL=1 in the environment makes a run of
- * a workload with at least 3 threads and a job on its third buffer (index
- * 2) a violation, so that the tests of `ttmsim stress` have a failure
- * whose minimal workload is known (3 buffers, 1 job on thread 2 listing
- * buffer 2) to check its shrinker, and a replay fails the same way.
- */
-static bool run_test_fail(const struct workload *wl)
-{
-	const char *v = getenv("TTMSIM_TEST_STRESS_FAIL");
-	size_t j;
-	unsigned int k;
-
-	if (!v || strcmp(v, "1") || wl->n_threads < 3)
-		return false;
-	for (j = 0; j < wl->n_jobs; j++)
-		for (k = 0; k < wl->jobs[j].n_bos; k++)
-			if (wl->jobs[j].bos[k] == 2) {
-				fprintf(stderr, "ttmsim: invariant: "
-					"TTMSIM_TEST_STRESS_FAIL: %u threads "
-					"and a job on buffer 2 (test-only "
-					"failure)\n", wl->n_threads);
-				return true;
-			}
-	return false;
-}
-
 /* A checker report: printed as usual, counted, the run goes on. */
 static void on_checker_report(const struct ww_debug_report *report,
 			      void *data)
@@ -482,7 +455,7 @@ static int execute(struct run *run)
 	ok = run_verify(run);
 	if (__atomic_load_n(&run->live_violations, __ATOMIC_RELAXED))
 		ok = false;
-	if (run_test_fail(&run->wl))
+	if (run_fault_violation(run))
 		ok = false;
 	if (__atomic_load_n(&run->checker_reports, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "ttmsim: the ww_debug checker reported %u "

@@ -149,6 +149,11 @@ enum run_fault {
 	RUN_FAULT_STALL,        /* thread 0 stalls, a job in flight */
 	RUN_FAULT_NO_WAIT,      /* wait= words not passed to the execbuf */
 	RUN_FAULT_NO_RANGE,     /* page ranges not passed to the library */
+	RUN_FAULT_SHRINKABLE,   /* a violation with a known minimal case */
+	RUN_FAULT_BAD_UTF8,     /* a violation in invalid UTF-8 */
+	RUN_FAULT_SANITIZER,    /* a sanitizer-like line, exit 0 */
+	RUN_FAULT_ABORT,        /* abort() after the run */
+	RUN_FAULT_LIVE_COUNT,   /* the mid-run check sees a wrong count */
 };
 
 struct run {
@@ -304,8 +309,10 @@ int run_latency_gather(struct run *run,
 /*
  * run_fault.c: TTMSIM_TEST_FAULT, test-only. run_fault_parse(): the fault
  * asked for, announced on stderr (an unknown one ignored with a line);
- * run_fault_apply(): make the word1 or retire-twice fault, after the run
- * and before run_verify() (submit-list acts in run_submit.c).
+ * run_fault_apply(): make the word1, retire-twice, sanitizer or abort
+ * fault, after the run and before run_verify() (submit-list acts in
+ * run_submit.c). run_fault_violation(): with the shrinkable or bad-utf8
+ * fault, whether the workload has the test-only violation (printed).
  * run_fault_stall_prepare(): with the stall fault, in thread 0 before its
  * job @j: a never-signalled fence on the job's first buffer (returned;
  * NULL: no stall). run_fault_stall(): after the submit, hold that buffer
@@ -313,9 +320,19 @@ int run_latency_gather(struct run *run,
  */
 enum run_fault run_fault_parse(void);
 void run_fault_apply(struct run *run);
+bool run_fault_violation(struct run *run);
 struct ttm_fence *run_fault_stall_prepare(struct run_thread *th, size_t j);
 void run_fault_stall(struct run_thread *th, size_t j,
 		     struct ttm_fence *never);
+/*
+ * run_fault_live.c, the live-count fault: run_fault_live_wait(), in each
+ * submitting thread after its first job, waits until the mid-run check
+ * has run (with --check-every; until a stop); run_fault_live_check(),
+ * in that check, adds one to @st's completed jobs. Both do nothing
+ * without the fault.
+ */
+void run_fault_live_wait(struct run_thread *th);
+void run_fault_live_check(struct run *run, struct ttm_execbuf_stats *st);
 
 /* run_trace.c: Chrome trace events, with --trace. */
 int run_trace_init(struct run *run);

@@ -26,15 +26,39 @@
  *                another engine makes it certain);
  *  no-range      the buffers' page ranges are not passed to the library:
  *                the verifier must see a ranged buffer outside its
- *                window, exit 1 (a range that does not start at 0).
+ *                window, exit 1 (a range that does not start at 0);
+ *  shrinkable    a workload of 3 threads or more with a job on its third
+ *                buffer (index 2) is a violation (exit 1), so that the
+ *                tests of `ttmsim stress` have a failure whose minimal
+ *                workload is known (3 buffers, one job on thread 2 that
+ *                lists buffer 2); one of exactly 2 threads with such a
+ *                job is another violation (a decoy, with another
+ *                message), which a shrinker that keeps any exit 1 drifts
+ *                to;
+ *  bad-utf8      a violation whose message has invalid UTF-8 and control
+ *                bytes in it (exit 1): the reports of `ttmsim stress`
+ *                must still be valid JSON and XML;
+ *  sanitizer     after the run, a line as UBSan prints one ("runtime
+ *                error:"), the run otherwise clean (exit 0): `ttmsim
+ *                stress` must count the case as failed;
+ *  abort         after the run, abort() (no core file): the process ends
+ *                by SIGABRT;
+ *  live-count    with --check-every, each thread waits after its first
+ *                job until the mid-run check has run (so that it runs
+ *                while the jobs are in flight or done, however short the
+ *                run), and that check sees one completed job more than
+ *                there is, as if a retirement were counted twice: it must
+ *                report it, exit 1 (run_fault_live.c).
  *
  * They are live in the shipped binary on purpose: the suites test the
  * installed-style ttmsim, not a special build. Nothing sets the variable
  * but a test, and every fault says so on stderr first.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
@@ -49,6 +73,11 @@ static const char *const fault_names[] = {
 	[RUN_FAULT_STALL] = "stall",
 	[RUN_FAULT_NO_WAIT] = "no-wait",
 	[RUN_FAULT_NO_RANGE] = "no-range",
+	[RUN_FAULT_SHRINKABLE] = "shrinkable",
+	[RUN_FAULT_BAD_UTF8] = "bad-utf8",
+	[RUN_FAULT_SANITIZER] = "sanitizer",
+	[RUN_FAULT_ABORT] = "abort",
+	[RUN_FAULT_LIVE_COUNT] = "live-count",
 };
 
 enum run_fault run_fault_parse(void)
@@ -66,7 +95,8 @@ enum run_fault run_fault_parse(void)
 		}
 	}
 	cli_error("TTMSIM_TEST_FAULT='%s' ignored: not word1, retire-twice, "
-		  "submit-list, stall, no-wait or no-range", s);
+		  "submit-list, stall, no-wait, no-range, shrinkable, bad-utf8, "
+		  "sanitizer, abort or live-count", s);
 	return RUN_FAULT_NONE;
 }
 
@@ -91,8 +121,50 @@ static void corrupt_word1(struct run *run)
 	}
 }
 
+/* A job of @wl lists buffer @b. */
+static bool uses_bo(const struct workload *wl, unsigned int b)
+{
+	unsigned int k;
+	size_t j;
+
+	for (j = 0; j < wl->n_jobs; j++)
+		for (k = 0; k < wl->jobs[j].n_bos; k++)
+			if (wl->jobs[j].bos[k] == b)
+				return true;
+	return false;
+}
+
+bool run_fault_violation(struct run *run)
+{
+	const struct workload *wl = &run->wl;
+
+	switch (run->fault) {
+	case RUN_FAULT_SHRINKABLE:
+		if (wl->n_threads < 2 || !uses_bo(wl, 2))
+			return false;
+		if (wl->n_threads == 2)
+			fputs("ttmsim: invariant: TTMSIM_TEST_FAULT=shrinkable: "
+			      "decoy: two threads and a job on buffer 2 "
+			      "(test-only failure)\n", stderr);
+		else
+			fprintf(stderr, "ttmsim: invariant: TTMSIM_TEST_FAULT="
+				"shrinkable: %u threads and a job on buffer 2 "
+				"(test-only failure)\n", wl->n_threads);
+		return true;
+	case RUN_FAULT_BAD_UTF8:
+		/* Cut sequences, an overlong '/', a surrogate, ESC, DEL. */
+		fputs("ttmsim: invariant: TTMSIM_TEST_FAULT=bad-utf8: \xff\xfe "
+		      "\xc3 \xe2\x82 \xc0\xaf \xed\xa0\x80 \x01\x1b[K\x7f "
+		      "<&\"'> \xc3\xa9 (test-only failure)\n", stderr);
+		return true;
+	default:
+		return false;
+	}
+}
+
 void run_fault_apply(struct run *run)
 {
+	struct rlimit no_core = { 0, 0 };
 	size_t j;
 
 	switch (run->fault) {
@@ -108,6 +180,15 @@ void run_fault_apply(struct run *run)
 			}
 		}
 		break;
+	case RUN_FAULT_SANITIZER:
+		fprintf(stderr, "%s:%d:5: runtime error: TTMSIM_TEST_FAULT="
+			"sanitizer: a line as UBSan prints one (test-only)\n",
+			__FILE__, __LINE__);
+		break;
+	case RUN_FAULT_ABORT:
+		fflush(stderr);
+		setrlimit(RLIMIT_CORE, &no_core);
+		abort();
 	default:
 		break;
 	}

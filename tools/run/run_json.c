@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "run_json.h"
+#include "utf8.h"
 
 void run_json_add(struct json_object *o, const char *key,
 		  struct json_object *v, bool *ok)
@@ -41,71 +42,26 @@ void run_json_append(struct json_object *a, struct json_object *v,
 	}
 }
 
-/*
- * The length of the valid UTF-8 sequence at @s (@n bytes left), or 0:
- * no overlong forms, no surrogates, nothing above U+10FFFF.
- */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	uint32_t cp, min;
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2, cp = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3, cp = s[0] & 0x0f, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4, cp = s[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 struct json_object *run_json_string(const char *s, bool *replaced)
 {
-	static const char fffd[] = "\xef\xbf\xbd";
 	const unsigned char *u = (const unsigned char *)s;
-	size_t n = strlen(s), i, k, out = 0;
+	size_t n = strlen(s), i, k;
 	struct json_object *o;
 	char *copy;
 
 	if (replaced)
 		*replaced = false;
 	for (i = 0; i < n; i += k)
-		if (!(k = utf8_seq(u + i, n - i)))
+		if (!(k = cli_utf8_seq(u + i, n - i)))
 			break;
 	if (i == n)
 		return json_object_new_string_len(s, (int)n);
-	/* At most three bytes for each byte replaced. */
-	copy = malloc(3 * n + 1);
+	copy = cli_utf8_clean(s, false);
 	if (!copy)
 		return NULL;
-	for (i = 0; i < n; i += k) {
-		k = utf8_seq(u + i, n - i);
-		if (k) {
-			memcpy(copy + out, s + i, k);
-			out += k;
-		} else {
-			memcpy(copy + out, fffd, 3);
-			out += 3;
-			k = 1;
-		}
-	}
 	if (replaced)
 		*replaced = true;
-	o = json_object_new_string_len(copy, (int)out);
+	o = json_object_new_string(copy);
 	free(copy);
 	return o;
 }

@@ -326,6 +326,8 @@ static void *submitter_main(void *arg)
 		run_fault_stall(th, th->jobs[k], never);
 		if (!ok)
 			break;
+		if (k == 0)
+			run_fault_live_wait(th); /* TTMSIM_TEST_FAULT only */
 	}
 	__atomic_store_n(&th->next, th->n_jobs, __ATOMIC_RELAXED);
 	__atomic_store_n(&th->done, 1, __ATOMIC_RELEASE);

@@ -375,8 +375,9 @@ static void live_check(struct run_watch *w, uint64_t now)
 
 	if (!period)
 		return;
+	/* The first: @period after the run's start, not after a tick. */
 	if (!w->next_check_ns)
-		w->next_check_ns = now + period;
+		w->next_check_ns = run->start_ns + period;
 	if (now < w->next_check_ns)
 		return;
 	w->next_check_ns = now + period;
@@ -388,6 +389,7 @@ static void live_check(struct run_watch *w, uint64_t now)
 	}
 	/* A consistent snapshot: the counters add up at any time. */
 	ttm_execbuf_get_stats(run->dev, &st);
+	run_fault_live_check(run, &st);	/* test-only; nothing without */
 	if (st.submitted != st.rejected + st.completed + st.failed +
 	    st.in_flight) {
 		fprintf(stderr, "ttmsim: invariant: during the run, %" PRIu64

@@ -2,10 +2,12 @@
 /*
  * ttmsim stress: random cases through `ttmsim run` for a given time, for
  * CI farms. Each iteration makes a case from its seed (stress_case.c),
- * runs it through cmd_run() with its verifier and a mid-run accounting
- * check (--check-every), and stops at the first failure: the case is
- * written out, shrunk (stress_shrink.c), and the command that replays
- * the shrunk file is printed.
+ * runs it through cmd_run() in a forked child (stress_child.c) with its
+ * verifier and a mid-run accounting check (--check-every), and stops at
+ * the first failure (a non-zero exit, a signal, a sanitizer's report):
+ * the case is written out, shrunk (stress_shrink.c), and the command that
+ * replays the shrunk file is printed. A status line goes to stderr every
+ * --status-every seconds, also in the middle of a case or a shrink.
  *
  * Seeds. Shard K of N (1 <= K <= N) runs, as its iteration i, global
  * iteration j = (K - 1) + i * N, with the seed splitmix64's output for
@@ -14,8 +16,9 @@
  * never share a seed and together walk the one sequence of seed S.
  *
  * Exit status: 0 every iteration passed; 1 one failed; 2 usage error;
- * 3 run's watchdog saw no progress (the process ends there, with the
- * case in --out); 130 interrupted.
+ * 3 the failing case's run saw no progress (run's watchdog); 130
+ * interrupted (SIGINT, SIGTERM: passed on to the case's run, and the
+ * reports are written).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,8 +35,6 @@
 #include "rng.h"
 #include "stress.h"
 
-#define STATUS_EVERY_NS (UINT64_C(10) * 1000000000)
-
 struct stress_config {
 	double seconds;          /* run for; default a minute */
 	uint64_t iterations;     /* at most; 0: no limit */
@@ -42,6 +43,7 @@ struct stress_config {
 	const char *junit, *json, *out;
 	double shrink_s;
 	double check_every_s;
+	double status_every_s;
 };
 
 static void stress_usage(const char *path)
@@ -66,6 +68,7 @@ static void stress_usage(const char *path)
 	       "  --out DIR           where failing workloads go (.)\n"
 	       "  --shrink-seconds S  time for the shrinker (default 60)\n"
 	       "  --check-every S     mid-run accounting check period (1)\n"
+	       "  --status-every S    a status line every S seconds (10)\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
 	       "Exit status: 0 no failure, 1 a failure, 2 usage error,\n"
@@ -83,6 +86,7 @@ enum {
 	OPT_OUT,
 	OPT_SHRINK_S,
 	OPT_CHECK_EVERY,
+	OPT_STATUS_EVERY,
 };
 
 static const struct option stress_options[] = {
@@ -97,6 +101,7 @@ static const struct option stress_options[] = {
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "shrink-seconds", required_argument, NULL, OPT_SHRINK_S },
 	{ "check-every", required_argument, NULL, OPT_CHECK_EVERY },
+	{ "status-every", required_argument, NULL, OPT_STATUS_EVERY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -162,6 +167,9 @@ static int parse_option(void *data, int c, const char *arg)
 	case OPT_CHECK_EVERY:
 		return cli_parse_seconds("--check-every", arg, 1e6,
 					 &cfg->check_every_s);
+	case OPT_STATUS_EVERY:
+		return cli_parse_seconds("--status-every", arg, 1e6,
+					 &cfg->status_every_s);
 	}
 	return CLI_EXIT_USAGE;
 }
@@ -206,31 +214,40 @@ static char *path_in(const char *dir, uint64_t seed, const char *suffix)
 	return p;
 }
 
+/* TTMSIM_TEST_FAULT's value if it is a plain word, to repeat it. */
+static const char *test_fault(void)
+{
+	const char *v = getenv("TTMSIM_TEST_FAULT");
+
+	if (!v || !*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+	    strlen(v))
+		return NULL;
+	return v;
+}
+
 /*
- * "ttmsim run --workload FILE FLAGS" for @c at @path, with the --watchdog
- * and --check-every stress_case_run() gave run (@check_every_s; 0: none),
- * so that the replay checks what the failing run checked.
+ * "ttmsim run --workload FILE FLAGS" for @c at @path, with the flags
+ * stress_case_run() gave run as @ex says (--watchdog, --check-every), so
+ * that the replay checks what the failing run checked; a test's
+ * TTMSIM_TEST_FAULT in front.
  */
 static char *replay_command(const struct stress_case *c, const char *path,
-			    double check_every_s)
+			    const struct stress_exec *ex)
 {
-	char *argv[STRESS_MAX_ARGS], buf[512];
-	int n = stress_case_flags(c, argv, buf), i;
-	size_t len = strlen(path) + 600;
+	char *argv[STRESS_MAX_ARGS + 16], buf[640];
+	int n = stress_run_argv(c, path, ex, argv, buf), i;
+	const char *fault = test_fault();
+	size_t len = strlen(path) + (fault ? strlen(fault) : 0) + 800;
 	char *cmd = malloc(len), *p;
 
 	if (!cmd)
 		return NULL;
-	p = cmd + snprintf(cmd, len, "%sttmsim run --workload %s",
-			   getenv("TTMSIM_TEST_STRESS_FAIL") ?
-			   "TTMSIM_TEST_STRESS_FAIL=1 " : "", path);
+	p = cmd;
+	if (fault)
+		p += snprintf(p, len, "TTMSIM_TEST_FAULT=%s ", fault);
+	p += snprintf(p, len - (size_t)(p - cmd), "ttmsim");
 	for (i = 0; i < n; i++)
 		p += snprintf(p, len - (size_t)(p - cmd), " %s", argv[i]);
-	p += snprintf(p, len - (size_t)(p - cmd), " --watchdog %s",
-		      STRESS_WATCHDOG_S);
-	if (check_every_s > 0)
-		snprintf(p, len - (size_t)(p - cmd), " --check-every %g",
-			 check_every_s);
 	return cmd;
 }
 
@@ -250,45 +267,66 @@ static struct stress_result *add_result(struct stress_report *r)
 	return &r->results[r->n_results++];
 }
 
+/* The loop's state: what the status line tells, how cases run. */
+struct stress_loop {
+	const struct stress_config *cfg;
+	struct stress_report r;
+	uint64_t start_ns;
+	struct stress_timer timer;   /* the status line */
+	struct stress_exec ex;       /* how cases run */
+	uint64_t seed;               /* the case running now */
+	bool shrinking;              /* and it is being shrunk */
+};
+
 /*
  * A failure: keep the workload, shrink a copy, print what replays it.
- * The case's file is already at @res->workload_path.
+ * The case's file is already at @res->workload_path; @got is how it
+ * failed, which shrink candidates must repeat.
  */
-static void handle_failure(const struct stress_config *cfg,
-			   struct stress_case *c, struct stress_result *res)
+static void handle_failure(struct stress_loop *l, struct stress_case *c,
+			   struct stress_result *res,
+			   const struct stress_outcome *got)
 {
+	const struct stress_config *cfg = l->cfg;
+	struct stress_exec ex = l->ex;
 	struct stress_case small;
 	char *try_path = path_in(cfg->out, c->seed, ".try.wl");
-	char *replay;
+	char *replay, how[96];
+	enum stress_shrink_end end;
 	unsigned int tried;
 
-	fprintf(stderr, "ttmsim stress: seed %" PRIu64 " failed (exit %d); "
-		"workload: %s\n", c->seed, res->status, res->workload_path);
+	stress_outcome_describe(got, how, sizeof(how));
+	fprintf(stderr, "ttmsim stress: seed %" PRIu64 " failed (%s); "
+		"workload: %s\n", c->seed, how, res->workload_path);
 	if (res->message && *res->message)
 		fputs(res->message, stderr);
-	res->replay = replay_command(c, res->workload_path,
-				     cfg->check_every_s);
+	res->replay = replay_command(c, res->workload_path, &ex);
 	if (!try_path || stress_case_copy(c, &small)) {
 		free(try_path);
 		return;
 	}
 	fprintf(stderr, "ttmsim stress: shrinking for at most %g s...\n",
 		cfg->shrink_s);
-	tried = stress_shrink(&small, res->status, try_path, cfg->shrink_s);
+	l->shrinking = true;
+	end = stress_shrink(&small, got, &ex, try_path, cfg->shrink_s,
+			    &tried);
+	l->shrinking = false;
+	res->shrink = stress_shrink_end_names[end];
 	res->shrunk_path = path_in(cfg->out, c->seed, ".min.wl");
 	if (res->shrunk_path && rename(try_path, res->shrunk_path) == 0) {
-		replay = replay_command(&small, res->shrunk_path,
-					cfg->check_every_s);
-		fprintf(stderr, "ttmsim stress: shrunk after %u tries to %u "
+		replay = replay_command(&small, res->shrunk_path, &ex);
+		fprintf(stderr, "ttmsim stress: %s after %u tries: %u "
 			"buffers, %zu jobs, %u threads: %s\n"
-			"ttmsim stress: replay: %s\n", tried, small.wl.n_bos,
-			small.wl.n_jobs, small.wl.n_threads,
-			res->shrunk_path, replay ? replay : "?");
+			"ttmsim stress: replay: %s\n", res->shrink,
+			tried, small.wl.n_bos, small.wl.n_jobs,
+			small.wl.n_threads, res->shrunk_path,
+			replay ? replay : "?");
 		free(res->replay);
 		res->replay = replay;
 	} else {
 		free(res->shrunk_path);
 		res->shrunk_path = NULL;
+		res->shrink = NULL;
 		fprintf(stderr, "ttmsim stress: replay: %s\n",
 			res->replay ? res->replay : "?");
 	}
@@ -296,17 +334,27 @@ static void handle_failure(const struct stress_config *cfg,
 	free(try_path);
 }
 
-/* One iteration: 0 passed, or run's exit status (res has the rest). */
-static int iterate(const struct stress_config *cfg, struct stress_report *r,
-		   uint64_t seed)
+/* What a failed @got makes of stress's exit status. */
+static int failure_status(const struct stress_outcome *got)
 {
+	return got->status == CLI_EXIT_DEADLOCK ? CLI_EXIT_DEADLOCK :
+	       CLI_EXIT_FAILURE;
+}
+
+/*
+ * One iteration: 0 passed, 130 interrupted, or stress's exit status for
+ * its failure (res has the rest).
+ */
+static int iterate(struct stress_loop *l, uint64_t seed)
+{
+	const struct stress_config *cfg = l->cfg;
+	struct stress_report *r = &l->r;
+	struct stress_outcome got;
 	struct stress_case c;
 	struct stress_result *res = add_result(r);
-	char msg[2048];
 	char *path = path_in(cfg->out, seed, ".wl");
 	uint64_t t0 = cli_now_ns();
 	unsigned int f;
-	int status;
 
 	if (!res || !path || stress_case_generate(seed, &c)) {
 		cli_error("stress: out of memory");
@@ -320,34 +368,46 @@ static int iterate(const struct stress_config *cfg, struct stress_report *r,
 	res->bos = c.wl.n_bos;
 	res->jobs = c.wl.n_jobs;
 	res->features = c.features;
-	status = stress_case_run(&c, path, cfg->check_every_s, msg,
-				 sizeof(msg));
+	l->seed = seed;
+	if (stress_case_run(&c, path, &l->ex, &got)) {
+		/* Not run at all: said on stderr; not an iteration. */
+		r->n_results--;
+		unlink(path);
+		free(path);
+		stress_case_free(&c);
+		return CLI_EXIT_FAILURE;
+	}
 	res->seconds = (double)(cli_now_ns() - t0) / 1e9;
 	res->checksum = file_fnv1a(path);
-	status = res->status = status < 0 ? CLI_EXIT_USAGE : status;
-	if (status == 130) {
+	res->status = got.status;
+	res->signal = got.signal;
+	res->sanitizer = got.sanitizer;
+	res->failed = stress_outcome_failed(&got);
+	if (got.status == 130 || (stress_interrupted() && res->failed)) {
 		/* Interrupted: not an iteration that ran to its end. */
 		r->n_results--;
 		unlink(path);
 		free(path);
 		stress_case_free(&c);
-		return status;
+		return 130;
 	}
 	r->jobs += c.wl.n_jobs;
 	for (f = 0; f < SF_COUNT; f++)
 		if (c.features & (1u << f))
 			r->feature_counts[f]++;
-	if (res->status == 0) {
+	if (!res->failed) {
 		unlink(path);
 		free(path);
-	} else {
-		res->message = strdup(msg);
-		res->workload_path = path;
-		r->failures++;
-		handle_failure(cfg, &c, res);
+		stress_case_free(&c);
+		return 0;
 	}
+	res->message = stress_outcome_message(&got);
+	res->klass = strdup(got.klass);
+	res->workload_path = path;
+	r->failures++;
+	handle_failure(l, &c, res, &got);
 	stress_case_free(&c);
-	return status;
+	return failure_status(&got);
 }
 
 /* --out first: the reports may go in it. */
@@ -378,11 +438,25 @@ static int check_outputs(const struct stress_config *cfg)
 	return 0;
 }
 
-static void status_line(const struct stress_report *r, double elapsed)
+static void status_line(struct stress_loop *l, uint64_t now, bool running)
 {
-	fprintf(stderr, "ttmsim stress: %.0f s: %zu iterations, %" PRIu64
-		" jobs, %zu failures\n", elapsed, r->n_results, r->jobs,
-		r->failures);
+	const struct stress_report *r = &l->r;
+	/* A case that runs has its result added already: not done yet. */
+	size_t done = r->n_results - (running && !l->shrinking);
+
+	fprintf(stderr, "ttmsim stress: %.0f s: shard %u/%u, %zu iterations, "
+		"%" PRIu64 " jobs, %zu failures", (double)(now - l->start_ns) /
+		1e9, r->shard, r->shards, done, r->jobs, r->failures);
+	if (running)
+		fprintf(stderr, "; %s seed %" PRIu64, l->shrinking ?
+			"shrinking" : "running", l->seed);
+	fputc('\n', stderr);
+}
+
+/* The timer's (struct stress_timer): a case is running or shrinking. */
+static void status_tick(void *data, uint64_t now)
+{
+	status_line(data, now, true);
 }
 
 static int write_reports(const struct stress_config *cfg,
@@ -407,6 +481,7 @@ static void report_free(struct stress_report *r)
 
 	for (i = 0; i < r->n_results; i++) {
 		free(r->results[i].message);
+		free(r->results[i].klass);
 		free(r->results[i].workload_path);
 		free(r->results[i].shrunk_path);
 		free(r->results[i].replay);
@@ -419,9 +494,12 @@ int cmd_stress(int argc, char **argv, const char *path)
 	struct stress_config cfg = {
 		.seconds = 60, .seed = 1, .shard = 1, .shards = 1,
 		.out = ".", .shrink_s = 60, .check_every_s = 1,
+		.status_every_s = 10,
 	};
-	struct stress_report r = { 0 };
-	uint64_t start, now, next_status, i;
+	struct stress_loop l = { .cfg = &cfg };
+	struct stress_report *r = &l.r;
+	struct sigaction old[2];
+	uint64_t now, i;
 	int ret, status = 0;
 
 	if (!cli_parse_options(&stress_cli, &cfg, argc, argv, path, &ret))
@@ -429,32 +507,43 @@ int cmd_stress(int argc, char **argv, const char *path)
 	ret = check_outputs(&cfg);
 	if (ret)
 		return ret;
-	r.seed = cfg.seed;
-	r.shard = cfg.shard;
-	r.shards = cfg.shards;
-	r.limit_s = cfg.seconds;
-	r.limit_iterations = cfg.iterations;
+	r->seed = cfg.seed;
+	r->shard = cfg.shard;
+	r->shards = cfg.shards;
+	r->limit_s = cfg.seconds;
+	r->limit_iterations = cfg.iterations;
 	fprintf(stderr, "ttmsim stress: seed %" PRIu64 ", shard %u/%u, "
 		"%g s\n", cfg.seed, cfg.shard, cfg.shards, cfg.seconds);
-	start = cli_now_ns();
-	next_status = start + STATUS_EVERY_NS;
+	stress_signals_catch(old);
+	l.start_ns = cli_now_ns();
+	l.timer = (struct stress_timer){
+		.period_ns = (uint64_t)(cfg.status_every_s * 1e9),
+		.fire = status_tick, .data = &l,
+	};
+	l.timer.next_ns = l.start_ns + l.timer.period_ns;
+	l.ex = (struct stress_exec){
+		.check_every_s = cfg.check_every_s, .timer = &l.timer,
+	};
 	for (i = 0; !cfg.iterations || i < cfg.iterations; i++) {
 		now = cli_now_ns();
-		if ((double)(now - start) / 1e9 >= cfg.seconds)
+		if ((double)(now - l.start_ns) / 1e9 >= cfg.seconds)
 			break;
-		if (now >= next_status) {
-			status_line(&r, (double)(now - start) / 1e9);
-			next_status += STATUS_EVERY_NS;
+		if (stress_interrupted()) {
+			status = 130;
+			break;
 		}
-		status = iterate(&cfg, &r, iteration_seed(&cfg, i));
+		status = iterate(&l, iteration_seed(&cfg, i));
 		if (status)
 			break;
 	}
-	r.seconds = (double)(cli_now_ns() - start) / 1e9;
-	status_line(&r, r.seconds);
-	ret = write_reports(&cfg, &r);
-	report_free(&r);
+	r->seconds = (double)(cli_now_ns() - l.start_ns) / 1e9;
 	if (status == 130)
-		return status;
-	return status ? CLI_EXIT_FAILURE : ret;
+		fprintf(stderr, "ttmsim stress: interrupted (SIG%s)\n",
+			stress_interrupted() ?
+			sigabbrev_np(stress_interrupted()) : "INT");
+	status_line(&l, cli_now_ns(), false);
+	ret = write_reports(&cfg, r);
+	report_free(r);
+	stress_signals_restore(old);
+	return status ? status : ret;
 }

@@ -2,14 +2,17 @@
 /*
  * ttmsim stress: random workloads through `ttmsim run`, for as long as
  * asked. stress.c is the command line and the loop; stress_case.c makes
- * a case (a workload and the run flags) from a seed, writes it and runs
- * it through cmd_run(), in this process; stress_shrink.c makes a failing
- * case smaller while it still fails; stress_report.c writes the JSON
- * report and the JUnit XML.
+ * a case (a workload and the run flags) from a seed; stress_child.c
+ * writes it and runs it through cmd_run() in a forked child, collecting
+ * what it printed and how it ended; stress_outcome.c tells from that
+ * whether it failed, and how (the failure signature); stress_shrink.c
+ * makes a failing case smaller while it still fails the same way;
+ * stress_report.c writes the JSON report and the JUnit XML.
  */
 #ifndef TTMSIM_TOOLS_STRESS_H
 #define TTMSIM_TOOLS_STRESS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,21 +73,113 @@ int stress_case_flags(const struct stress_case *c, char **argv,
 		      char buf[512]);
 
 /*
- * Write @c to @path and run it with cmd_run() (quiet); what it printed
- * on stderr is in @msg (NUL-terminated, cut to @len). Return: run's exit
- * status (0 clean, 1 a violation, 2 ...), or -1 if it could not be
- * written.
+ * stress_outcome.c: how a case's run ended and what it printed (see
+ * there): fed by stress_child.c, read by the rest.
  */
-int stress_case_run(const struct stress_case *c, const char *path,
-		    double check_every_s, char *msg, size_t len);
+#define STRESS_HEAD 3072         /* bytes kept of the start of its output */
+#define STRESS_TAIL 1024         /* and of its end */
+#define STRESS_LINE 512          /* of a line, to classify it */
+#define STRESS_CLASS_MAX 160
+struct stress_outcome {
+	int status;              /* exit status; 128 + N: signal N; -1: none */
+	int signal;              /* the signal that ended it, or 0 */
+	bool sanitizer;          /* a sanitizer's report in its output */
+	bool timed_out;          /* killed at the deadline (not a failure) */
+	char klass[STRESS_CLASS_MAX]; /* the first error line's class */
+	/* private: the capture */
+	bool have_line;
+	char head[STRESS_HEAD];
+	size_t head_len, total;
+	char tail[STRESS_TAIL];  /* the last bytes, at total % STRESS_TAIL */
+	char line[STRESS_LINE];
+	size_t line_len;
+};
+
+void stress_outcome_init(struct stress_outcome *o);
+void stress_outcome_feed(struct stress_outcome *o, const char *buf,
+			 size_t n);
+/* The output is over and the child reaped with @wait_status. */
+void stress_outcome_end(struct stress_outcome *o, int wait_status);
+bool stress_outcome_failed(const struct stress_outcome *o);
+/* The same failure signature (status, signal, sanitizer, class). */
+bool stress_outcome_same(const struct stress_outcome *a,
+			 const struct stress_outcome *b);
+/* What it printed (start, "[... N bytes ...]", end); malloc, or NULL. */
+char *stress_outcome_message(const struct stress_outcome *o);
+/* "exit 1", "killed by SIGABRT", "exit 0, a sanitizer report", ... */
+void stress_outcome_describe(const struct stress_outcome *o, char *buf,
+			     size_t len);
 
 /*
- * stress_shrink.c: make failing @c smaller while stress_case_run() still
- * returns @status, for at most @seconds; *@c is then the smallest found.
- * @path: where candidates are written. Return: candidates tried.
+ * A status line every @period_ns, also while a case runs: the parent's
+ * wait for its child wakes for it (stress_child.c). @fire(@data, now).
  */
-unsigned int stress_shrink(struct stress_case *c, int status,
-			   const char *path, double seconds);
+struct stress_timer {
+	uint64_t period_ns;      /* 0: none */
+	uint64_t next_ns;
+	void (*fire)(void *data, uint64_t now);
+	void *data;
+};
+/* Fire @t if it is due at @now, and set its next time. */
+void stress_timer_check(struct stress_timer *t, uint64_t now);
+
+/* How stress_case_run() runs a case: the same for a shrink candidate. */
+struct stress_exec {
+	double check_every_s;    /* run's --check-every; 0: none */
+	uint64_t deadline_ns;    /* kill the run then (SIGKILL); 0: never */
+	struct stress_timer *timer; /* NULL: no status lines */
+};
+
+/*
+ * stress_child.c: SIGINT and SIGTERM caught (stress_signals_catch()) for
+ * the command's life: each is passed on to a case's child, and the loops
+ * stop at the next chance; stress_interrupted() is the signal, 0 if none.
+ */
+void stress_signals_catch(struct sigaction old[2]);
+void stress_signals_restore(const struct sigaction old[2]);
+int stress_interrupted(void);
+
+/*
+ * The words of "run --workload @path FLAGS --watchdog W [--check-every
+ * S]" that replay @c as @ex runs it, in @argv (room for
+ * STRESS_MAX_ARGS + 8), their text in @buf. Return: how many.
+ */
+int stress_run_argv(const struct stress_case *c, const char *path,
+		    const struct stress_exec *ex, char **argv,
+		    char buf[640]);
+
+/*
+ * Write @c to @path and run it with cmd_run() (quiet) in a forked child,
+ * with stdout and stderr into a pipe: *@out says how it ended and what
+ * it printed. Interrupted (stress_interrupted()) before it started: not
+ * started, status 130. Return: 0, or a negative errno if it could not be
+ * written or started (a message printed).
+ */
+int stress_case_run(const struct stress_case *c, const char *path,
+		    const struct stress_exec *ex, struct stress_outcome *out);
+
+/* How a shrink ended; stress_shrink_end_names[] say it in the reports. */
+enum stress_shrink_end {
+	STRESS_SHRINK_MINIMAL,      /* no step applies any more */
+	STRESS_SHRINK_TIME,         /* the time ran out first */
+	STRESS_SHRINK_INTERRUPTED,  /* a signal */
+	STRESS_SHRINK_ERROR,    /* a candidate could not be made or run */
+	STRESS_SHRINK_COUNT,
+};
+extern const char *const stress_shrink_end_names[STRESS_SHRINK_COUNT];
+
+/*
+ * stress_shrink.c: make failing @c smaller while it still fails as @want
+ * says (stress_outcome_same()), each candidate run as @ex says (@ex's
+ * deadline: the shrink's), for at most @seconds; *@c is then the smallest
+ * found, written to @path (where candidates are written). *@ret_tried:
+ * candidates tried. Return: how it ended.
+ */
+enum stress_shrink_end stress_shrink(struct stress_case *c,
+				     const struct stress_outcome *want,
+				     const struct stress_exec *ex,
+				     const char *path, double seconds,
+				     unsigned int *ret_tried);
 
 /* One iteration's outcome, for the reports. */
 struct stress_result {
@@ -93,9 +188,14 @@ struct stress_result {
 	unsigned int threads, bos;
 	unsigned int features;
 	uint64_t checksum;       /* FNV-1a of the workload file */
-	int status;              /* run's exit status */
+	int status;              /* run's exit status; 128 + N: signal N */
+	int signal;              /* the signal that ended it, or 0 */
+	bool sanitizer;          /* a sanitizer reported */
+	bool failed;             /* status != 0, or a sanitizer report */
 	double seconds;
 	char *message;           /* failure: what run printed */
+	char *klass;             /* failure: its first error line's class */
+	const char *shrink;      /* failure: stress_shrink_end_names[] */
 	char *workload_path;     /* failure: the file written */
 	char *shrunk_path;       /* failure: the shrunk file */
 	char *replay;            /* failure: the command that replays it */

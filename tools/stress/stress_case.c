@@ -2,9 +2,10 @@
 /*
  * ttmsim stress: one case. A seed makes a small random workload across
  * the features of `ttmsim run` and the flags to run it with; the case is
- * written in the workload format and run by cmd_run() itself, in this
- * process, with its verifier: what a stress iteration checks is what
- * `ttmsim run --workload FILE FLAGS` checks, and that command replays it.
+ * written in the workload format and run by cmd_run() itself, in a
+ * forked child (stress_child.c), with its verifier: what a stress
+ * iteration checks is what `ttmsim run --workload FILE FLAGS` checks, and
+ * that command replays it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -404,77 +405,4 @@ int stress_case_flags(const struct stress_case *c, char **argv,
 	}
 #undef ADD
 	return n;
-}
-
-/* Read what run printed on stderr (fd @fd, at its end) into @msg. */
-static void read_capture(int fd, char *msg, size_t len)
-{
-	ssize_t got;
-	off_t size = lseek(fd, 0, SEEK_END);
-	off_t from = size > (off_t)len - 1 ? size - (off_t)len + 1 : 0;
-
-	msg[0] = '\0';
-	if (size <= 0 || lseek(fd, from, SEEK_SET) < 0)
-		return;
-	got = read(fd, msg, len - 1);
-	msg[got > 0 ? got : 0] = '\0';
-}
-
-int stress_case_run(const struct stress_case *c, const char *path,
-		    double check_every_s, char *msg, size_t len)
-{
-	char *argv[STRESS_MAX_ARGS + 16], buf[512], every[32];
-	char arg0[] = "run", wl_flag[] = "--workload", quiet[] = "--quiet",
-	     noprog[] = "--no-progress", cflag[] = "--check-every",
-	     wdflag[] = "--watchdog", wd[] = STRESS_WATCHDOG_S;
-	char capture_path[] = "/tmp/ttmsim-stress-XXXXXX";
-	int argc = 0, n, status, saved = -1, cap;
-
-	if (workload_save(&c->wl, path))
-		return -1;
-	argv[argc++] = arg0;
-	argv[argc++] = wl_flag;
-	argv[argc++] = (char *)path;
-	n = stress_case_flags(c, argv + argc, buf);
-	argc += n;
-	argv[argc++] = quiet;
-	argv[argc++] = noprog;
-	argv[argc++] = wdflag;
-	argv[argc++] = wd;
-	if (check_every_s > 0) {
-		snprintf(every, sizeof(every), "%g", check_every_s);
-		argv[argc++] = cflag;
-		argv[argc++] = every;
-	}
-	argv[argc] = NULL;
-
-	/*
-	 * What run prints goes to stderr: catch it in a file for the
-	 * reports. Nothing else runs in this process meanwhile (run joins
-	 * its threads before it returns), so the swap of fd 2 is safe.
-	 */
-	fflush(stderr);
-	cap = mkstemp(capture_path);
-	if (cap >= 0) {
-		unlink(capture_path);
-		saved = dup(STDERR_FILENO);
-		if (saved < 0 || dup2(cap, STDERR_FILENO) < 0) {
-			if (saved >= 0)
-				close(saved);
-			saved = -1;
-		}
-	}
-	status = cmd_run(argc, argv, "run");
-	fflush(stderr);
-	if (saved >= 0) {
-		dup2(saved, STDERR_FILENO);
-		close(saved);
-	}
-	if (cap >= 0) {
-		read_capture(cap, msg, len);
-		close(cap);
-	} else {
-		msg[0] = '\0';
-	}
-	return status;
 }

@@ -6,15 +6,24 @@
  * command. The JUnit XML: one <testsuite> per run, one <testcase> per
  * iteration named by its seed, a <failure> with run's message; what
  * GitLab, GitHub Actions (through a JUnit action) and Jenkins render.
+ *
+ * Every string from outside (what run printed, paths, the replay command)
+ * goes through clean() first, the one place that makes it valid UTF-8
+ * without control bytes (U+FFFD for each bad byte): an XML parser
+ * rejects the whole file for one such byte, and a JSON one for invalid
+ * UTF-8.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "stress.h"
+#include "utf8.h"
 
 #ifndef TTMSIM_VERSION
 #define TTMSIM_VERSION "unknown"
@@ -47,14 +56,38 @@ static int finish(FILE *f)
 	return -err;
 }
 
+/* @s as valid UTF-8 with no control byte but tab and newline; malloc. */
+static char *clean(const char *s)
+{
+	return cli_utf8_clean(s ? s : "", true);
+}
+
 static void add_str(struct json_object *o, const char *key, const char *v)
 {
-	if (v)
-		json_object_object_add(o, key, json_object_new_string(v));
+	char *c;
+
+	if (!v)
+		return;
+	c = clean(v);
+	json_object_object_add(o, key, json_object_new_string(c ? c : "?"));
+	free(c);
+}
+
+/* "SIGABRT" for 6, in @buf. */
+static const char *signame(int sig, char *buf, size_t len)
+{
+	const char *name = sigabbrev_np(sig);
+
+	if (name)
+		snprintf(buf, len, "SIG%s", name);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
 }
 
 static struct json_object *result_json(const struct stress_result *res)
 {
+	char sig[32];
 	struct json_object *o = json_object_new_object();
 	struct json_object *feats = json_object_new_array();
 	char sum[32];
@@ -62,6 +95,13 @@ static struct json_object *result_json(const struct stress_result *res)
 
 	json_object_object_add(o, "seed", json_object_new_uint64(res->seed));
 	json_object_object_add(o, "status", json_object_new_int(res->status));
+	json_object_object_add(o, "failed",
+			       json_object_new_boolean(res->failed));
+	if (res->signal)
+		add_str(o, "signal", signame(res->signal, sig, sizeof(sig)));
+	if (res->sanitizer)
+		json_object_object_add(o, "sanitizer",
+				       json_object_new_boolean(true));
 	json_object_object_add(o, "threads",
 			       json_object_new_int((int)res->threads));
 	json_object_object_add(o, "bos", json_object_new_int((int)res->bos));
@@ -75,8 +115,10 @@ static struct json_object *result_json(const struct stress_result *res)
 					stress_feature_names[f]));
 	json_object_object_add(o, "features", feats);
 	add_str(o, "message", res->message);
+	add_str(o, "signature", res->klass);
 	add_str(o, "workload", res->workload_path);
 	add_str(o, "shrunk", res->shrunk_path);
+	add_str(o, "shrink", res->shrink);
 	add_str(o, "replay", res->replay);
 	return o;
 }
@@ -113,7 +155,7 @@ int stress_report_json(const struct stress_report *r, const char *path)
 	json_object_object_add(root, "features", feats);
 	for (i = 0; i < r->n_results; i++) {
 		json_object_array_add(iters, result_json(&r->results[i]));
-		if (r->results[i].status)
+		if (r->results[i].failed)
 			json_object_array_add(fails,
 					      result_json(&r->results[i]));
 	}
@@ -131,10 +173,12 @@ int stress_report_json(const struct stress_report *r, const char *path)
 	return finish(f);
 }
 
-/* @s as XML character data or attribute value: no control bytes. */
-static void xml_escape(FILE *f, const char *s)
+/* @s as XML character data or attribute value, clean()ed. */
+static void xml_escape(FILE *f, const char *str)
 {
-	for (; s && *s; s++) {
+	char *c = clean(str), *s;
+
+	for (s = c ? c : "?"; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
 		switch (ch) {
@@ -144,17 +188,28 @@ static void xml_escape(FILE *f, const char *s)
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&apos;", f); break;
 		case '\n': fputs("&#10;", f); break;
-		case '\t': fputc(ch, f); break;
-		default:
-			/* XML 1.0 allows no other C0 control, even escaped. */
-			fputc(ch < 0x20 || ch == 0x7f ? '?' : ch, f);
+		default: fputc(ch, f); break;
 		}
 	}
+	free(c);
+}
+
+/* "exit 1", "SIGABRT", "exit 0, sanitizer": the failure's type. */
+static void describe(const struct stress_result *res, char *buf,
+		     size_t len)
+{
+	if (res->signal)
+		signame(res->signal, buf, len);
+	else
+		snprintf(buf, len, "exit %d", res->status);
+	if (res->sanitizer)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", sanitizer");
 }
 
 int stress_report_junit(const struct stress_report *r, const char *path)
 {
 	FILE *f = fopen(path, "w");
+	char how[64];
 	size_t i;
 
 	if (!f)
@@ -173,14 +228,20 @@ int stress_report_junit(const struct stress_report *r, const char *path)
 		fprintf(f, "    <testcase classname=\"ttmsim.stress\" "
 			"name=\"seed %llu\" time=\"%.3f\"",
 			(unsigned long long)res->seed, res->seconds);
-		if (!res->status) {
+		if (!res->failed) {
 			fputs("/>\n", f);
 			continue;
 		}
-		fprintf(f, ">\n      <failure type=\"exit %d\" message=\"",
-			res->status);
-		fprintf(f, "seed %llu: ttmsim run exited %d; replay: ",
-			(unsigned long long)res->seed, res->status);
+		describe(res, how, sizeof(how));
+		fprintf(f, ">\n      <failure type=\"%s\" message=\"", how);
+		fprintf(f, "seed %llu: ttmsim run: %s; ",
+			(unsigned long long)res->seed, how);
+		if (res->shrink) {
+			fprintf(f, "%s: ", res->shrink);
+			xml_escape(f, res->shrunk_path);
+			fputs("; ", f);
+		}
+		fputs("replay: ", f);
 		xml_escape(f, res->replay);
 		fputs("\">", f);
 		xml_escape(f, res->message);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * ttmsim stress: the shrinker of a failing case, as a property-based
- * test's. It tries smaller variants, one edit at a time, and keeps each
- * that still fails with the same exit status, until no edit helps or the
- * time is up:
+ * test's. It tries smaller variants, one edit at a time, each run as the
+ * failing case was (the same --check-every and watchdog), and keeps each
+ * that still fails the same way (the same failure signature: exit status
+ * or signal, sanitizer report, class of the first error line; see
+ * stress_outcome.c), so that it cannot drift to another bug, until no
+ * edit helps or the time is up:
  *  - drop a half, then a quarter, ... of the jobs, then single jobs;
  *  - fold the last thread into the one before (fewer threads);
  *  - drop a buffer from a job that lists more than one;
@@ -12,7 +15,10 @@
  *  - features off: the shrink line, a small VRAM, wound-wait,
  *    priorities, --hang-timeout-ms, pins, placements, fourcc sizes, hang and nop jobs (to
  *    adds), engines (to 0), durations (to 0), sizes (to 4 bytes).
- * Each pass goes over all of them; a pass that keeps nothing ends it.
+ * Each pass goes over all of them; a pass that keeps nothing ends it,
+ * and only then is the case called minimal (no step applies any more).
+ * A step cut short by the time limit, a signal or a failed allocation
+ * leaves it not minimal, and says which.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,31 +27,56 @@
 #include "clock.h"
 #include "stress.h"
 
-struct shrinker {
-	int status;
-	const char *path;
-	uint64_t deadline_ns;
-	unsigned int tried;
-	char msg[256];
+const char *const stress_shrink_end_names[STRESS_SHRINK_COUNT] = {
+	[STRESS_SHRINK_MINIMAL] = "minimal",
+	[STRESS_SHRINK_TIME] = "shrunk (time limit reached, not minimal)",
+	[STRESS_SHRINK_INTERRUPTED] = "shrunk (interrupted, not minimal)",
+	[STRESS_SHRINK_ERROR] = "shrunk (stopped by an error, not minimal)",
 };
 
+struct shrinker {
+	const struct stress_outcome *want;
+	struct stress_exec ex;       /* the failing run's, the deadline ours */
+	const char *path;
+	unsigned int tried;
+	enum stress_shrink_end cut;  /* MINIMAL: nothing cut a step short */
+	struct stress_outcome got;   /* the last candidate's */
+};
+
+/* Whether a step must stop now (which is then noted): time, a signal. */
 static bool out_of_time(struct shrinker *sh)
 {
-	return cli_now_ns() >= sh->deadline_ns;
+	if (sh->cut != STRESS_SHRINK_MINIMAL)
+		return true;
+	if (stress_interrupted())
+		sh->cut = STRESS_SHRINK_INTERRUPTED;
+	else if (cli_now_ns() >= sh->ex.deadline_ns)
+		sh->cut = STRESS_SHRINK_TIME;
+	return sh->cut != STRESS_SHRINK_MINIMAL;
+}
+
+/* A candidate could not be made: the shrink is not complete. */
+static bool no_copy(struct shrinker *sh, const struct stress_case *c,
+		    struct stress_case *cand)
+{
+	if (!stress_case_copy(c, cand))
+		return false;
+	sh->cut = STRESS_SHRINK_ERROR;
+	return true;
 }
 
 /* Whether @cand still fails the same way; if so it replaces *@c. */
 static bool keep_if_fails(struct shrinker *sh, struct stress_case *c,
 			  struct stress_case *cand)
 {
-	int status;
-
 	stress_case_settle(cand);
 	sh->tried++;
-	status = stress_case_run(cand, sh->path, 0, sh->msg, sizeof(sh->msg));
-	if (status == 130)
-		sh->deadline_ns = 0;	/* interrupted: stop shrinking */
-	if (status == sh->status) {
+	if (stress_case_run(cand, sh->path, &sh->ex, &sh->got))
+		sh->cut = STRESS_SHRINK_ERROR;
+	/* Cut short (the deadline, a signal): it says nothing. */
+	if (sh->got.timed_out || sh->got.status == 130)
+		out_of_time(sh);
+	if (stress_outcome_same(&sh->got, sh->want)) {
 		stress_case_free(c);
 		*c = *cand;
 		return true;
@@ -76,7 +107,7 @@ static bool shrink_jobs(struct shrinker *sh, struct stress_case *c)
 	for (chunk = c->wl.n_jobs / 2; chunk >= 1; chunk /= 2) {
 		for (from = 0; from + chunk <= c->wl.n_jobs &&
 		     c->wl.n_jobs > 1;) {
-			if (out_of_time(sh) || stress_case_copy(c, &cand))
+			if (out_of_time(sh) || no_copy(sh, c, &cand))
 				return any;
 			drop_jobs(&cand, from, chunk);
 			if (keep_if_fails(sh, c, &cand))
@@ -98,7 +129,7 @@ static bool shrink_threads(struct shrinker *sh, struct stress_case *c)
 	while (c->wl.n_threads > 1 && !out_of_time(sh)) {
 		unsigned int last = c->wl.n_threads - 1;
 
-		if (stress_case_copy(c, &cand))
+		if (no_copy(sh, c, &cand))
 			break;
 		for (j = 0; j < cand.wl.n_jobs; j++)
 			if (cand.wl.jobs[j].thread == last)
@@ -122,7 +153,7 @@ static bool shrink_job_bos(struct shrinker *sh, struct stress_case *c)
 		     c->wl.jobs[j].n_bos > 1;) {
 			struct wl_job *job;
 
-			if (out_of_time(sh) || stress_case_copy(c, &cand))
+			if (out_of_time(sh) || no_copy(sh, c, &cand))
 				return any;
 			job = &cand.wl.jobs[j];
 			memmove(job->bos + k, job->bos + k + 1,
@@ -169,7 +200,7 @@ static bool shrink_bos(struct shrinker *sh, struct stress_case *c)
 	for (b = c->wl.n_bos; b-- > 0;) {
 		if (c->wl.n_bos <= 1 || out_of_time(sh))
 			break;
-		if (stress_case_copy(c, &cand))
+		if (no_copy(sh, c, &cand))
 			break;
 		drop_bo(&cand, b);
 		if (cand.wl.n_jobs == 0) {
@@ -266,7 +297,7 @@ static bool try_each(struct shrinker *sh, struct stress_case *c, enum edit e,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (out_of_time(sh) || stress_case_copy(c, &cand))
+		if (out_of_time(sh) || no_copy(sh, c, &cand))
 			return any;
 		if (!apply_edit(&cand, e, i))
 			stress_case_free(&cand);
@@ -311,16 +342,21 @@ static bool shrink_new_features(struct shrinker *sh, struct stress_case *c)
 	return any;
 }
 
-unsigned int stress_shrink(struct stress_case *c, int status,
-			   const char *path, double seconds)
+enum stress_shrink_end stress_shrink(struct stress_case *c,
+				     const struct stress_outcome *want,
+				     const struct stress_exec *ex,
+				     const char *path, double seconds,
+				     unsigned int *ret_tried)
 {
 	struct shrinker sh = {
-		.status = status,
+		.want = want,
+		.ex = *ex,
 		.path = path,
-		.deadline_ns = cli_now_ns() + (uint64_t)(seconds * 1e9),
+		.cut = STRESS_SHRINK_MINIMAL,
 	};
 	bool progress = true;
 
+	sh.ex.deadline_ns = cli_now_ns() + (uint64_t)(seconds * 1e9);
 	while (progress && !out_of_time(&sh)) {
 		progress = false;
 		/* First: a signaller's job cannot go while its waits stay. */
@@ -334,5 +370,8 @@ unsigned int stress_shrink(struct stress_case *c, int status,
 	stress_case_settle(c);
 	/* The file at @path is the last candidate: write the smallest. */
 	workload_save(&c->wl, path);
-	return sh.tried;
+	*ret_tried = sh.tried;
+	/* A pass that kept nothing, none of its steps cut short. */
+	return progress ? (sh.cut != STRESS_SHRINK_MINIMAL ? sh.cut :
+			   STRESS_SHRINK_TIME) : sh.cut;
 }
