@@ -116,4 +116,19 @@ int drm_ioctl_syncobj_eventfd(struct ttm_drm_file *file, void *data);
  */
 bool drm_user_ptr_ok(uint64_t uptr, uint64_t len);
 
+/*
+ * The kernel's copy_to_user(): @len bytes of @src to the user pointer
+ * @uptr, at any alignment, with ttm_drm_copy_from_user()'s checks (range,
+ * and writable memory where process_vm_writev() is allowed). 0 or -EFAULT.
+ */
+int drm_copy_to_user(uint64_t uptr, const void *src, size_t len);
+
+/*
+ * Copy @count entries of @size bytes from the user array at @uptr into a
+ * new allocation (*@ret, NULL for 0 entries), at any alignment:
+ * -EFAULT for a NULL @uptr with entries or memory the process cannot
+ * read, -ENOMEM. The caller frees *@ret.
+ */
+int drm_copy_array(uint64_t uptr, uint32_t count, size_t size, void **ret);
+
 #endif /* TTMSIM_DRM_PRIV_H */

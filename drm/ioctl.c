@@ -85,30 +85,69 @@ bool drm_user_ptr_ok(uint64_t uptr, uint64_t len)
 	return len <= USER_PTR_LIMIT - uptr;
 }
 
-TTM_EXPORT int ttm_drm_copy_from_user(void *dst, uint64_t uptr, size_t len)
+/*
+ * Copy @len bytes between @local (ours) and the user pointer @uptr, into
+ * @local unless @to_user. The kernel's copy_from_user()/copy_to_user()
+ * also fail on memory the process cannot read or write. Going through
+ * the kernel to our own memory does the same check here, where memcpy()
+ * would crash. A sandbox may refuse the call (seccomp): then the range
+ * check is all there is.
+ */
+static int copy_user(void *local_buf, uint64_t uptr, size_t len, bool to_user)
 {
 	struct iovec local, remote;
+	void *user = (void *)(uintptr_t)uptr;
 	ssize_t n;
 
 	if (len == 0)
 		return 0;
 	if (!drm_user_ptr_ok(uptr, len))
 		return -EFAULT;
-	/*
-	 * The kernel's copy_from_user() also fails on memory the process
-	 * cannot read. Reading our own memory through the kernel does the
-	 * same check here, where memcpy() would crash. A sandbox may refuse
-	 * the call (seccomp): then the range check above is all there is.
-	 */
-	local = (struct iovec){ .iov_base = dst, .iov_len = len };
-	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)uptr,
-				 .iov_len = len };
-	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	local = (struct iovec){ .iov_base = local_buf, .iov_len = len };
+	remote = (struct iovec){ .iov_base = user, .iov_len = len };
+	n = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
+		      process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
 	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		memcpy(dst, (const void *)(uintptr_t)uptr, len);
+		memcpy(to_user ? user : local_buf, to_user ? local_buf : user,
+		       len);
 		n = (ssize_t)len;
 	}
 	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+TTM_EXPORT int ttm_drm_copy_from_user(void *dst, uint64_t uptr, size_t len)
+{
+	return copy_user(dst, uptr, len, false);
+}
+
+int drm_copy_to_user(uint64_t uptr, const void *src, size_t len)
+{
+	/* process_vm_writev() only reads the local side. */
+	return copy_user((void *)(uintptr_t)src, uptr, len, true);
+}
+
+int drm_copy_array(uint64_t uptr, uint32_t count, size_t size, void **ret)
+{
+	size_t len = (size_t)count * size;
+	void *buf;
+	int err;
+
+	*ret = NULL;
+	if (count == 0)
+		return 0;
+	/* The range check before malloc(): a wild count is -EFAULT alike. */
+	if (!drm_user_ptr_ok(uptr, len))
+		return -EFAULT;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	err = ttm_drm_copy_from_user(buf, uptr, len);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*ret = buf;
+	return 0;
 }
 
 /* The kernel's drm_ioctl_permit(): -EACCES for a file the flags refuse. */

@@ -18,31 +18,6 @@
 #include "util/compiler.h"
 #include "util/time.h"
 
-int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
-		      void **ret)
-{
-	size_t len = (size_t)count * size;
-	void *buf;
-	int err;
-
-	*ret = NULL;
-	if (count == 0)
-		return 0;
-	/* The core's check first, so that both say -EFAULT alike. */
-	if (!drm_user_ptr_ok(uptr, len))
-		return -EFAULT;
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	err = ttm_drm_copy_from_user(buf, uptr, len);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*ret = buf;
-	return 0;
-}
-
 /* The clock GEM_WAIT's absolute timeouts count on. */
 static uint64_t clock_ns(struct ttm_gpu *gpu)
 {

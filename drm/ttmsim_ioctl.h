@@ -20,13 +20,4 @@ int ttmsim_gem_wait_ioctl(struct ttm_drm_file *file, void *data);
 /* drm/ttmsim_submit.c */
 int ttmsim_submit_ioctl(struct ttm_drm_file *file, void *data);
 
-/*
- * drm/ttmsim_driver.c: copy @count entries of @size bytes from the user
- * array at @uptr into a new allocation (*@ret, NULL for 0 entries):
- * -EFAULT for a NULL @uptr with entries or memory the process cannot
- * read, -ENOMEM.
- */
-int ttmsim_copy_array(uint64_t uptr, uint32_t count, size_t size,
-		      void **ret);
-
 #endif /* TTMSIM_DRM_TTMSIM_IOCTL_H */

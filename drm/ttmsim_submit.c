@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "drm_priv.h"
 #include "ttmsim_ioctl.h"
 #include "ttmsim/execbuf.h"
 #include "ttmsim/syncobj.h"
@@ -82,19 +83,19 @@ static int submit_prepare(struct drm_ttmsim_submit *args,
 	    (args->op != DRM_TTMSIM_OP_ADD && args->value))
 		return -EINVAL;
 
-	ret = ttmsim_copy_array(args->bos, args->bo_count,
+	ret = drm_copy_array(args->bos, args->bo_count,
 				sizeof(*a->ubos), (void **)&a->ubos);
 	if (ret) {
 		set_error(args, DRM_TTMSIM_ARRAY_BOS, 0);
 		return ret;
 	}
-	ret = ttmsim_copy_array(args->in_syncobjs, args->in_syncobj_count,
+	ret = drm_copy_array(args->in_syncobjs, args->in_syncobj_count,
 				sizeof(*a->uin), (void **)&a->uin);
 	if (ret) {
 		set_error(args, DRM_TTMSIM_ARRAY_IN_SYNCOBJS, 0);
 		return ret;
 	}
-	ret = ttmsim_copy_array(args->out_syncobjs, args->out_syncobj_count,
+	ret = drm_copy_array(args->out_syncobjs, args->out_syncobj_count,
 				sizeof(*a->uout), (void **)&a->uout);
 	if (ret) {
 		set_error(args, DRM_TTMSIM_ARRAY_OUT_SYNCOBJS, 0);

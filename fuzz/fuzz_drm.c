@@ -18,12 +18,15 @@
  * Every aligned 64-bit word of a block whose high half is FUZZ_PTR_TAG
  * becomes a pointer into a scratch copy of the input, at the offset in
  * its low 16 bits: how the arrays of SUBMIT or SYNCOBJ_WAIT get real
- * contents. Another pointer is kept if the library copies through it with
- * ttm_drm_copy_from_user() (SUBMIT); where it dereferences it in place
- * (VERSION's strings, the syncobj arrays), a pointer that is not
- * detectably bad is made so (the library cannot see an unmapped page:
- * docs/drm-design.md, "Bad user pointers"), and the count of an array in
- * the scratch copy is cut to MAX_COUNT. The library must say -EFAULT or
+ * contents, at any alignment (a misaligned array must work). Another
+ * pointer is kept if the library copies through it with
+ * ttm_drm_copy_from_user() (SUBMIT); for VERSION's strings, which it
+ * writes in place, and the syncobj arrays, a pointer that is not
+ * detectably bad is made so (the library cannot see an unmapped page
+ * where process_vm_readv() is forbidden: docs/drm-design.md, "Bad user
+ * pointers"), and the count of an array in the scratch copy is cut to
+ * MAX_COUNT (the syncobj arrays are copied in, but a huge count would
+ * make an input slow). The library must say -EFAULT or
  * -EINVAL, never crash. Timeouts are cut to at most 1 ms
  * and job durations to 100 us so that an input ends quickly.
  *
@@ -61,9 +64,9 @@
 #define MAX_FD 1024
 
 /*
- * A user pointer the library dereferences in place (docs/drm-design.md,
- * "Bad user pointers": one into unmapped memory faults, as it would in
- * the caller), with the field counting its elements.
+ * A user pointer the harness keeps in the scratch buffer or makes
+ * detectably bad (the comment at the top), with the field counting its
+ * elements.
  */
 struct ptr_field {
 	int off;        /* 0: none (no such pointer is at offset 0 but one) */
@@ -203,7 +206,7 @@ static void close_new_fds(const uint8_t *before)
 }
 
 /*
- * A pointer the library uses in place: into the scratch buffer if tagged
+ * A pointer of ioctls[].ptrs: into the scratch buffer if tagged
  * (its count cut to MAX_COUNT, which the slack past the buffer holds),
  * else made detectably bad (below 4096 or past 2^57: -EFAULT) unless it is.
  */

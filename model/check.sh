@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
 # Run one spin check of model/ww.pml and say whether it came out as expected.
 #
-#   check.sh MODEL NAME pass|fail KIND [SPIN -D FLAGS...]
+#   check.sh MODEL NAME pass|fail|fail:REGEX KIND [SPIN -D FLAGS...]
 #
 # KIND is "safety" (assertions and invalid end states: mutual exclusion and
 # no deadlock) or "progress" (the LTL claim `oldest`, <> done[0], under weak
 # fairness: an acceptance cycle is a run where the oldest never gets all its
 # locks). "fail" means spin must find a counterexample: the check for a
-# seeded bug. Prints spin's state count, depth, memory and time; on an
+# seeded bug; "fail:REGEX" also requires pan's first error line ("pan:1:
+# assertion violated ...", "pan:1: invalid end state", "pan:1: acceptance
+# cycle") to match the extended REGEX, so that a bug seeded against one
+# property is not passed by spin finding another (a deadlock for an
+# exclusion bug). Prints spin's state count, depth, memory and time; on an
 # unexpected counterexample prints the trail. Needs spin and a C compiler
 # (CC, default cc). See model/README.md.
 set -euo pipefail
 
 if [ $# -lt 4 ]; then
-	echo "usage: $0 MODEL NAME pass|fail safety|progress [-DFLAG...]" >&2
+	echo "usage: $0 MODEL NAME pass|fail|fail:REGEX safety|progress [-DFLAG...]" >&2
 	exit 2
 fi
 model=$1 name=$2 expect=$3 kind=$4
 shift 4
-case $expect in pass | fail) ;; *)
+want=
+case $expect in
+pass | fail) ;;
+fail:?*) want=${expect#fail:} expect=fail ;;
+*)
 	echo "$0: expectation '$expect' is neither pass nor fail" >&2
 	exit 2
 	;;
@@ -30,10 +38,11 @@ model=$(realpath "$model")
 #   VECTORSZ  the state vector is ~100 bytes; 128 catches a model that grows
 #   MEMLIM    MB for the whole verifier (hash table included); MODEL_MEMLIM
 #             in the environment overrides it (to test that the bound is seen)
-#   -m        search depth; the deepest run is ~17,000 steps
+#   -m        search depth; the deepest run is ~17,000 steps (MODEL_DEPTH
+#             overrides it: the all-orders progress checks reach ~245,000)
 #   -w22      4M-slot hash table (32 MB), resized by pan as it fills
 ccflags=(-O2 -w -DVECTORSZ=128 -DMEMLIM=${MODEL_MEMLIM:-1024} -DCOLLAPSE)
-panflags=(-m100000 -w22)
+panflags=(-m${MODEL_DEPTH:-100000} -w22)
 case $kind in
 safety) ccflags+=(-DSAFETY -DNOCLAIM) ;;
 progress) panflags+=(-a -f) ;;
@@ -85,6 +94,10 @@ if [ "$errors" -eq 0 ]; then
 	exit 1
 fi
 if [ "$expect" = fail ]; then
+	if [ -n "$want" ] && ! grep -qE -- "$want" <<<"$found"; then
+		echo "$name: FAILED: spin found a counterexample, but not the one expected (/$want/): $found"
+		exit 1
+	fi
 	echo "$name: ok, the seeded bug is caught: $found"
 	exit 0
 fi

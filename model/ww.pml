@@ -15,6 +15,11 @@
  *                   (lock_slow.c:313 `WW_HANDOFF`) and always just wakes the first
  *   BUG_NO_DIE_WAKE seeded bug: wake_younger_to_die() wakes nobody
  *                   (lock_slow.c:71 `ww_thread_wake`)
+ *   BUG_FAST_STORE  seeded bug: the fast path loads the word, sees it free
+ *                   and stores its token, a load and a store where
+ *                   ww_mutex.c:130-133 `ww_word_cas` must be one
+ *                   compare-exchange: a locker in between is overwritten
+ *                   (mutual exclusion, not a deadlock)
  */
 
 #define NT 3            /* transactions; thread t has stamp t: 0 is oldest */
@@ -276,13 +281,27 @@ inline lock_common(t, l, ret)
 		assert(owner[l] != t + 1);                          /* ww_mutex.c:79-80: no `-EALREADY` here */
 		if
 		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:130-133 fast CAS `ww_word_cas` */
+#ifndef BUG_FAST_STORE
 			owner[l] = t + 1;
 			acquired[t]++;                              /* ww_mutex.c:131-132 `acquired++` */
 			take_ghost(t, l);
+#endif
 			ret = OK
 		:: else -> ret = SLOW
 		fi
 	};
+#ifdef BUG_FAST_STORE
+	/* The seeded bug: the store of the token, a step after the load saw the word free. */
+	if
+	:: ret == OK ->
+		atomic {
+			owner[l] = t + 1; wbit[l] = 0; hbit[l] = 0;
+			acquired[t]++;
+			take_ghost(t, l)
+		}
+	:: else
+	fi;
+#endif
 	if
 	:: ret == SLOW -> lock_slowpath(t, l, ret, h, f, u, act)   /* ww_mutex.c:82 `ww_lock_slowpath` */
 	:: else
