@@ -34,9 +34,10 @@ JSON, exit 0 with a key missing, or a sanitizer's report. It ends with the
 matrix of outcomes: per case and kind, the points, how many completed,
 the error exits by message, and the failures.
 
-By default (suite cli, ~1 min) a bounded, deterministic sample: every
-point of the non-alloc kinds, every K-th allocation (--every, default so
-that at most ALLOC_SAMPLE are tried a case). --full (suite stress): every
+By default (suite cli, ~15 s, ~1 min under ASan) a bounded, deterministic
+sample: every point of the non-alloc kinds and of the generated case,
+every K-th allocation of the others (--every, default so that at most
+ALLOC_SAMPLE are tried a case). --full (suite stress): every
 point of every kind. SANITIZE (meson's b_sanitize): under address, the
 walk runs with ASAN_OPTIONS=verify_asan_link_order=0 (libfailalloc then
 comes before the runtime and calls on into its interceptors) and any
@@ -61,7 +62,7 @@ NAMED = {
     "dup": r"Too many open files",
     "open": r"Too many open files",
 }
-ALLOC_SAMPLE = 250
+ALLOC_SAMPLE = 200
 TIMEOUT = 60
 
 ap = argparse.ArgumentParser()
@@ -124,15 +125,17 @@ FIXED = [TTMSIM, "run", "--workload", PATH, "--vram", "64K", "--json",
          "--dump", DUMP, "--trace", TRACE, "--no-progress", "--watchdog",
          "10"]
 CASES = [
-    # name, argv, the counters the run without failures must have
-    ("fixed", FIXED, {"completed": 5, "rejected": 1,
-                      "rejected_by_errno": {"ENOSPC": 1}}),
-    ("shrink", FIXED + ["--shrink-ms", "1"],
+    # name, argv, whether the sample walks every point of it (the short
+    # case: its dump and summary end the run, so each failing call in
+    # them is tried), the counters the run without failures must have
+    ("fixed", FIXED, False, {"completed": 5, "rejected": 1,
+                             "rejected_by_errno": {"ENOSPC": 1}}),
+    ("shrink", FIXED + ["--shrink-ms", "1"], False,
      {"completed": 5, "rejected": 1}),
     ("generated", [TTMSIM, "run", "--threads", "2", "--jobs", "8", "--bos",
                    "12", "--seed", "3", "--json", "--no-progress",
                    "--vram", "256K", "--bo-size", "4096:32768",
-                   "--dump", DUMP, "--watchdog", "10"],
+                   "--dump", DUMP, "--watchdog", "10"], True,
      {"completed": 16, "rejected": 0}),
 ]
 
@@ -301,24 +304,64 @@ def message_class(rc, err):
     return "exit %d: %s" % (rc, last[:72])
 
 
-def points(total, kind):
-    if ARGV.full or kind != "alloc":
+def points(total, kind, every_one):
+    if ARGV.full or kind != "alloc" or every_one:
         return list(range(1, total + 1))
     step = ARGV.every or max(1, -(-total // ALLOC_SAMPLE))
     # Deterministic, and not always the same phase: the last one too.
     return sorted(set(range(1, total + 1, step)) | {total} - {0})
 
 
+# The interposer itself: the last call of each kind by a small Python
+# program (`ttmsim run` makes no pipe or dup call today) fails as said.
+SELF = {
+    "pipe": "os.pipe()",
+    "dup": "os.dup(0)",           # fcntl(F_DUPFD_CLOEXEC)
+    "open": "open(sys.argv[1])",
+    "thread": "threading.Thread(target=print).start()",
+}
+
+
+def selfcheck(kind):
+    code = ("import os, sys, threading\ntry:\n    %s\n"
+            "except (OSError, RuntimeError) as e:\n"
+            "    print(getattr(e, 'errno', None) or 'EAGAIN')\n"
+            "else:\n    print('none')\n" % SELF[kind])
+    argv = [sys.executable, "-c", code, PATH]
+
+    def go(n, count):
+        env = dict(ENV, TTMSIM_FAILALLOC_KIND=kind, TTMSIM_FAILALLOC=str(n))
+        if count:
+            env["TTMSIM_FAILALLOC_COUNT"] = COUNT
+        return subprocess.run(argv, env=env, stdout=subprocess.PIPE,
+                              timeout=TIMEOUT).stdout.decode().strip()
+
+    clean = go(0, True)
+    with open(COUNT) as f:
+        last = {k: int(v) for k, v in (line.split() for line in f)}[kind]
+    got = go(last, False) if last else "no call counted"
+    want = "EAGAIN" if kind == "thread" else str(__import__("errno").EMFILE)
+    if clean != "none" or got != want:
+        sys.exit("FAIL: libfailalloc's %s kind: without failure %r, failing "
+                 "the last of %d calls %r, not %r" % (kind, clean, last, got,
+                                                       want))
+
+
 kinds = [k for k in ARGV.kinds.split(",") if k]
+for kind in kinds:
+    if kind in SELF:
+        selfcheck(kind)
+print("libfailalloc fails the last call of each of %s as said" %
+      ", ".join(k for k in kinds if k in SELF))
 failures = []
 matrix = []
-for name, argv, want in CASES:
+for name, argv, every_one, want in CASES:
     base = Base(name, argv, want)
     print("%s: the run without failures: %s; %d jobs completed" % (
         name, ", ".join("%s %d" % kv for kv in base.counts.items()),
         base.summary["completed"]))
     for kind in kinds:
-        pts = points(base.counts.get(kind, 0), kind)
+        pts = points(base.counts.get(kind, 0), kind, every_one)
         ok = 0
         errors = {}
         fails = 0
