@@ -87,7 +87,8 @@ if "address" in SAN:
                     "verify_asan_link_order=0") if x)
 # json-c 0.16's json_object_object_add_ex() leaks its copy of the key
 # when growing the table fails (lh_table_insert_w_hash() returns -1 and
-# nobody frees it): not ours to fix, and nothing of ours can free it.
+# nobody frees it): not ours to fix, and nothing of ours can free it
+# (fixed upstream by json-c pull request 962, not in Debian 12's 0.16).
 SUPP = tempfile.NamedTemporaryFile("w", prefix="ttmsim-lsan-",
                                    suffix=".supp", delete=False)
 SUPP.write("leak:json_object_object_add_ex\n")
