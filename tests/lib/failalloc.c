@@ -348,30 +348,20 @@ static bool fcntl_fails(int cmd)
 	       fail_now(K_DUP, EMFILE);
 }
 
-FAILALLOC_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	NEXT(fcntl);
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_fails(cmd) ? -1 : next_fcntl(fd, cmd, arg);
+#define FCNTL_WRAPPER(name) \
+FAILALLOC_EXPORT int name(int fd, int cmd, ...) \
+{ \
+	va_list ap; \
+	void *arg; \
+	NEXT(name); \
+	va_start(ap, cmd); \
+	arg = va_arg(ap, void *); \
+	va_end(ap); \
+	return fcntl_fails(cmd) ? -1 : next_##name(fd, cmd, arg); \
 }
-
+FCNTL_WRAPPER(fcntl)
 /* What fcntl() is called as with -D_FILE_OFFSET_BITS=64 (meson's default). */
-FAILALLOC_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	NEXT(fcntl64);
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return fcntl_fails(cmd) ? -1 : next_fcntl64(fd, cmd, arg);
-}
+FCNTL_WRAPPER(fcntl64)
 
 /* open()'s mode is there only with O_CREAT or O_TMPFILE. */
 static mode_t open_mode(int flags, va_list ap)
@@ -381,34 +371,43 @@ static mode_t open_mode(int flags, va_list ap)
 	return 0;
 }
 
-#define OPEN_WRAPPER(name) \
-FAILALLOC_EXPORT int name(const char *path, int flags, ...) \
-{ \
+/* The mode argument of the variadic function this is used in. */
+#define OPEN_MODE(flags) ({ \
 	va_list ap; \
-	mode_t mode; \
-	NEXT(name); \
+	mode_t m; \
 	va_start(ap, flags); \
-	mode = open_mode(flags, ap); \
+	m = open_mode(flags, ap); \
 	va_end(ap); \
-	return fail_now(K_OPEN, EMFILE) ? -1 : next_##name(path, flags, mode); \
-}
-OPEN_WRAPPER(open)
-OPEN_WRAPPER(open64)
+	m; \
+})
 
-#define OPENAT_WRAPPER(name) \
-FAILALLOC_EXPORT int name(int dir, const char *path, int flags, ...) \
-{ \
-	va_list ap; \
-	mode_t mode; \
-	NEXT(name); \
-	va_start(ap, flags); \
-	mode = open_mode(flags, ap); \
-	va_end(ap); \
-	return fail_now(K_OPEN, EMFILE) ? -1 : \
-	       next_##name(dir, path, flags, mode); \
+/* Every open is an openat(): ASan intercepts both, glibc's are the same. */
+static int open_at(int dir, const char *path, int flags, mode_t mode)
+{
+	NEXT(openat64);
+	return fail_now(K_OPEN, EMFILE) ? -1 :
+	       next_openat64(dir, path, flags, mode);
 }
-OPENAT_WRAPPER(openat)
-OPENAT_WRAPPER(openat64)
+
+FAILALLOC_EXPORT int open(const char *path, int flags, ...)
+{
+	return open_at(AT_FDCWD, path, flags, OPEN_MODE(flags));
+}
+
+FAILALLOC_EXPORT int open64(const char *path, int flags, ...)
+{
+	return open_at(AT_FDCWD, path, flags, OPEN_MODE(flags));
+}
+
+FAILALLOC_EXPORT int openat(int dir, const char *path, int flags, ...)
+{
+	return open_at(dir, path, flags, OPEN_MODE(flags));
+}
+
+FAILALLOC_EXPORT int openat64(int dir, const char *path, int flags, ...)
+{
+	return open_at(dir, path, flags, OPEN_MODE(flags));
+}
 
 #define FOPEN_WRAPPER(name) \
 FAILALLOC_EXPORT FILE *name(const char *path, const char *mode) \
