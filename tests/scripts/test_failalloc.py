@@ -80,6 +80,7 @@ if "thread" in SAN or "memory" in SAN:
     print("SKIP: built with -Db_sanitize=%s: the runtime must come first "
           "and own the calls libfailalloc would replace" % SAN)
     sys.exit(77)
+TMP = tempfile.mkdtemp(prefix="ttmsim-failalloc-")
 ENV = dict(os.environ, LD_PRELOAD=LIB)
 if "address" in SAN:
     ENV["ASAN_OPTIONS"] = ":".join(
@@ -89,13 +90,12 @@ if "address" in SAN:
 # when growing the table fails (lh_table_insert_w_hash() returns -1 and
 # nobody frees it): not ours to fix, and nothing of ours can free it
 # (fixed upstream by json-c pull request 962, not in Debian 12's 0.16).
-SUPP = tempfile.NamedTemporaryFile("w", prefix="ttmsim-lsan-",
-                                   suffix=".supp", delete=False)
-SUPP.write("leak:json_object_object_add_ex\n")
-SUPP.close()
+SUPP = os.path.join(TMP, "lsan.supp")
+with open(SUPP, "w") as f:
+    f.write("leak:json_object_object_add_ex\n")
 ENV["LSAN_OPTIONS"] = ":".join(
     x for x in (os.environ.get("LSAN_OPTIONS", ""),
-                "suppressions=" + SUPP.name, "print_suppressions=0") if x)
+                "suppressions=" + SUPP, "print_suppressions=0") if x)
 SANITIZER_REPORT = re.compile(r"ERROR: (Address|Leak)Sanitizer|"
                               r"runtime error:|ERROR: UndefinedBehavior")
 
@@ -115,7 +115,6 @@ job 0 0 5 add=3 huge a
 job 1 0 5 add=2 e b
 """
 
-TMP = tempfile.mkdtemp(prefix="ttmsim-failalloc-")
 PATH = os.path.join(TMP, "w.txt")
 DUMP = os.path.join(TMP, "dump.json")
 TRACE = os.path.join(TMP, "trace.json")
@@ -397,5 +396,4 @@ if failures:
 for f in os.listdir(TMP):
     os.unlink(os.path.join(TMP, f))
 os.rmdir(TMP)
-os.unlink(SUPP.name)
 print("ok: every run completed correctly or failed with a message")
