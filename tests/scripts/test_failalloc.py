@@ -13,7 +13,8 @@ EMFILE), open (open, openat, fopen: EMFILE). For each case (a short
 watchdog thread; the same with the shrinker's thread, --shrink-ms 1; a
 small generated workload, no PRIME) it runs once without failures,
 counting the calls of each kind (TTMSIM_FAILALLOC_COUNT), then once per
-failing call N of each kind (TTMSIM_FAILALLOC_KIND=K TTMSIM_FAILALLOC=N).
+failing call N of each kind (TTMSIM_FAILALLOC_KIND=K TTMSIM_FAILALLOC=N),
+and with every call from the Nth on failing (TTMSIM_FAILALLOC=N+).
 Each run must end in one of two ways:
 
 - exit 0, every invariant checked: the summary, the dump and the trace
@@ -37,7 +38,8 @@ the error exits by message, and the failures.
 By default (suite cli, ~10 s, ~70 s under ASan) a bounded, deterministic
 sample: every point of the non-alloc kinds and of the generated case,
 every K-th allocation of the others (--every, default so that at most
-ALLOC_SAMPLE are tried a case). --full (suite stress): every
+ALLOC_SAMPLE are tried a case), and PERSIST_SAMPLE "N+" points a case
+and kind. --full (suite stress): every
 point of every kind. SANITIZE (meson's b_sanitize): under address, the
 walk runs with ASAN_OPTIONS=verify_asan_link_order=0 (libfailalloc then
 comes before the runtime and calls on into its interceptors) and any
@@ -63,7 +65,8 @@ NAMED = {
     "open": r"Too many open files",
 }
 ALLOC_SAMPLE = 200
-TIMEOUT = 60
+PERSIST_SAMPLE = 60
+TIMEOUT = 30
 
 ap = argparse.ArgumentParser()
 ap.add_argument("ttmsim")
@@ -169,6 +172,7 @@ def unexplained(err, kind):
 
 
 def run(argv, kind, n, count=False):
+    """@n: TTMSIM_FAILALLOC's value ("N" or "N+")."""
     for p in (DUMP, TRACE):
         if os.path.exists(p):
             os.unlink(p)
@@ -305,11 +309,18 @@ def message_class(rc, err):
 
 
 def points(total, kind, every_one):
+    """The values of TTMSIM_FAILALLOC to try: "N" (the Nth call fails),
+    then "N+" (every call from the Nth on: memory stays short, so what
+    retries must give up; a spinning retry hangs)."""
     if ARGV.full or kind != "alloc" or every_one:
-        return list(range(1, total + 1))
-    step = ARGV.every or max(1, -(-total // ALLOC_SAMPLE))
-    # Deterministic, and not always the same phase: the last one too.
-    return sorted(set(range(1, total + 1, step)) | {total} - {0})
+        once = list(range(1, total + 1))
+    else:
+        step = ARGV.every or max(1, -(-total // ALLOC_SAMPLE))
+        # Deterministic, and not always the same phase: the last one too.
+        once = sorted(set(range(1, total + 1, step)) | {total} - {0})
+    step = 1 if ARGV.full else max(1, -(-total // PERSIST_SAMPLE))
+    return [str(n) for n in once] + \
+        ["%d+" % n for n in range(1, total + 1, step)]
 
 
 # The interposer itself: the last call of each kind by a small Python
@@ -370,7 +381,7 @@ for name, argv, every_one, want in CASES:
             bad = judge(base, argv, kind, rc, out, err)
             if bad:
                 fails += 1
-                what = "%s %s=%d" % (name, kind, n)
+                what = "%s %s=%s" % (name, kind, n)
                 failures.append(what)
                 print("FAIL %s: exit %s: %s\n     stderr: %s" % (
                     what, rc, "; ".join(bad), err.strip()[-600:]))
@@ -382,10 +393,11 @@ for name, argv, every_one, want in CASES:
         matrix.append((name, kind, base.counts.get(kind, 0), len(pts), ok,
                        errors, fails))
 
-print("\noutcome matrix (case, kind: points tried of counted; exit 0 "
-      "complete; error exits by message; failures):")
+print("\noutcome matrix (case, kind: runs (N and N+) for the points "
+      "counted; exit 0 complete; error exits by message; failures):")
 for name, kind, total, tried, ok, errors, fails in matrix:
-    print("  %-9s %-6s %5d of %5d: %5d ok, %5d error exits, %d FAILED" % (
+    print("  %-9s %-6s %5d runs, %5d points: %5d ok, %5d error exits, "
+          "%d FAILED" % (
         name, kind, tried, total, ok, sum(errors.values()), fails))
     for c, v in sorted(errors.items(), key=lambda kv: -kv[1]):
         print("  %22s %5d x %s" % ("", v, c))
