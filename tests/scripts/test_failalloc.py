@@ -35,7 +35,7 @@ JSON, exit 0 with a key missing, or a sanitizer's report. It ends with the
 matrix of outcomes: per case and kind, the points, how many completed,
 the error exits by message, and the failures.
 
-By default (suite cli, ~10 s, ~70 s under ASan) a bounded, deterministic
+By default (suite cli, ~15 s, ~90 s under ASan) a bounded, deterministic
 sample: every point of the non-alloc kinds and of the generated case,
 every K-th allocation of the others (--every, default so that at most
 ALLOC_SAMPLE are tried a case), and PERSIST_SAMPLE "N+" points a case
@@ -64,8 +64,8 @@ NAMED = {
     "dup": r"Too many open files",
     "open": r"Too many open files",
 }
-ALLOC_SAMPLE = 200
-PERSIST_SAMPLE = 60
+ALLOC_SAMPLE = 80
+PERSIST_SAMPLE = 40
 TIMEOUT = 30
 
 ap = argparse.ArgumentParser()
