@@ -81,10 +81,21 @@ struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
 					const struct bo_want *want,
 					uint64_t size)
 {
+	int err;
+
+	return bo_res_take_err_locked(dev, bo, want, size, &err);
+}
+
+struct ttm_resource *bo_res_take_err_locked(struct ttm_device *dev,
+					    struct ttm_bo *bo,
+					    const struct bo_want *want,
+					    uint64_t size, int *ret_err)
+{
 	struct bo_domain *dom = &dev->domain[want->domain];
 	struct ttm_resource *res;
 	uint64_t bytes = size;
 
+	*ret_err = -ENOSPC;
 	if (domain_limited(want->domain)) {
 		bytes = bo_pages(dev, size) * dev->page_size;
 		/* Cheap refusal before the allocation and the search. */
@@ -92,8 +103,10 @@ struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
 			return NULL;
 	}
 	res = calloc(1, sizeof(*res));
-	if (!res)
+	if (!res) {
+		*ret_err = -ENOMEM;
 		return NULL;
+	}
 	if (domain_limited(want->domain)) {
 		if (range_mgr_insert(&dom->mm, &res->node, bytes >> dev->page_shift,
 				     1, want->fpfn, want->lpfn, want->flags)) {
@@ -107,6 +120,7 @@ struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
 	res->bo = bo;
 	dom->used += bytes;
 	dom->incoming += bytes;
+	*ret_err = 0;
 	return res;
 }
 

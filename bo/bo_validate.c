@@ -34,15 +34,19 @@ static bool placement_has(const struct ttm_bo *bo,
 	return false;
 }
 
-/* Take room for @bo where @want says if there is some now; or NULL. */
+/*
+ * Take room for @bo where @want says if there is some now; or NULL, and
+ * why in *@ret_err (-ENOSPC, -ENOMEM).
+ */
 static struct ttm_resource *want_take(struct ttm_bo *bo,
-				      const struct bo_want *want)
+				      const struct bo_want *want,
+				      int *ret_err)
 {
 	struct ttm_device *dev = bo->dev;
 	struct ttm_resource *res;
 
 	pthread_mutex_lock(&dev->lock);
-	res = bo_res_take_locked(dev, bo, want, bo->size);
+	res = bo_res_take_err_locked(dev, bo, want, bo->size, ret_err);
 	pthread_mutex_unlock(&dev->lock);
 	return res;
 }
@@ -67,14 +71,18 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 	/* Larger than the whole domain: evicting everything would not do. */
 	if (bo->dev->domain[want->domain].capacity < bo->size)
 		return -ENOSPC;
-	while (!(*ret_res = want_take(bo, want))) {
+	/*
+	 * Out of memory for the resource itself: no room made would do,
+	 * and looking again at once would spin as long as memory is short.
+	 */
+	while (!(*ret_res = want_take(bo, want, &ret)) && ret != -ENOMEM) {
 		ret = bo_ghost_wait(bo->dev, want->domain, ctx);
 		/*
 		 * No copy in flight now; but one may have ended since the
 		 * room was checked, freeing its room: look again before
 		 * evicting something that need not go.
 		 */
-		if (ret == -ENOSPC && (*ret_res = want_take(bo, want))) {
+		if (ret == -ENOSPC && (*ret_res = want_take(bo, want, &ret))) {
 			ret = 0;
 			break;
 		}
@@ -165,7 +173,8 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 		struct bo_want want = bo_want_of(bo->dev,
 						 &placement->places[i]);
 
-		res = want_take(bo, &want);
+		/* Out of memory: evict_take_any() finds so too. */
+		res = want_take(bo, &want, &ret);
 		if (res)
 			return bo_move(bo, res, ctx);
 	}

@@ -401,6 +401,16 @@ struct ttm_resource *bo_res_take_locked(struct ttm_device *dev,
 					const struct bo_want *want,
 					uint64_t size);
 
+/*
+ * bo_res_take_locked(), saying why it took nothing in *@ret_err:
+ * -ENOSPC no room, -ENOMEM no memory for the struct. A caller that waits
+ * or evicts for room must stop on -ENOMEM: no room it makes would do.
+ */
+struct ttm_resource *bo_res_take_err_locked(struct ttm_device *dev,
+					    struct ttm_bo *bo,
+					    const struct bo_want *want,
+					    uint64_t size, int *ret_err);
+
 /* Give back the room of a take whose move or creation did not happen. */
 void bo_res_untake_locked(struct ttm_device *dev, struct ttm_resource *res);
 

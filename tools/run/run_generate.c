@@ -115,7 +115,9 @@ int run_generate(struct run *run)
 	o.vram = run->cfg->vram; /* the ranges (--ranges) fit in it */
 	ret = workload_generate(&o, &run->wl);
 	if (ret == -ENOMEM) {
-		too_big(&o, need, "cannot allocate the generated workload");
+		/* Small or not, say what failed: memory, not the flags. */
+		too_big(&o, need, "cannot allocate the generated workload: "
+			"out of memory");
 		run_generate_unblock();
 		return CLI_EXIT_USAGE;
 	}

@@ -468,8 +468,11 @@ int run_report_dump(struct run *run, const char *path)
 	}
 	root = json_object_new_object();
 	bos = json_object_new_array_ext((int)run->wl.n_bos);
-	/* Kept for the entries even if the add fails: put with root's. */
-	if (bos && root && json_object_object_add(root, "bos", bos)) {
+	/*
+	 * Kept for the entries even if the add fails: put with root's. Not
+	 * added (no root, or the add failed): put here, or it leaks.
+	 */
+	if (bos && (!root || json_object_object_add(root, "bos", bos))) {
 		json_object_put(bos);
 		bos = NULL;
 	}
