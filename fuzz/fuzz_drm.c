@@ -37,11 +37,16 @@
  *
  * After every input: every job done (ttm_execbuf_wait_idle()), no buffer of either file left reserved (ww_mutex_is_locked() of each
  * handle's reservation), ttm_device_check() holds; then after closing the
- * files and every descriptor the input made, ttm_device_check() again.
+ * files and every descriptor the input's ioctls returned, ttm_device_check()
+ * again. Only those: the library has descriptors of its own (fence pipes),
+ * which it closes when the last reference to their fence goes, possibly
+ * later, from a GPU or scheduler thread. Closing whatever appeared in
+ * /proc/self/fd during the input closed some of those, and the library
+ * then closed their numbers again once reused (the replay's next fopen()).
  * The ww debug checker's reports abort (its default handler).
  */
-#include <dirent.h>
 #include <drm.h>
+#include <fcntl.h>
 #include <drm_mode.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -61,7 +66,7 @@
 #define FUZZ_PTR_TAG 0xf022f022u
 #define SCRATCH_SIZE 65536u
 #define MAX_HANDLE 512u  /* handles looked at after an input */
-#define MAX_FD 1024
+#define MAX_IOCTLS 64    /* a longer input's rest is ignored */
 
 /*
  * A user pointer the harness keeps in the scratch buffer or makes
@@ -81,10 +86,13 @@ struct ioctl_entry {
 	int timeout_off;
 	int duration_off;
 	struct ptr_field ptrs[3];
+	/* offset of the __s32 of a descriptor it returns; 0: none */
+	int fd_out;
 };
 
 #define E(req) { (req), -1, -1, { { 0 } } }
 #define T(req, type, field) { (req), offsetof(type, field), -1, { { 0 } } }
+#define F(req, type, field) { (req), -1, -1, { { 0 } }, offsetof(type, field) }
 #define P(type, ptr, count, u64) \
 	{ offsetof(type, ptr), offsetof(type, count), (u64), true }
 
@@ -98,14 +106,14 @@ static const struct ioctl_entry ioctls[] = {
 	E(DRM_IOCTL_GET_CAP),
 	E(DRM_IOCTL_SET_CLIENT_CAP),
 	E(DRM_IOCTL_AUTH_MAGIC),
-	E(DRM_IOCTL_PRIME_HANDLE_TO_FD),
+	F(DRM_IOCTL_PRIME_HANDLE_TO_FD, struct drm_prime_handle, fd),
 	E(DRM_IOCTL_PRIME_FD_TO_HANDLE),
 	E(DRM_IOCTL_MODE_CREATE_DUMB),
 	E(DRM_IOCTL_MODE_MAP_DUMB),
 	E(DRM_IOCTL_MODE_DESTROY_DUMB),
 	E(DRM_IOCTL_SYNCOBJ_CREATE),
 	E(DRM_IOCTL_SYNCOBJ_DESTROY),
-	E(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD),
+	F(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, struct drm_syncobj_handle, fd),
 	E(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE),
 	{ DRM_IOCTL_SYNCOBJ_WAIT, offsetof(struct drm_syncobj_wait,
 					   timeout_nsec), -1, {
@@ -137,7 +145,8 @@ static const struct ioctl_entry ioctls[] = {
 	T(DRM_IOCTL_TTMSIM_GEM_WAIT, struct drm_ttmsim_gem_wait, timeout_ns),
 	/* Its arrays go through ttm_drm_copy_from_user(): any pointer. */
 	{ DRM_IOCTL_TTMSIM_SUBMIT, -1,
-	  offsetof(struct drm_ttmsim_submit, duration_ns), { { 0 } } },
+	  offsetof(struct drm_ttmsim_submit, duration_ns), { { 0 } },
+	  offsetof(struct drm_ttmsim_submit, fence_fd) },
 	E(DRM_IOCTL_TTMSIM_SET_PRIORITY),
 	/* requests no table has: -EINVAL */
 	E(DRM_IOWR(0xCF, struct drm_syncobj_wait)),
@@ -171,38 +180,45 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* The descriptors open now, as a bitmap of the first MAX_FD. */
-static void open_fds(uint8_t *map)
+/* The descriptors the input's ioctls returned, each the caller's. */
+struct user_fds {
+	int fd[MAX_IOCTLS];
+	unsigned int n;
+};
+
+/*
+ * After a successful @e: the descriptor it returned in @arg, if any, is
+ * open and not one the caller already has (the library must not hand out
+ * a number it or the caller still uses).
+ */
+static void take_fd(struct user_fds *u, const struct ioctl_entry *e,
+		    const uint8_t *arg)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
+	int32_t fd;
 
-	memset(map, 0, MAX_FD / 8);
-	FUZZ_CHECK(d, "/proc/self/fd");
-	while ((e = readdir(d))) {
-		int fd = atoi(e->d_name);
-
-		if (e->d_name[0] != '.' && fd >= 0 && fd < MAX_FD) {
-			map[fd / 8] |= 1u << (fd % 8);
-		}
+	if (!e->fd_out) {
+		return;
 	}
-	closedir(d);
+	memcpy(&fd, arg + e->fd_out, sizeof(fd));
+	if (fd < 0) {
+		return; /* SUBMIT without FENCE_FD_OUT: -1 */
+	}
+	FUZZ_CHECK(fcntl(fd, F_GETFD) >= 0, "ioctl %#lx returned fd %d, "
+		   "which is not open", e->request, fd);
+	for (unsigned int i = 0; i < u->n; i++) {
+		FUZZ_CHECK(u->fd[i] != fd, "ioctl %#lx returned fd %d twice",
+			   e->request, fd);
+	}
+	u->fd[u->n++] = fd;
 }
 
-/* Close what the input opened: exported buffers, syncobjs, sync files. */
-static void close_new_fds(const uint8_t *before)
+static void close_user_fds(struct user_fds *u)
 {
-	uint8_t now[MAX_FD / 8];
-	int fd;
-
-	open_fds(now);
-	for (fd = 0; fd < MAX_FD; fd++) {
-		uint8_t bit = 1u << (fd % 8);
-
-		if ((now[fd / 8] & bit) && !(before[fd / 8] & bit)) {
-			close(fd);
-		}
+	for (unsigned int i = 0; i < u->n; i++) {
+		FUZZ_CHECK(close(u->fd[i]) == 0, "close of returned fd %d",
+			   u->fd[i]);
 	}
+	u->n = 0;
 }
 
 /*
@@ -293,7 +309,7 @@ static void check_device(const char *when)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ttm_drm_file *files[2];
-	uint8_t fds_before[MAX_FD / 8];
+	struct user_fds fds = { .n = 0 };
 	size_t pos = 0, i;
 	unsigned int n = 0;
 
@@ -303,14 +319,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < sizeof(scratch); i++) {
 		scratch[i] = size ? data[i % size] : 0;
 	}
-	open_fds(fds_before);
 	FUZZ_CHECK(ttm_drm_open(ddev, TTM_DRM_NODE_RENDER, &files[0]) == 0,
 		   "open render");
 	FUZZ_CHECK(ttm_drm_open(ddev, TTM_DRM_NODE_PRIMARY, &files[1]) == 0,
 		   "open primary");
 
-	/* At most 64 ioctls an input: each is checked, not a long run. */
-	while (pos + 2 <= size && n++ < 64) {
+	/* A few ioctls an input: each is checked, not a long run. */
+	while (pos + 2 <= size && n++ < MAX_IOCTLS) {
 		const struct ioctl_entry *e =
 			&ioctls[data[pos] % (sizeof(ioctls) / sizeof(ioctls[0]))];
 		uint8_t how = data[pos + 1];
@@ -322,6 +337,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += 2;
 		if ((how & 2) && pos < size) {
 			len = data[pos++];
+			/*
+			 * A returned descriptor must reach the caller, or
+			 * it would leak, unknown (as in the kernel).
+			 */
+			if (e->fd_out && len < (size_t)e->fd_out + 4) {
+				len = (size_t)e->fd_out + 4;
+			}
 			req = _IOC(_IOC_DIR(req), _IOC_TYPE(req), _IOC_NR(req),
 				   len);
 		}
@@ -331,6 +353,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fix_block(arg, len, e);
 		ret = ttm_drm_ioctl(files[how & 1], req, (how & 4) ? NULL : arg);
 		FUZZ_CHECK(ret <= 0, "ioctl %#lx returned %d", req, ret);
+		if (ret == 0 && !(how & 4)) {
+			take_fd(&fds, e, arg);
+		}
 	}
 
 	ttm_execbuf_wait_idle(dev);
@@ -339,14 +364,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_device("after the ioctls");
 	ttm_drm_close(files[0]);
 	ttm_drm_close(files[1]);
-	/*
-	 * The library owns descriptors too (the write ends of fence pipes)
-	 * until the buffers and fences holding them are freed, some by the
-	 * delayed-destroy worker: let it finish first, or a descriptor closed
-	 * here would be closed again by the library once its number is reused.
-	 */
-	ttm_device_flush_destroys(dev);
-	close_new_fds(fds_before);
+	close_user_fds(&fds);
 	check_device("after close");
 	return 0;
 }

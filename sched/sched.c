@@ -829,23 +829,36 @@ TTM_EXPORT int ttm_sched_job_add_dependency_flags(struct ttm_sched_job *job,
 	}
 	if (!fence)
 		return 0;
-	/* One fence per context is enough: keep the later one. */
+	/*
+	 * One fence per context would do for ordering (the kernel keeps the
+	 * later one), but not for errors: a later fence of a timeline does
+	 * not inherit an earlier one's error (a hung job's successor signals
+	 * fine), so dropping an earlier fence the job must fail on would
+	 * lose that error. So a fence is dropped only if its error is not
+	 * wanted (an ordering dependency) and the one kept signals no
+	 * earlier; the same fence twice is folded, wanting its error if
+	 * either did. Otherwise both are kept.
+	 */
 	for (unsigned int i = 0; i < job->n_deps; i++) {
 		struct ttm_sched_dep *d = &job->deps[i];
 
 		if (ttm_fence_context(d->fence) != ttm_fence_context(fence))
 			continue;
-		/*
-		 * The later one signals last, so it is the one to wait for;
-		 * its error fails the job if either asked for that.
-		 */
-		d->flags &= flags;
 		if (ttm_fence_is_later(fence, d->fence)) {
+			if (!(d->flags & TTM_SCHED_DEP_ORDER))
+				continue;
 			ttm_fence_put(d->fence);
 			d->fence = fence;
-		} else {
-			ttm_fence_put(fence);
+			d->flags = flags;
+			return 0;
 		}
+		if (ttm_fence_is_later(d->fence, fence) &&
+		    !(flags & TTM_SCHED_DEP_ORDER))
+			continue;
+		/* @fence is no later and ordering only, or the same point. */
+		if (!ttm_fence_is_later(d->fence, fence))
+			d->flags &= flags;
+		ttm_fence_put(fence);
 		return 0;
 	}
 	if (job->n_deps == job->max_deps) {

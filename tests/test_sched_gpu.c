@@ -215,14 +215,16 @@ static void test_dep_error(void **state)
 }
 
 /*
- * Two fences of one context: the later is kept, and it fails the job if
- * either was added as error-propagating. Unknown flags are refused.
+ * Two fences of one context, both failing: a job fails with the error of
+ * each it was added to fail on, the earlier one's included (the later
+ * does not carry it), and not with an ordering one's. Unknown flags are
+ * refused.
  */
 static void test_dep_same_context(void **state)
 {
 	struct fixture *f = fixture_new(0, 0);
 	uint64_t ctx = ttm_fence_context_alloc(1);
-	struct ttm_fence *f1, *f2, *fa, *fb;
+	struct ttm_fence *f1, *f2, *fa, *fb, *fc;
 	struct ttm_gpu_dep deps[2];
 	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP, .deps = deps,
 				   .n_deps = 2 };
@@ -236,11 +238,16 @@ static void test_dep_same_context(void **state)
 	fa = submit(f->entity, &job);
 	deps[0].propagate_error = false;
 	fb = submit(f->entity, &job);
-	ttm_fence_signal(f1, 0);
+	deps[1].propagate_error = true;
+	fc = submit(f->entity, &job);
+	ttm_fence_signal(f1, -EIO);
 	assert_false(ttm_fence_is_signaled(fa));   /* waits for the later */
-	ttm_fence_signal(f2, -EIO);
+	assert_false(ttm_fence_is_signaled(fb));
+	assert_false(ttm_fence_is_signaled(fc));
+	ttm_fence_signal(f2, -EINVAL);
 	assert_int_equal(wait_status(fa), -EIO);
 	assert_int_equal(wait_status(fb), 0);
+	assert_int_equal(wait_status(fc), -EINVAL);
 	assert_int_equal(ttm_sched_job_init(&sj, f->entity, 1), 0);
 	assert_int_equal(ttm_sched_job_add_dependency_flags(
 				 &sj, ttm_fence_get(f1), 1u << 5), -EINVAL);
@@ -249,6 +256,7 @@ static void test_dep_same_context(void **state)
 	ttm_fence_put(f2);
 	ttm_fence_put(fa);
 	ttm_fence_put(fb);
+	ttm_fence_put(fc);
 	fixture_free(f);
 }
 

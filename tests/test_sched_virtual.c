@@ -185,13 +185,14 @@ static void fin_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 
 /*
  * Push job @id on @e: @duration_us on GPU engine @engine (or MOCK_HW),
- * @credits, an optional dependency (a reference taken over). Returns a
- * reference to its finished fence.
+ * @credits, up to two dependencies (references taken over; NULL for none)
+ * with their flags. Returns a reference to its finished fence.
  */
-static struct ttm_fence *vpush(struct vm *m, struct ttm_sched_entity *e,
-			       int id, unsigned int engine,
-			       uint64_t duration_us, uint32_t credits,
-			       struct ttm_fence *dep)
+static struct ttm_fence *vpush_deps(struct vm *m, struct ttm_sched_entity *e,
+				    int id, unsigned int engine,
+				    uint64_t duration_us, uint32_t credits,
+				    struct ttm_fence *dep0, unsigned int flags0,
+				    struct ttm_fence *dep1, unsigned int flags1)
 {
 	struct vjob *vj = calloc(1, sizeof(*vj));
 	struct ttm_fence *fin;
@@ -204,14 +205,27 @@ static struct ttm_fence *vpush(struct vm *m, struct ttm_sched_entity *e,
 	vj->hang = duration_us == HANG;
 	m->credits[id] = credits;
 	assert_int_equal(ttm_sched_job_init(&vj->base, e, credits), 0);
-	if (dep)
-		assert_int_equal(ttm_sched_job_add_dependency(&vj->base, dep),
-				 0);
+	if (dep0)
+		assert_int_equal(ttm_sched_job_add_dependency_flags(
+					 &vj->base, dep0, flags0), 0);
+	if (dep1)
+		assert_int_equal(ttm_sched_job_add_dependency_flags(
+					 &vj->base, dep1, flags1), 0);
 	ttm_sched_job_arm(&vj->base);
 	fin = ttm_fence_get(ttm_sched_job_finished(&vj->base));
 	assert_int_equal(ttm_fence_add_callback(fin, &vj->fin_cb, fin_cb), 0);
 	ttm_sched_entity_push_job(&vj->base);
 	return fin;
+}
+
+/* vpush_deps() with at most one dependency, which fails the job. */
+static struct ttm_fence *vpush(struct vm *m, struct ttm_sched_entity *e,
+			       int id, unsigned int engine,
+			       uint64_t duration_us, uint32_t credits,
+			       struct ttm_fence *dep)
+{
+	return vpush_deps(m, e, id, engine, duration_us, credits, dep, 0,
+			  NULL, 0);
 }
 
 static void put_all(struct ttm_fence **f, unsigned int n)
@@ -367,6 +381,64 @@ static void test_v_deps_across(void **state)
 		"1100 fin 3 -110\n1100 free 3\n");
 	assert_int_equal(m->n_run, 3);
 	put_all(fin, 4);
+	ttm_sched_entity_destroy(e2, 0);
+	ttm_sched_entity_destroy(e1, 0);
+	ttm_sched_destroy(s2);
+	ttm_sched_destroy(s1);
+	vm_free(m);
+}
+
+/*
+ * Job W waits for A (it hangs) and then for B, the next job of A's entity
+ * (it completes): two fences of one context. B does not carry A's error,
+ * so a W that wants A's error must keep A and fail with it, whichever
+ * order the two are added in and however B is added; W runs only if A
+ * was added as ordering only.
+ */
+static void test_v_deps_same_context_error(void **state)
+{
+	static const struct {
+		bool a_first;
+		unsigned int a_flags, b_flags;
+		int status; /* of W's finished fence */
+	} c[] = {
+		{ true, 0, 0, -ETIMEDOUT },
+		{ false, 0, 0, -ETIMEDOUT },
+		{ true, 0, TTM_SCHED_DEP_ORDER, -ETIMEDOUT },
+		{ false, 0, TTM_SCHED_DEP_ORDER, -ETIMEDOUT },
+		{ true, TTM_SCHED_DEP_ORDER, 0, 1 },
+		{ true, TTM_SCHED_DEP_ORDER, TTM_SCHED_DEP_ORDER, 1 },
+	};
+	struct vm *m = vm_new(2, 1); /* watchdog: 1 ms */
+	struct ttm_sched *s1 = vsched_new(m, "ring1", 4, 0);
+	struct ttm_sched *s2 = vsched_new(m, "ring2", 4, 0);
+	struct ttm_sched_entity *e1 = ventity(s1, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_sched_entity *e2 = ventity(s2, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *a, *b, *w[ARRAY_SIZE(c)];
+
+	(void)state;
+	a = vpush(m, e1, 0, 0, HANG, 1, NULL);
+	b = vpush(m, e1, 1, 0, 10, 1, NULL);
+	for (unsigned int i = 0; i < ARRAY_SIZE(c); i++) {
+		struct ttm_fence *first = c[i].a_first ? a : b;
+		struct ttm_fence *second = c[i].a_first ? b : a;
+
+		w[i] = vpush_deps(m, e2, 2 + (int)i, 1, 10, 1,
+				  ttm_fence_get(first),
+				  c[i].a_first ? c[i].a_flags : c[i].b_flags,
+				  ttm_fence_get(second),
+				  c[i].a_first ? c[i].b_flags : c[i].a_flags);
+	}
+	advance(m, 5000);
+	assert_int_equal(ttm_fence_get_status(a), -ETIMEDOUT);
+	assert_int_equal(ttm_fence_get_status(b), 1);
+	for (unsigned int i = 0; i < ARRAY_SIZE(c); i++) {
+		print_message("case %u\n", i);
+		assert_int_equal(ttm_fence_get_status(w[i]), c[i].status);
+	}
+	ttm_fence_put(a);
+	ttm_fence_put(b);
+	put_all(w, ARRAY_SIZE(c));
 	ttm_sched_entity_destroy(e2, 0);
 	ttm_sched_entity_destroy(e1, 0);
 	ttm_sched_destroy(s2);
@@ -741,6 +813,7 @@ int main(void)
 		T(test_v_priority),
 		T(test_v_fairness),
 		T(test_v_deps_across),
+		T(test_v_deps_same_context_error),
 		T(test_v_credit_limit),
 		T(test_v_timeout),
 		T(test_v_timeout_rounding),

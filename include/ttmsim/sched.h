@@ -295,8 +295,9 @@ int ttm_sched_job_init(struct ttm_sched_job *job,
  *	caller's reference, even on error.
  *
  * A dependency that signals with an error fails the job: its finished
- * fence gets that error and run_job is not called. Later fences of the
- * same context replace earlier ones, as in the kernel.
+ * fence gets that error and run_job is not called, even if a later
+ * fence of the same context is added too (it does not carry the earlier
+ * one's error, so both are kept).
  *
  * Context: Does not sleep.
  * Return: 0, or -ENOMEM.
@@ -314,8 +315,10 @@ int ttm_sched_job_add_dependency(struct ttm_sched_job *job,
  *	ttm_sched_job_add_dependency()) or TTM_SCHED_DEP_ORDER (ordering
  *	only: the job waits, then runs whatever the fence's error).
  *
- * When two fences of one context are added, the later one is kept, and it
- * fails the job on error unless both were added with TTM_SCHED_DEP_ORDER.
+ * Of two fences of one context, the later one replaces the earlier only
+ * if the earlier was added with TTM_SCHED_DEP_ORDER: an error the job
+ * must fail on is never dropped. The same fence added twice fails the job
+ * on error unless both times were TTM_SCHED_DEP_ORDER.
  *
  * Context: Does not sleep.
  * Return: 0; -EINVAL for an unknown flag; -ENOMEM.
