@@ -431,6 +431,16 @@ def test_status_and_interrupt(tmp):
           "the report is written: the interrupted case not counted")
 
 
+def test_help(tmp):
+    """--help names every kind of case stress makes, the new ones too."""
+    p = stress(["--help"])
+    text = " ".join(p.stdout.split())
+    for word in ("PRIME", "syncobj", "page ranges", "visible VRAM",
+                 "priorities", "eviction", "pins", "shrinker"):
+        check(p.returncode == 0 and word in text,
+              "stress --help names %r (got %d)" % (word, p.returncode))
+
+
 def test_usage(tmp):
     cases = [
         (["--shard", "3/2"], "--shard"),
@@ -453,7 +463,7 @@ def test_usage(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for t in (test_usage, test_run_check_every, test_live_check, test_child,
+    for t in (test_help, test_usage, test_run_check_every, test_live_check, test_child,
               test_utf8, test_status_and_interrupt, test_clean, test_shards,
               test_failure):
         d = os.path.join(tmp, t.__name__)
