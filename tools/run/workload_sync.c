@@ -250,3 +250,48 @@ out:
 		free(deps);
 	return ret;
 }
+
+/* The job that signals (@syncobj, @point), or SIZE_MAX. */
+static size_t signaller_of(const struct workload *wl, uint32_t syncobj,
+			   uint64_t point)
+{
+	size_t j;
+	unsigned int k;
+
+	for (j = 0; j < wl->n_jobs; j++)
+		for (k = 0; k < wl->jobs[j].n_syncs; k++) {
+			const struct wl_sync *s = &wl->jobs[j].syncs[k];
+
+			if (s->signal && s->syncobj == syncobj &&
+			    s->point == point)
+				return j;
+		}
+	return SIZE_MAX;
+}
+
+unsigned int workload_sync_prune(struct workload *wl)
+{
+	unsigned int dropped = 0, k, m;
+	size_t j;
+
+	for (j = 0; j < wl->n_jobs; j++) {
+		struct wl_job *job = &wl->jobs[j];
+
+		for (k = m = 0; k < job->n_syncs; k++) {
+			const struct wl_sync *s = &job->syncs[k];
+			size_t d = s->signal ? 0 :
+				   signaller_of(wl, s->syncobj, s->point);
+
+			/* No signaller left, or one the thread reaches later. */
+			if (!s->signal &&
+			    (d == SIZE_MAX || (d >= j &&
+			     wl->jobs[d].thread == job->thread))) {
+				dropped++;
+				continue;
+			}
+			job->syncs[m++] = *s;
+		}
+		job->n_syncs = m;
+	}
+	return dropped;
+}
