@@ -11,7 +11,8 @@
  *  - fold the last thread into the one before (fewer threads);
  *  - drop a buffer from a job that lists more than one;
  *  - drop a buffer (from every job; jobs left with none go);
- *  - PRIME, syncobjs and ranges off (shrink_new_features());
+ *  - PRIME, syncobjs and ranges off (shrink_new_features()), and the
+ *    syncobj lines no word names any more;
  *  - features off: the shrink line, a small VRAM, wound-wait,
  *    priorities, --hang-timeout-ms, pins, placements, fourcc sizes, hang and nop jobs (to
  *    adds), engines (to 0), durations (to 0), sizes (to 4 bytes).
@@ -336,6 +337,13 @@ static bool shrink_new_features(struct shrinker *sh, struct stress_case *c)
 		if (out_of_time(sh) || no_copy(sh, c, &cand))
 			break;
 		if (!stress_case_feature_off(&cand, off[k]))
+			stress_case_free(&cand);
+		else if (keep_if_fails(sh, c, &cand))
+			any = true;
+	}
+	/* Syncobj lines whose words went with their jobs. */
+	if (!out_of_time(sh) && !no_copy(sh, c, &cand)) {
+		if (!stress_case_drop_unused_syncobjs(&cand))
 			stress_case_free(&cand);
 		else if (keep_if_fails(sh, c, &cand))
 			any = true;
