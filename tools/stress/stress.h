@@ -54,10 +54,7 @@ struct stress_case {
 int stress_case_generate(uint64_t seed, struct stress_case *c);
 int stress_case_copy(const struct stress_case *from, struct stress_case *to);
 void stress_case_free(struct stress_case *c);
-/*
- * After an edit: drop the waits it left unsatisfiable
- * (workload_sync_prune()), recompute wl.n_threads/n_engines and @features.
- */
+/* Recompute wl.n_threads/n_engines and @features after an edit. */
 void stress_case_settle(struct stress_case *c);
 /*
  * Turn feature @f (SF_PRIME, SF_SYNCOBJ or SF_RANGES) off in @c, for the

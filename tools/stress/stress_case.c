@@ -51,8 +51,6 @@ void stress_case_settle(struct stress_case *c)
 	unsigned int f = 0, i;
 	size_t j;
 
-	/* A dropped signaller or merged threads: its waits go too. */
-	workload_sync_prune(wl);
 	wl->n_threads = wl->n_engines = 0;
 	for (j = 0; j < wl->n_jobs; j++) {
 		const struct wl_job *job = &wl->jobs[j];

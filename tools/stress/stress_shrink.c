@@ -70,6 +70,12 @@ static bool no_copy(struct shrinker *sh, const struct stress_case *c,
 static bool keep_if_fails(struct shrinker *sh, struct stress_case *c,
 			  struct stress_case *cand)
 {
+	/*
+	 * A dropped signaller or merged threads: the waits that cannot hold
+	 * go, else the candidate fails to load (another signature). Not in
+	 * stress_case_settle(): a generated case must not be mended.
+	 */
+	workload_sync_prune(&cand->wl);
 	stress_case_settle(cand);
 	sh->tried++;
 	if (stress_case_run(cand, sh->path, &sh->ex, &sh->got))
