@@ -852,6 +852,53 @@ static void test_features(void **state)
 		     "unknown syncobj 's'");
 }
 
+/*
+ * The stress shrinker's repair: a signaller's job dropped, or the
+ * threads merged so that a wait comes before its own thread's signal;
+ * the waits that leave go, the rest stay, and the workload loads.
+ */
+static void test_sync_prune(void **state)
+{
+	static const char text[] =
+		"syncobj s\n"
+		"syncobj t timeline\n"
+		"bo a 4\n"
+		"job 0 0 1 add=1 signal=s signal=t@1 a\n"
+		"job 1 0 1 add=1 wait=t@1 signal=t@2 a\n"
+		"job 2 0 1 add=1 wait=s wait=t@2 a\n";
+	struct workload a;
+
+	(void)state;
+	expect_ok(text, &a);
+	assert_int_equal(workload_sync_prune(&a), 0);
+	/* Job 0 goes (its bos in the load's arena): its waiters' words. */
+	memmove(a.jobs, a.jobs + 1, 2 * sizeof(*a.jobs));
+	a.n_jobs = 2;
+	assert_int_equal(workload_sync_prune(&a), 2);
+	assert_int_equal(a.jobs[0].n_syncs, 1);
+	assert_true(a.jobs[0].syncs[0].signal);
+	assert_int_equal(a.jobs[1].n_syncs, 1);
+	assert_int_equal(a.jobs[1].syncs[0].point, 2);
+	assert_int_equal(workload_sync_deps(&a, NULL), 0);
+	/* Thread 1 folded into 2 after its signaller: a cycle, cut. */
+	a.jobs[0].thread = 2;
+	assert_int_equal(workload_sync_deps(&a, NULL), 0);
+	a.jobs[0].thread = 1;
+	a.jobs[1].thread = 1;
+	/* The waiter first in its thread, the signal after it. */
+	{
+		struct wl_job tmp = a.jobs[0];
+
+		a.jobs[0] = a.jobs[1];
+		a.jobs[1] = tmp;
+	}
+	assert_int_equal(workload_sync_deps(&a, NULL), CLI_EXIT_USAGE);
+	assert_int_equal(workload_sync_prune(&a), 1);
+	assert_int_equal(a.jobs[0].n_syncs, 0);
+	assert_int_equal(workload_sync_deps(&a, NULL), 0);
+	workload_free(&a);
+}
+
 /* The generator's features: valid, and the rest as without them. */
 static void test_generate_features(void **state)
 {
@@ -994,6 +1041,7 @@ int main(void)
 		cmocka_unit_test(test_shrink),
 		cmocka_unit_test(test_round_trip_file),
 		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_sync_prune),
 		cmocka_unit_test(test_generate_features),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_big),

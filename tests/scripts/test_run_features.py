@@ -133,6 +133,17 @@ def test_errors():
         check(rc == 2 and re.search(want, err),
               "%r: exit 2, /%s/" % (text[-60:], msg),
               "exit %s, stderr %r" % (rc, err))
+    # The line named is on the cycle (6 <-> 7), not line 5, which only
+    # waits on a job (8) behind it: the first job left in file order.
+    path = write("down.txt", "syncobj s\nsyncobj r\nsyncobj q\nbo a 4\n"
+                 "job 2 0 0 nop wait=q a\n"
+                 "job 0 0 0 nop wait=s signal=r a\n"
+                 "job 1 0 0 nop wait=r signal=s a\n"
+                 "job 1 0 0 nop signal=q a\n")
+    rc, out, err = run(["--workload", path, "--check"])
+    check(rc == 2 and re.search(r"down.txt:[67]: .*make a cycle", err),
+          "a cycle behind a waiter: exit 2 naming a line on the cycle",
+          "exit %s, stderr %r" % (rc, err))
     path = write("far.txt", "bo a 4096 vram@0-70000\njob 0 0 0 nop a\n")
     rc, out, err = run(["--workload", path, "--quiet"])
     check(rc == 2 and re.search(r"far.txt:1: buffer 'a': range "

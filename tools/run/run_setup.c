@@ -298,13 +298,15 @@ int run_setup(struct run *run)
 			     sizeof(*run->places));
 	run->prime_fds = malloc((run->wl.n_bos ? run->wl.n_bos : 1) *
 				sizeof(*run->prime_fds));
+	/* -1 before any return: the teardown closes what is >= 0. */
+	for (i = 0; run->prime_fds && i < run->wl.n_bos; i++)
+		run->prime_fds[i] = -1;
 	if (!run->bos || !run->places || !run->prime_fds) {
 		cli_error("out of memory setting up %u buffers",
 			  run->wl.n_bos);
 		return CLI_EXIT_FAILURE;
 	}
 	for (i = 0; i < run->wl.n_bos; i++) {
-		run->prime_fds[i] = -1;
 		run_job_placement(&run->wl.bos[i], &run->places[i]);
 		/* TTMSIM_TEST_FAULT=no-range: the verifier must catch it. */
 		if (run->fault == RUN_FAULT_NO_RANGE)

@@ -270,6 +270,21 @@ int workload_save(const struct workload *wl, const char *path);
  */
 int workload_sync_deps(const struct workload *wl, size_t **ret_deps);
 
+/**
+ * workload_sync_prune - drop the wait= words an edit of @wl left
+ * unsatisfiable: a wait on a point no job signals any more (its signaller
+ * dropped), or on one that a later job of the waiter's own thread signals
+ * (threads merged: a cycle). For the stress shrinker, whose candidates
+ * must keep failing the same way, not on the load-time checks of
+ * workload_sync_deps(). A longer cycle (through other threads) is left:
+ * such a candidate fails to load, and the shrinker rejects it.
+ * @wl: the workload, edited in place.
+ *
+ * Context: any; O(syncs * jobs).
+ * Return: the number of wait words dropped.
+ */
+unsigned int workload_sync_prune(struct workload *wl);
+
 /** workload_free - free what *@wl holds; NULL fields are fine. */
 void workload_free(struct workload *wl);
 

@@ -75,6 +75,40 @@ static const struct signal_ref *find_signal(const struct signal_ref *sig,
 }
 
 /*
+ * A job on a cycle, from @j, which Kahn's algorithm left (@indeg not 0):
+ * such a job has a predecessor left too (the job before it in its
+ * thread, or a dependency); n steps back along those end on a cycle. The
+ * first job left in file order may only wait on one (downstream of it),
+ * and naming it would point the reader at the wrong lines.
+ */
+static size_t on_cycle(const struct workload *wl, const size_t *deps,
+		       const size_t *indeg, size_t j)
+{
+	size_t steps, i, p;
+	unsigned int k;
+
+	for (steps = 0; steps < wl->n_jobs; steps++) {
+		size_t pred = SIZE_MAX;
+
+		for (k = 0; k < wl->jobs[j].n_syncs && pred == SIZE_MAX; k++) {
+			p = deps[j * WL_MAX_JOB_SYNCS + k];
+			if (p != SIZE_MAX && indeg[p])
+				pred = p;
+		}
+		for (i = j; pred == SIZE_MAX && i-- > 0;)
+			if (wl->jobs[i].thread == wl->jobs[j].thread) {
+				if (indeg[i])
+					pred = i;
+				break;
+			}
+		if (pred == SIZE_MAX)
+			break; /* cannot be: a job left has one left */
+		j = pred;
+	}
+	return j;
+}
+
+/*
  * No cycle among the jobs with edges @deps and each thread's order.
  * 0, CLI_EXIT_USAGE after a message naming a job on a cycle, -ENOMEM.
  */
@@ -141,6 +175,7 @@ static int check_acyclic(const struct workload *wl, const size_t *deps)
 	if (done < n) {
 		for (j = 0; j < n && indeg[j] == 0; j++)
 			;
+		j = on_cycle(wl, deps, indeg, j);
 		fprintf(stderr, "%s:%u: this job could never be submitted: "
 			"its syncobj waits, its thread's earlier jobs and the "
 			"timelines' earlier points make a cycle (a deadlock)\n",
@@ -249,4 +284,49 @@ out:
 	else
 		free(deps);
 	return ret;
+}
+
+/* The job that signals (@syncobj, @point), or SIZE_MAX. */
+static size_t signaller_of(const struct workload *wl, uint32_t syncobj,
+			   uint64_t point)
+{
+	size_t j;
+	unsigned int k;
+
+	for (j = 0; j < wl->n_jobs; j++)
+		for (k = 0; k < wl->jobs[j].n_syncs; k++) {
+			const struct wl_sync *s = &wl->jobs[j].syncs[k];
+
+			if (s->signal && s->syncobj == syncobj &&
+			    s->point == point)
+				return j;
+		}
+	return SIZE_MAX;
+}
+
+unsigned int workload_sync_prune(struct workload *wl)
+{
+	unsigned int dropped = 0, k, m;
+	size_t j;
+
+	for (j = 0; j < wl->n_jobs; j++) {
+		struct wl_job *job = &wl->jobs[j];
+
+		for (k = m = 0; k < job->n_syncs; k++) {
+			const struct wl_sync *s = &job->syncs[k];
+			size_t d = s->signal ? 0 :
+				   signaller_of(wl, s->syncobj, s->point);
+
+			/* No signaller left, or one the thread reaches later. */
+			if (!s->signal &&
+			    (d == SIZE_MAX || (d >= j &&
+			     wl->jobs[d].thread == job->thread))) {
+				dropped++;
+				continue;
+			}
+			job->syncs[m++] = *s;
+		}
+		job->n_syncs = m;
+	}
+	return dropped;
 }

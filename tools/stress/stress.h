@@ -61,6 +61,12 @@ void stress_case_settle(struct stress_case *c);
  * shrinker: false if @c does not use it (nothing changed).
  */
 bool stress_case_feature_off(struct stress_case *c, unsigned int f);
+/*
+ * The syncobj lines no wait= or signal= word names any more go (after
+ * the shrinker dropped their jobs): false if there is none (nothing
+ * changed; also when out of memory).
+ */
+bool stress_case_drop_unused_syncobjs(struct stress_case *c);
 
 /*
  * The words after "ttmsim run --workload FILE" that replay @c, in @argv

@@ -262,6 +262,35 @@ bool stress_case_feature_off(struct stress_case *c, unsigned int f)
 	return any;
 }
 
+bool stress_case_drop_unused_syncobjs(struct stress_case *c)
+{
+	struct workload *wl = &c->wl;
+	uint32_t *to = calloc(wl->n_syncobjs ? wl->n_syncobjs : 1,
+			      sizeof(*to));
+	unsigned int i, k, n = 0;
+	size_t j;
+
+	if (!to)
+		return false;
+	for (j = 0; j < wl->n_jobs; j++)
+		for (k = 0; k < wl->jobs[j].n_syncs; k++)
+			to[wl->jobs[j].syncs[k].syncobj] = 1;
+	for (i = 0; i < wl->n_syncobjs; i++)
+		if (to[i]) {
+			wl->syncobjs[n] = wl->syncobjs[i];
+			to[i] = n++;
+		}
+	for (j = 0; j < wl->n_jobs; j++)
+		for (k = 0; k < wl->jobs[j].n_syncs; k++)
+			wl->jobs[j].syncs[k].syncobj =
+				to[wl->jobs[j].syncs[k].syncobj];
+	free(to);
+	if (n == wl->n_syncobjs)
+		return false;
+	wl->n_syncobjs = n;
+	return true;
+}
+
 int stress_case_generate(uint64_t seed, struct stress_case *c)
 {
 	uint64_t s = seed;

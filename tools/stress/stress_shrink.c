@@ -11,7 +11,8 @@
  *  - fold the last thread into the one before (fewer threads);
  *  - drop a buffer from a job that lists more than one;
  *  - drop a buffer (from every job; jobs left with none go);
- *  - PRIME, syncobjs and ranges off (shrink_new_features());
+ *  - PRIME, syncobjs and ranges off (shrink_new_features()), and the
+ *    syncobj lines no word names any more;
  *  - features off: the shrink line, a small VRAM, wound-wait,
  *    priorities, --hang-timeout-ms, pins, placements, fourcc sizes, hang and nop jobs (to
  *    adds), engines (to 0), durations (to 0), sizes (to 4 bytes).
@@ -69,6 +70,12 @@ static bool no_copy(struct shrinker *sh, const struct stress_case *c,
 static bool keep_if_fails(struct shrinker *sh, struct stress_case *c,
 			  struct stress_case *cand)
 {
+	/*
+	 * A dropped signaller or merged threads: the waits that cannot hold
+	 * go, else the candidate fails to load (another signature). Not in
+	 * stress_case_settle(): a generated case must not be mended.
+	 */
+	workload_sync_prune(&cand->wl);
 	stress_case_settle(cand);
 	sh->tried++;
 	if (stress_case_run(cand, sh->path, &sh->ex, &sh->got))
@@ -332,9 +339,17 @@ static bool shrink_new_features(struct shrinker *sh, struct stress_case *c)
 	size_t k;
 
 	for (k = 0; k < sizeof(off) / sizeof(off[0]); k++) {
-		if (out_of_time(sh) || stress_case_copy(c, &cand))
+		/* no_copy(): a failed copy leaves the shrink not minimal. */
+		if (out_of_time(sh) || no_copy(sh, c, &cand))
 			break;
 		if (!stress_case_feature_off(&cand, off[k]))
+			stress_case_free(&cand);
+		else if (keep_if_fails(sh, c, &cand))
+			any = true;
+	}
+	/* Syncobj lines whose words went with their jobs. */
+	if (!out_of_time(sh) && !no_copy(sh, c, &cand)) {
+		if (!stress_case_drop_unused_syncobjs(&cand))
 			stress_case_free(&cand);
 		else if (keep_if_fails(sh, c, &cand))
 			any = true;
