@@ -239,7 +239,10 @@ def skeleton(summary):
     timing = {"wall_s", "jobs_per_s", "latency", "out_of_order_retirements",
               "backoffs", "restarts", "evictions", "moves", "bytes_moved",
               "shrink_passes", "shrink_buffers", "shrink_bytes",
-              "shrink_busy"}
+              "shrink_busy",
+              # submissions that found their syncobj dependency not yet
+              # submitted: which thread gets there first
+              "syncobj_held"}
     return {k: (None if k in timing else v) for k, v in summary.items()}
 
 
