@@ -353,10 +353,11 @@ static int move_hop(struct ttm_bo *bo, struct ttm_resource *res, int hop,
 	    hop == bo->domain)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);
-	via = bo_res_take_locked(dev, bo, &want, bo->size);
+	/* -ENOMEM without memory for it: not a want of room to evict for. */
+	via = bo_res_take_err_locked(dev, bo, &want, bo->size, &ret);
 	pthread_mutex_unlock(&dev->lock);
 	if (!via)
-		return -ENOSPC;
+		return ret;
 	ret = move_once(bo, via, ctx, NULL);
 	if (ret) {
 		move_untake(bo, via);

@@ -209,6 +209,59 @@ static void test_move_copies(void **state)
 	ttm_gpu_destroy(gpu);
 }
 
+/*
+ * The driver's move hook asks to bounce through GTT, and memory runs
+ * out from then on: the hop's resource cannot be allocated. That is
+ * -ENOMEM, not -ENOSPC (GTT has room): a caller told "no room" would
+ * evict to make some, for nothing. The buffer stays where it was.
+ */
+static int hop_then_nomem(struct ttm_bo *bo, enum ttm_domain from,
+			  enum ttm_domain to, const struct ttm_gpu_range *src,
+			  const struct ttm_gpu_range *dst,
+			  const struct ttm_operation_ctx *ctx, void *data,
+			  struct ttm_fence **ret_fence, enum ttm_domain *ret_hop)
+{
+	(void)bo; (void)ctx; (void)data; (void)ret_fence;
+	if (from == TTM_DOMAIN_SYSTEM && to == TTM_DOMAIN_VRAM) {
+		*ret_hop = TTM_DOMAIN_GTT;
+		alloc_fail_begin();
+		return -EMULTIHOP;
+	}
+	memcpy(dst->addr, src->addr, src->size);
+	return 0;
+}
+
+static void test_hop_nomem(void **state)
+{
+	static const struct ttm_device_funcs funcs = { .move = hop_then_nomem };
+	struct ttm_device_options opts = {
+		.vram_size = 64 * KiB, .funcs = &funcs,
+	};
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_device *dev;
+	struct ttm_bo *bo;
+	int ret;
+
+	(void)state;
+	need_hook();
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	assert_int_equal(ttm_bo_create(dev, 16 * KiB, &system_only, 0, &bo),
+			 0);
+	fill_bo_words(bo, 0x5a5a0002);
+
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	ret = ttm_bo_validate(bo, &vram_only, &ctx);
+	assert_true(alloc_fail_end() > 0);
+	ttm_bo_unreserve(bo);
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
+	expect_bo_words(bo, 0x5a5a0002);
+	assert_dev_ok(dev);
+
+	ttm_bo_put(bo);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+}
+
 /* A job of ttm_execbuf_submit(), adding to a buffer. */
 static void test_execbuf_job_runs(void **state)
 {
@@ -250,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_sched_job_runs),
 		cmocka_unit_test(test_move_copies),
 		cmocka_unit_test(test_execbuf_job_runs),
+		cmocka_unit_test(test_hop_nomem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

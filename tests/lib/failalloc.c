@@ -231,17 +231,23 @@ FAILALLOC_EXPORT void *realloc(void *p, size_t size)
 {
 	void *q;
 
-	if (!resolve_alloc())
-		return in_arena(p) || !p ? arena_alloc(size) : NULL;
 	if (in_arena(p)) {
-		/* Its size is unknown: copy what the arena can hold. */
+		/*
+		 * Its size is unknown: copy what the arena holds from it on
+		 * (other blocks' bytes too, harmless). Still resolving, the
+		 * new block is the arena's too, after @p (the arena only
+		 * grows), maybe overlapping what is copied: memmove().
+		 */
 		size_t have = (size_t)(arena + sizeof(arena) - (char *)p);
 
-		q = malloc(size);
+		q = resolve_alloc() ? malloc(size) : arena_alloc(size);
 		if (q)
-			memcpy(q, p, size < have ? size : have);
+			memmove(q, p, size < have ? size : have);
 		return q;
 	}
+	/* No block but the arena's exists before the allocator is found. */
+	if (!resolve_alloc())
+		return p ? NULL : arena_alloc(size);
 	/* realloc(p, 0) frees: not an allocation that can fail. */
 	if (p && !size)
 		return next_realloc(p, size);

@@ -11,7 +11,8 @@ fails the Nth call of one kind: alloc (malloc and friends, ENOMEM), thread
 EMFILE), open (open, openat, fopen: EMFILE). For each case (a short
 `ttmsim run`: the fixed workload below with --json --dump --trace and the
 watchdog thread; the same with the shrinker's thread, --shrink-ms 1; a
-small generated workload, no PRIME) it runs once without failures,
+small generated workload; a workload of PRIME buffers and syncobjs,
+whose exports are the pipe kind's points) it runs once without failures,
 counting the calls of each kind (TTMSIM_FAILALLOC_COUNT), then once per
 failing call N of each kind (TTMSIM_FAILALLOC_KIND=K TTMSIM_FAILALLOC=N),
 and with every call from the Nth on failing (TTMSIM_FAILALLOC=N+).
@@ -118,12 +119,30 @@ job 0 0 5 add=3 huge a
 job 1 0 5 add=2 e b
 """
 
+# PRIME and syncobjs: the owner exports `prime` buffers to fds (a pipe
+# each: the pipe kind's points), the threads import them; a binary and a
+# timeline syncobj order the jobs across the threads.
+PRIME_WORKLOAD = """# test_failalloc.py, PRIME
+bo a 4096 prime
+bo b 8192 vram prime
+bo c 16384 gtt
+syncobj s
+syncobj t timeline
+job 0 0 5 add=5 a b signal=s
+job 1 0 5 add=7 b c wait=s signal=t@1
+job 0 1 5 add=1 a c wait=t@1
+job 1 1 5 add=2 b
+"""
+
 PATH = os.path.join(TMP, "w.txt")
+PRIME_PATH = os.path.join(TMP, "prime.txt")
 DUMP = os.path.join(TMP, "dump.json")
 TRACE = os.path.join(TMP, "trace.json")
 COUNT = os.path.join(TMP, "count")
 with open(PATH, "w") as f:
     f.write(WORKLOAD)
+with open(PRIME_PATH, "w") as f:
+    f.write(PRIME_WORKLOAD)
 FIXED = [TTMSIM, "run", "--workload", PATH, "--vram", "64K", "--json",
          "--dump", DUMP, "--trace", TRACE, "--no-progress", "--watchdog",
          "10"]
@@ -140,6 +159,11 @@ CASES = [
                    "--vram", "256K", "--bo-size", "4096:32768",
                    "--dump", DUMP, "--watchdog", "10"], True,
      {"completed": 16, "rejected": 0}),
+    ("prime", [TTMSIM, "run", "--workload", PRIME_PATH, "--vram", "64K",
+               "--json", "--dump", DUMP, "--trace", TRACE, "--no-progress",
+               "--watchdog", "10"], False,
+     {"completed": 4, "rejected": 0, "prime_buffers": 2,
+      "prime_imports": 3, "syncobjs": 2}),
 ]
 
 # The verifier's lines ("ttmsim: invariant: ...") that follow from a
@@ -215,7 +239,10 @@ def skeleton(summary):
     timing = {"wall_s", "jobs_per_s", "latency", "out_of_order_retirements",
               "backoffs", "restarts", "evictions", "moves", "bytes_moved",
               "shrink_passes", "shrink_buffers", "shrink_bytes",
-              "shrink_busy"}
+              "shrink_busy",
+              # submissions that found their syncobj dependency not yet
+              # submitted: which thread gets there first
+              "syncobj_held"}
     return {k: (None if k in timing else v) for k, v in summary.items()}
 
 
@@ -324,7 +351,8 @@ def points(total, kind, every_one):
 
 
 # The interposer itself: the last call of each kind by a small Python
-# program (`ttmsim run` makes no pipe or dup call today) fails as said.
+# program (`ttmsim run` makes no dup call today, and pipe calls only for
+# PRIME) fails as said.
 SELF = {
     "pipe": "os.pipe()",
     "dup": "os.dup(0)",           # fcntl(F_DUPFD_CLOEXEC)
