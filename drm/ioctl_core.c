@@ -17,7 +17,10 @@
  * One string of VERSION: as much of @value as the caller's @len holds,
  * no NUL added, and *@len set to the full length, so that a first call
  * with zero lengths sizes the buffers (libdrm's drmGetVersion()). A NULL
- * buffer is skipped, as the kernel's drm_copy_field() does.
+ * buffer is skipped, as the kernel's drm_copy_field() does. A pointer
+ * inside the address range but not mapped (or read-only) is -EFAULT, as
+ * the kernel's copy_to_user() makes it, not a crash of the caller: the
+ * copy goes through drm_copy_to_user().
  */
 static int copy_field(uint64_t uptr, __kernel_size_t *len, const char *value)
 {
@@ -25,9 +28,10 @@ static int copy_field(uint64_t uptr, __kernel_size_t *len, const char *value)
 	size_t n = full < *len ? full : *len;
 
 	if (n && uptr) {
-		if (!drm_user_ptr_ok(uptr, n))
-			return -EFAULT;
-		memcpy((void *)(uintptr_t)uptr, value, n);
+		int ret = drm_copy_to_user(uptr, value, n);
+
+		if (ret)
+			return ret;
 	}
 	*len = full;
 	return 0;

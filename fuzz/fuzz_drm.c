@@ -20,8 +20,9 @@
  * its low 16 bits: how the arrays of SUBMIT or SYNCOBJ_WAIT get real
  * contents, at any alignment (a misaligned array must work). Another
  * pointer is kept if the library copies through it with
- * ttm_drm_copy_from_user() (SUBMIT); for VERSION's strings, which it
- * writes in place, and the syncobj arrays, a pointer that is not
+ * ttm_drm_copy_from_user() (SUBMIT) or writes through
+ * drm_copy_to_user() (VERSION's strings); for the syncobj arrays, a
+ * pointer that is not
  * detectably bad is made so (the library cannot see an unmapped page
  * where process_vm_readv() is forbidden: docs/drm-design.md, "Bad user
  * pointers"), and the count of an array in the scratch copy is cut to

@@ -238,6 +238,16 @@ static void test_version(void **state)
 	assert_int_equal(ttm_drm_ioctl(fx->primary, DRM_IOCTL_VERSION, &v),
 			 -EFAULT);
 	assert_ptr_equal(v.name, BAD_PTR);
+	/*
+	 * In the address range but not mapped (fuzz-drm's crash: a page
+	 * near 0x1a00), or mapped read-only: -EFAULT too, not a SIGSEGV.
+	 */
+	v.name = (char *)(uintptr_t)0x1a00;
+	assert_int_equal(ttm_drm_ioctl(fx->primary, DRM_IOCTL_VERSION, &v),
+			 -EFAULT);
+	v.name = (char *)"read-only";
+	assert_int_equal(ttm_drm_ioctl(fx->primary, DRM_IOCTL_VERSION, &v),
+			 -EFAULT);
 }
 
 static int get_cap(struct ttm_drm_file *f, uint64_t cap, uint64_t *value)
