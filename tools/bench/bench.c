@@ -563,7 +563,7 @@ int bench_main(const struct bench *b, int argc, char **argv,
 /* bench all. */
 
 static const struct bench *const all_benches[] = {
-	&bench_ww, &bench_gpu, &bench_bo, &bench_execbuf,
+	&bench_ww, &bench_hellstrom, &bench_gpu, &bench_bo, &bench_execbuf,
 };
 
 #define NR_BENCHES (sizeof(all_benches) / sizeof(all_benches[0]))
@@ -571,7 +571,8 @@ static const struct bench *const all_benches[] = {
 static const struct bench_common all_defaults;
 
 static const char all_about[] =
-	"Runs every benchmark in turn (ww, gpu, bo, execbuf) with its\n"
+	"Runs every benchmark in turn (ww, hellstrom, gpu, bo, execbuf)\n"
+	"with its "
 	"default options and the ones below, and fails (exit 1) if\n"
 	"any of them does. With --json, prints one JSON object whose\n"
 	"results are the benchmarks' own objects.\n";

@@ -115,7 +115,8 @@ struct bench {
 	int (*measure)(const void *cfg, struct json_object *results);
 };
 
-extern const struct bench bench_bo, bench_execbuf, bench_gpu, bench_ww;
+extern const struct bench bench_bo, bench_execbuf, bench_gpu, bench_hellstrom,
+	bench_ww;
 
 /**
  * bench_main - the whole command for @bench: parse, run, report.
