@@ -123,6 +123,13 @@ static int parse_option(const struct bench_option *o, const char *arg,
 		return 0;
 	case BENCH_CHOICE:
 		return parse_choice(flag, o->choices, arg, at(cfg, o->offset));
+	case BENCH_STRING:
+		if (!*arg) {
+			cli_error("%s: empty", flag);
+			return CLI_EXIT_USAGE;
+		}
+		*(const char **)at(cfg, o->offset) = arg;
+		return 0;
 	}
 	return CLI_EXIT_USAGE;
 }
@@ -394,6 +401,9 @@ static void add_option(struct json_object *config,
 	case BENCH_CHOICE:
 		bench_add_string(config, key,
 				 o->choices[*(const unsigned int *)v]);
+		break;
+	case BENCH_STRING:
+		bench_add_string(config, key, *(const char *const *)v);
 		break;
 	}
 }

@@ -49,6 +49,7 @@ enum bench_option_type {
 	BENCH_LIST,   /* up to max_n of them, comma-separated, count a size_t */
 	BENCH_FLAG,   /* a bool, set by the option */
 	BENCH_CHOICE, /* the index of one of choices[], an unsigned int */
+	BENCH_STRING, /* a const char *, argv's; NULL unless given */
 };
 
 /*
