@@ -184,11 +184,14 @@ def check_hellstrom_options():
           e["config"].get("locks") == 8 and e["config"].get("pool") == 64,
           "hellstrom small: config echoes the options")
     check_hellstrom(e, [1, 2])
-    res = run(["bench", "hellstrom", "--threads", "1", "--tx", "2",
+    # A reading whatever the figures: a time can round to 0 (no ratio).
+    res = run(["bench", "hellstrom", "--threads", "1", "--tx", "20",
                "--locks", "4", "--pool", "16", "--reps", "1"])
     if res:
-        check(res[0] == 0 and "WW/WD" in res[1] and (
-            "pattern" in res[1] or "no published figure" in res[1]),
+        check(res[0] == 0 and "WW/WD" in res[1] and any(
+            r in res[1] for r in ("pattern reproduced",
+                                  "pattern NOT reproduced",
+                                  "no published figure", "no reading")),
               "hellstrom text: the ratios and a reading")
 
 

@@ -35,7 +35,13 @@
 #define MAX_COUNTS 16
 #define MAX_THREADS 1024
 #define MAX_POOL (UINT64_C(1) << 24)
-#define GRACE_NS (UINT64_C(600) * 1000000000) /* then: deadlock? */
+/*
+ * A run still going after this long is taken for a deadlock: 10 minutes,
+ * plus 10 us per lock taken (the slowest runs seen took about 0.5 us).
+ */
+#define GRACE_NS(cfg, threads) \
+	(UINT64_C(600) * 1000000000 + (threads) * (cfg)->tx * (cfg)->locks * \
+	 10000)
 
 static DEFINE_WW_CLASS(hs_ww_class);
 static DEFINE_WD_CLASS(hs_wd_class);
@@ -141,20 +147,22 @@ static void hs_tx(struct hs_worker *w, const unsigned int *picks,
 	int ret;
 
 	ww_acquire_init(&ctx, w->run->cls);
-retry:
-	for (i = 0; i < n; i++) {
-		if ((int)i == slow)
-			continue;
-		ret = ww_mutex_lock(&pool[picks[i]].ww, &ctx);
-		if (ret == -EDEADLK) {
-			unlock_upto(pool, picks, i, slow);
-			w->rollbacks++;
-			ww_mutex_lock_slow(&pool[picks[i]].ww, &ctx);
-			slow = (int)i;
-			goto retry;
+	for (;;) {
+		for (i = 0, ret = 0; i < n; i++) {
+			if ((int)i == slow)
+				continue;
+			ret = ww_mutex_lock(&pool[picks[i]].ww, &ctx);
+			if (ret)
+				break;
 		}
-		if (ret)
+		if (i == n)
+			break;
+		if (ret != -EDEADLK)
 			hs_fail("ww_mutex_lock", ret);
+		unlock_upto(pool, picks, i, slow);
+		w->rollbacks++;
+		ww_mutex_lock_slow(&pool[picks[i]].ww, &ctx);
+		slow = (int)i;
 	}
 	ww_acquire_done(&ctx);
 	for (i = 0; i < n; i++)
@@ -221,12 +229,12 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 	start = cli_now_ns();
 	/* Stuck threads still use the pool: end the process, not the run. */
 	while (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < threads) {
-		if (cli_now_ns() - start > GRACE_NS) {
+		if (cli_now_ns() - start > GRACE_NS(cfg, threads)) {
 			cli_error("bench hellstrom: %s, %llu threads: not done "
 				  "after %.0f s; deadlock?",
 				  run->cls == &hs_ww_class ? "wound-wait" :
 				  "wait-die", (unsigned long long)threads,
-				  (double)GRACE_NS / 1e9);
+				  (double)GRACE_NS(cfg, threads) / 1e9);
 			exit(CLI_EXIT_FAILURE);
 		}
 		cli_sleep_until_ns(cli_now_ns() + 1000000);

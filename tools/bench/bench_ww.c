@@ -32,7 +32,7 @@
 static DEFINE_WW_CLASS(bench_ww_class);
 static DEFINE_WD_CLASS(bench_wd_class);
 
-static const char *const hold_kinds[] = { "wall", "work", NULL };
+const char *const ww_hold_kinds[] = { "wall", "work", NULL };
 _Static_assert(offsetof(struct ww_config, c) == 0, "the harness's first");
 
 static bool checker_built_in(const struct ww_config *cfg)
@@ -684,7 +684,7 @@ static void ww_print_config(const void *data)
 		printf("%s%llu", h ? "," : "",
 		       (unsigned long long)cfg->hold_us[h]);
 	printf(", hold-kind %s, duration-ms %llu, seed %llu%s\n",
-	       hold_kinds[cfg->hold_kind],
+	       ww_hold_kinds[cfg->hold_kind],
 	       (unsigned long long)cfg->duration_ms,
 	       (unsigned long long)cfg->c.seed, cfg->c.quick ? ", quick" : "");
 	printf("TTMSIM_WW_SPIN_NS %s\n",
@@ -765,11 +765,11 @@ static void print_contended_row(const struct ww_point *pt, const char *name,
 		       (unsigned long long)pt->per_tx,
 		       (unsigned long long)pt->locks,
 		       (unsigned long long)pt->hold_us,
-		       hold_kinds[pt->hold_kind]);
+		       ww_hold_kinds[pt->hold_kind]);
 	else
 		printf("\nhold %llu us (%s):\n",
 		       (unsigned long long)pt->hold_us,
-		       hold_kinds[pt->hold_kind]);
+		       ww_hold_kinds[pt->hold_kind]);
 	printf("  %-16s %10s %10s %12s %10s %11s %10s\n", "algorithm",
 	       "tx/s best", "median", "backoffs/tx", "vs sorted",
 	       "vs fastest", "(medians)");
@@ -819,7 +819,7 @@ static void add_contended(struct json_object *results,
 		}
 		bench_add_string(r, "algorithm", algos[a].name);
 		bench_add_u64(r, "hold_us", pt->hold_us);
-		bench_add_string(r, "hold_kind", hold_kinds[pt->hold_kind]);
+		bench_add_string(r, "hold_kind", ww_hold_kinds[pt->hold_kind]);
 		bench_add_stat(r, "tx_per_s", &row[a].tx_per_s, 1);
 		bench_add_fixed(r, "backoffs_per_tx", algos[a].backs_off ?
 				bench_ratio((double)best->backoffs,
@@ -1093,7 +1093,7 @@ static const struct bench_option ww_options[] = {
 			"the hold on an idle CPU, still owed after a\n"
 			"preemption (default wall)",
 		.offset = BENCH_AT(struct ww_config, hold_kind, unsigned int),
-		.choices = hold_kinds,
+		.choices = ww_hold_kinds,
 	},
 	{
 		.name = "duration-ms", .arg = "N",

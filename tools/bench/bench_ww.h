@@ -22,6 +22,9 @@
  */
 enum hold_kind { HOLD_WALL, HOLD_WORK };
 
+/* Their names, indexed by enum hold_kind, NULL-terminated. */
+extern const char *const ww_hold_kinds[];
+
 /* c.checker_runs (--checker) is the checker's state in contended runs. */
 struct ww_config {
 	struct bench_common c; /* first: the harness's */

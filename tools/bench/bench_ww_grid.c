@@ -12,8 +12,6 @@
 #include "bench_ww.h"
 #include "svg_plot.h"
 
-static const char *const grid_kinds[] = { "wall", "work" };
-
 /* One panel's figures: per algorithm, the median tx/s at each thread count. */
 struct grid_panel {
 	uint64_t per_tx, locks, hold_us;
@@ -35,7 +33,7 @@ static void add_grid_record(struct json_object *results,
 		bench_add_u64(r, "per_tx", pt->per_tx);
 		bench_add_u64(r, "locks", pt->locks);
 		bench_add_u64(r, "hold_us", pt->hold_us);
-		bench_add_string(r, "hold_kind", grid_kinds[pt->hold_kind]);
+		bench_add_string(r, "hold_kind", ww_hold_kinds[pt->hold_kind]);
 		bench_add_string(r, "algorithm", ww_algo_name(a));
 		bench_add_stat(r, "tx_per_s", &row[a].tx_per_s, 1);
 		bench_add_fixed(r, "backoffs_per_tx", ww_algo_backs_off(a) ?
@@ -67,7 +65,7 @@ static void print_panel_header(const struct grid_panel *p, unsigned int kind)
 
 	printf("\nper-tx %llu, locks %llu, hold %llu us (%s): median tx/s\n",
 	       (unsigned long long)p->per_tx, (unsigned long long)p->locks,
-	       (unsigned long long)p->hold_us, grid_kinds[kind]);
+	       (unsigned long long)p->hold_us, ww_hold_kinds[kind]);
 	printf("  %7s", "threads");
 	for (a = 0; a < NR_ALGOS; a++)
 		printf(" %15s", ww_algo_name(a));
@@ -107,7 +105,7 @@ static int write_plot(const struct ww_config *cfg,
 			 (unsigned long long)panels[i].per_tx,
 			 (unsigned long long)panels[i].locks,
 			 (unsigned long long)panels[i].hold_us,
-			 grid_kinds[cfg->hold_kind]);
+			 ww_hold_kinds[cfg->hold_kind]);
 		sp[i].x = panels[i].x;
 		sp[i].n = cfg->n_grid_threads;
 		for (a = 0; a < NR_ALGOS; a++)
