@@ -582,9 +582,8 @@ static const struct bench_common all_defaults;
 
 static const char all_about[] =
 	"Runs every benchmark in turn (ww, hellstrom, gpu, bo, execbuf)\n"
-	"with its "
-	"default options and the ones below, and fails (exit 1) if\n"
-	"any of them does. With --json, prints one JSON object whose\n"
+	"with its default options and the ones below, and fails (exit 1)\n"
+	"if any of them does. With --json, prints one JSON object whose\n"
 	"results are the benchmarks' own objects.\n";
 
 static const struct bench bench_all = {
