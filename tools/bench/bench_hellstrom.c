@@ -293,8 +293,7 @@ static void hs_judge(struct hs_point *p, uint64_t threads)
 	/* No rollback on either side: WW/WD is 0/0, read it as even. */
 	if (p->rollbacks[CLS_WW].median == 0 &&
 	    p->rollbacks[CLS_WD].median == 0)
-		p->rollbacks_ratio = isnan(p->rollbacks_ratio) ? 0 :
-				     p->rollbacks_ratio;
+		p->rollbacks_ratio = 0;
 	p->ref = reference(threads, sysconf(_SC_NPROCESSORS_ONLN));
 	if (!p->ref || !isfinite(p->time_ratio) ||
 	    !isfinite(p->rollbacks_ratio))
