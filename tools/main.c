@@ -46,6 +46,12 @@ static const struct cli_command bench_commands[] = {
 		.run = cmd_bench_gpu,
 	},
 	{
+		.name = "hellstrom",
+		.args = "[OPTIONS]",
+		.summary = "Hellstrom's experiment: WW vs WD rollbacks and time",
+		.run = cmd_bench_hellstrom,
+	},
+	{
 		.name = "ww",
 		.args = "[OPTIONS]",
 		.summary = "ww_mutex vs pthread mutexes, alone and contended",

@@ -123,6 +123,13 @@ static int parse_option(const struct bench_option *o, const char *arg,
 		return 0;
 	case BENCH_CHOICE:
 		return parse_choice(flag, o->choices, arg, at(cfg, o->offset));
+	case BENCH_STRING:
+		if (!*arg) {
+			cli_error("%s: empty", flag);
+			return CLI_EXIT_USAGE;
+		}
+		*(const char **)at(cfg, o->offset) = arg;
+		return 0;
 	}
 	return CLI_EXIT_USAGE;
 }
@@ -395,6 +402,9 @@ static void add_option(struct json_object *config,
 		bench_add_string(config, key,
 				 o->choices[*(const unsigned int *)v]);
 		break;
+	case BENCH_STRING:
+		bench_add_string(config, key, *(const char *const *)v);
+		break;
 	}
 }
 
@@ -563,7 +573,7 @@ int bench_main(const struct bench *b, int argc, char **argv,
 /* bench all. */
 
 static const struct bench *const all_benches[] = {
-	&bench_ww, &bench_gpu, &bench_bo, &bench_execbuf,
+	&bench_ww, &bench_hellstrom, &bench_gpu, &bench_bo, &bench_execbuf,
 };
 
 #define NR_BENCHES (sizeof(all_benches) / sizeof(all_benches[0]))
@@ -571,9 +581,9 @@ static const struct bench *const all_benches[] = {
 static const struct bench_common all_defaults;
 
 static const char all_about[] =
-	"Runs every benchmark in turn (ww, gpu, bo, execbuf) with its\n"
-	"default options and the ones below, and fails (exit 1) if\n"
-	"any of them does. With --json, prints one JSON object whose\n"
+	"Runs every benchmark in turn (ww, hellstrom, gpu, bo, execbuf)\n"
+	"with its default options and the ones below, and fails (exit 1)\n"
+	"if any of them does. With --json, prints one JSON object whose\n"
 	"results are the benchmarks' own objects.\n";
 
 static const struct bench bench_all = {

@@ -49,6 +49,7 @@ enum bench_option_type {
 	BENCH_LIST,   /* up to max_n of them, comma-separated, count a size_t */
 	BENCH_FLAG,   /* a bool, set by the option */
 	BENCH_CHOICE, /* the index of one of choices[], an unsigned int */
+	BENCH_STRING, /* a const char *, argv's; NULL unless given */
 };
 
 /*
@@ -115,7 +116,8 @@ struct bench {
 	int (*measure)(const void *cfg, struct json_object *results);
 };
 
-extern const struct bench bench_bo, bench_execbuf, bench_gpu, bench_ww;
+extern const struct bench bench_bo, bench_execbuf, bench_gpu, bench_hellstrom,
+	bench_ww;
 
 /**
  * bench_main - the whole command for @bench: parse, run, report.

@@ -20,9 +20,13 @@
  * each part; a violation fails the run (exit 1).
  */
 #include <errno.h>
+#include <malloc.h>
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
@@ -56,6 +60,7 @@ struct count_result {
 	struct count_rep *reps;
 	struct bench_stat touch, single, exec;
 	double create_s; /* creating the buffers, once */
+	double bookkeeping_bytes; /* per buffer, beyond its contents */
 };
 
 struct evict_result {
@@ -190,6 +195,21 @@ static int pass_exec(struct ttm_device *dev, struct ttm_bo **order,
 	return 0;
 }
 
+/* The resident set in bytes (/proc/self/statm), or -1. */
+static double rss_bytes(void)
+{
+	unsigned long long size, resident;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int got;
+
+	if (!f)
+		return -1;
+	got = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	return got == 2 ? (double)resident * (double)sysconf(_SC_PAGESIZE) :
+			  -1;
+}
+
 static int run_count(const struct bo_config *cfg, uint64_t n,
 		     struct count_result *res)
 {
@@ -206,6 +226,7 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 	struct ttm_device *dev;
 	struct ttm_bo **bos;
 	uint64_t i, rep, start, in_vram, rng = rng_seed(cfg->c.seed + n);
+	double rss_before, rss_after;
 	int ret;
 
 	bos = calloc(n, sizeof(*bos));
@@ -213,6 +234,13 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		cli_error("bench bo: out of memory");
 		return CLI_EXIT_FAILURE;
 	}
+	/*
+	 * Bookkeeping: RSS growth over the creations, minus the contents.
+	 * The benchmark's own array is made resident first, and the freed
+	 * memory of the previous count handed back, so that neither counts.
+	 */
+	memset(bos, 0, n * sizeof(*bos));
+	malloc_trim(0);
 	if (opts.page_size > TTM_DEFAULT_PAGE_SIZE)
 		opts.page_size = TTM_DEFAULT_PAGE_SIZE;
 	ret = ttm_device_create(&opts, &dev);
@@ -220,6 +248,7 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		free(bos);
 		return fail("ttm_device_create", ret);
 	}
+	rss_before = rss_bytes();
 	start = cli_now_ns();
 	for (i = 0; i < n; i++) {
 		ret = ttm_bo_create(dev, cfg->size, &vram_gtt, 0, &bos[i]);
@@ -229,6 +258,9 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		}
 	}
 	res->create_s = (double)(cli_now_ns() - start) / 1e9;
+	rss_after = rss_bytes();
+	res->bookkeeping_bytes = rss_before < 0 || rss_after < 0 ? NAN :
+		(rss_after - rss_before - (double)(n * cfg->size)) / (double)n;
 
 	/* Repetitions outermost, both loops back to back: drift hits both. */
 	for (rep = 0; rep < cfg->c.reps; rep++) {
@@ -416,8 +448,10 @@ static void bo_print_config(const void *data)
 
 static void print_count(uint64_t n, const struct count_result *r)
 {
-	printf("  %10llu %8.1f %8.1f %14.1f %10.3f\n", (unsigned long long)n,
-	       r->touch.best, r->single.best, r->exec.best, r->create_s);
+	printf("  %10llu %8.1f %8.1f %8.2fx %14.1f %10.3f %10.1f\n",
+	       (unsigned long long)n, r->touch.best, r->single.best,
+	       bench_ratio(r->single.best, r->touch.best), r->exec.best,
+	       r->create_s, r->bookkeeping_bytes);
 	fflush(stdout);
 }
 
@@ -445,7 +479,11 @@ static void add_count(struct json_object *results,
 	bench_add_stat(r, "single_ns_per_buffer", &res->single, 2);
 	bench_add_stat(r, "exec_ns_per_buffer", &res->exec, 2);
 	bench_add_stat(r, "touch_ns_per_buffer", &res->touch, 2);
+	bench_add_fixed(r, "ratio_single_to_touch",
+			bench_ratio(res->single.best, res->touch.best), 4);
 	bench_add_fixed(r, "create_s", res->create_s, 4);
+	bench_add_fixed(r, "bookkeeping_bytes_per_buffer",
+			res->bookkeeping_bytes, 1);
 	reps = bench_add_array(r, "reps");
 	for (rep = 0; rep < cfg->c.reps; rep++) {
 		const struct count_rep *cr = &res->reps[rep];
@@ -515,8 +553,11 @@ static int bo_measure(const void *data, struct json_object *results)
 	if (!cfg->c.json) {
 		printf("\nreserve + validate (fast path) + unreserve, random "
 		       "order, ns per buffer\n");
-		printf("  %10s %8s %8s %14s %10s\n", "buffers", "touch",
-		       "single", "helper, 8/tx", "create s");
+		printf("  (bookkeeping: RSS growth while creating them, minus "
+		       "their contents, bytes per buffer)\n");
+		printf("  %10s %8s %8s %9s %14s %10s %10s\n", "buffers",
+		       "touch", "single", "/touch", "helper, 8/tx",
+		       "create s", "bookkeep.");
 		fflush(stdout);
 	}
 	for (c = 0; c < cfg->n_counts; c++) {
@@ -607,6 +648,9 @@ static const char bo_about[] =
 	"              transaction; and, as the floor, one read of\n"
 	"              each buffer in the same order (\"touch\": a\n"
 	"              cache miss each once N outgrows the caches).\n"
+	"              Also the bookkeeping bytes per buffer: RSS\n"
+	"              growth over the N creations, minus their\n"
+	"              contents, divided by N.\n"
 	"              Cache misses make the cost step up once, as\n"
 	"              the buffers outgrow the caches; an O(N) scan\n"
 	"              would make it grow in proportion to N.\n"

@@ -23,9 +23,8 @@
 #include <string.h>
 
 #include "ttmsim/ww_mutex.h"
-#include "bench.h"
+#include "bench_ww.h"
 
-#define MAX_HOLDS 16
 #define MAX_PER_TX 64 /* the held set of a transaction is a uint64_t */
 #define MAX_THREADS 1024
 #define MAX_LOCKS (1u << 20)
@@ -33,13 +32,7 @@
 static DEFINE_WW_CLASS(bench_ww_class);
 static DEFINE_WD_CLASS(bench_wd_class);
 
-/* c.checker_runs (--checker) is the checker's state in contended runs. */
-struct ww_config {
-	struct bench_common c; /* first: the harness's */
-	uint64_t iterations, threads, locks, per_tx, duration_ms;
-	uint64_t hold_us[MAX_HOLDS];
-	size_t n_holds;
-};
+const char *const ww_hold_kinds[] = { "wall", "work", NULL };
 _Static_assert(offsetof(struct ww_config, c) == 0, "the harness's first");
 
 static bool checker_built_in(const struct ww_config *cfg)
@@ -205,15 +198,6 @@ struct slot {
 	unsigned long count; /* plain: only touched with the lock held */
 } __attribute__((aligned(64)));
 
-enum algo {
-	ALGO_WOUND_WAIT,
-	ALGO_WAIT_DIE,
-	ALGO_SORTED,
-	ALGO_GLOBAL,
-	ALGO_TRYLOCK,
-	NR_ALGOS,
-};
-
 struct worker;
 
 struct algo_desc {
@@ -230,6 +214,7 @@ struct contended_run {
 	struct slot *slots;
 	unsigned int per_tx;
 	uint64_t hold_ns;
+	uint64_t hold_iters; /* HOLD_WORK: work_loop() iterations */
 	pthread_barrier_t start;
 	int stop;              /* atomic */
 	unsigned int finished; /* atomic: workers out of their loop */
@@ -246,17 +231,6 @@ struct worker {
 	unsigned long tx, backoffs, increments;
 	uint64_t end_ns; /* when it left its loop */
 } __attribute__((aligned(64)));
-
-struct rep_result {
-	uint64_t tx, backoffs;
-	double elapsed_s;
-	double tx_per_s;
-};
-
-struct contended_result {
-	struct rep_result best; /* the rep with the most tx/s */
-	struct rep_result *reps;
-};
 
 static void __attribute__((noreturn)) worker_fail(struct worker *w,
 						  const char *what, int ret)
@@ -284,13 +258,51 @@ static void busy_wait_ns(uint64_t ns)
 		;
 }
 
+/* @iters steps of a dependent chain the compiler cannot drop. */
+static uint64_t work_loop(uint64_t iters)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull, i;
+
+	for (i = 0; i < iters; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/*
+ * work_loop() iterations per microsecond on this CPU, alone: the best of
+ * a few tries, so that a preemption during one does not count.
+ */
+static double work_iters_per_us(void)
+{
+	const uint64_t iters = 200000;
+	double best = 0;
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		uint64_t start = cli_now_ns();
+		double rate;
+
+		work_loop(iters);
+		rate = (double)iters * 1000 / (double)(cli_now_ns() - start + 1);
+		if (rate > best)
+			best = rate;
+	}
+	return best;
+}
+
 /* The work done with every lock of the transaction held. */
 static void critical_section(struct worker *w, const unsigned int *picks)
 {
 	struct contended_run *run = w->run;
 	unsigned int i;
 
-	if (run->hold_ns)
+	if (run->hold_iters)
+		work_loop(run->hold_iters);
+	else if (run->hold_ns)
 		busy_wait_ns(run->hold_ns);
 	for (i = 0; i < run->per_tx; i++)
 		run->slots[picks[i]].count++;
@@ -560,11 +572,82 @@ static int run_rep(struct contended_run *run, struct worker *workers,
 	return 0;
 }
 
+/* Free what ww_run_point() allocated; @workers may be partly set up. */
+static void free_point(struct worker *workers, uint64_t threads,
+		       struct slot *slots)
+{
+	uint64_t i;
+
+	for (i = 0; workers && i < threads; i++)
+		free(workers[i].perm);
+	free(workers);
+	free(slots);
+}
+
+int ww_run_point(const struct ww_config *cfg, const struct ww_point *pt,
+		 struct contended_result *row)
+{
+	struct ww_config at = *cfg;
+	struct contended_run run = { .cfg = &at };
+	struct worker *workers;
+	uint64_t rep, i;
+	enum algo a;
+	int ret = 0;
+
+	/* The run's code reads its shape from the config. */
+	at.threads = pt->threads;
+	at.locks = pt->locks;
+	at.per_tx = pt->per_tx;
+	run.per_tx = (unsigned int)pt->per_tx;
+	run.hold_ns = pt->hold_us * 1000;
+	if (pt->hold_kind == HOLD_WORK)
+		run.hold_iters = (uint64_t)(work_iters_per_us() *
+					    (double)pt->hold_us);
+	workers = aligned_alloc(64, pt->threads * sizeof(*workers));
+	run.slots = aligned_alloc(64, pt->locks * sizeof(*run.slots));
+	if (workers)
+		memset(workers, 0, pt->threads * sizeof(*workers));
+	for (i = 0; workers && i < pt->threads; i++)
+		if (!(workers[i].perm = calloc(pt->locks, sizeof(unsigned))))
+			break;
+	if (!workers || !run.slots || i < pt->threads) {
+		cli_error("bench ww: out of memory");
+		free_point(workers, pt->threads, run.slots);
+		return CLI_EXIT_FAILURE;
+	}
+	/* Repetitions outside algorithms: drift hits all alike. */
+	for (rep = 0; !ret && rep < cfg->c.reps; rep++) {
+		for (a = 0; !ret && a < NR_ALGOS; a++) {
+			struct contended_result *r = &row[a];
+
+			run.algo = &algos[a];
+			ret = run_rep(&run, workers, rep, &r->reps[rep]);
+			if (!ret && (rep == 0 || r->reps[rep].tx_per_s >
+						 r->best.tx_per_s))
+				r->best = r->reps[rep];
+		}
+	}
+	for (a = 0; !ret && a < NR_ALGOS; a++)
+		bench_stat(&row[a].tx_per_s, &row[a].reps[0].tx_per_s,
+			   sizeof(*row[a].reps), cfg->c.reps, BENCH_HIGHER);
+	free_point(workers, pt->threads, run.slots);
+	return ret;
+}
+
 /* -------------------------------------------------------------------- */
 /* Output. */
 
-/* The fastest baseline at each hold time, by tx/s. */
-static enum algo fastest_baseline(const struct contended_result *row)
+const char *ww_algo_name(enum algo a)
+{
+	return algos[a].name;
+}
+
+bool ww_algo_backs_off(enum algo a)
+{
+	return algos[a].backs_off;
+}
+
+enum algo ww_fastest_baseline(const struct contended_result *row)
 {
 	enum algo a, best = ALGO_SORTED;
 
@@ -600,7 +683,8 @@ static void ww_print_config(const void *data)
 	for (h = 0; h < cfg->n_holds; h++)
 		printf("%s%llu", h ? "," : "",
 		       (unsigned long long)cfg->hold_us[h]);
-	printf(", duration-ms %llu, seed %llu%s\n",
+	printf(", hold-kind %s, duration-ms %llu, seed %llu%s\n",
+	       ww_hold_kinds[cfg->hold_kind],
 	       (unsigned long long)cfg->duration_ms,
 	       (unsigned long long)cfg->c.seed, cfg->c.quick ? ", quick" : "");
 	printf("TTMSIM_WW_SPIN_NS %s\n",
@@ -665,50 +749,78 @@ static void print_contended_header(const struct ww_config *cfg)
 		       "\n");
 }
 
-static void print_contended_row(uint64_t hold_us,
+/*
+ * One point's table: best and median tx/s, back-offs, and the ratios of
+ * the best and of the medians. @name: a named case's, or NULL.
+ */
+static void print_contended_row(const struct ww_point *pt, const char *name,
 				const struct contended_result *row)
 {
-	enum algo a, fastest = fastest_baseline(row);
+	enum algo a, fastest = ww_fastest_baseline(row);
 
-	printf("\nhold %llu us:\n", (unsigned long long)hold_us);
-	printf("  %-16s %12s %12s %10s %11s\n", "algorithm", "tx/s",
-	       "backoffs/tx", "vs sorted", "vs fastest");
+	if (name)
+		printf("\ncase %s: %llu threads, %llu locks of %llu per tx, "
+		       "hold %llu us (%s):\n", name,
+		       (unsigned long long)pt->threads,
+		       (unsigned long long)pt->per_tx,
+		       (unsigned long long)pt->locks,
+		       (unsigned long long)pt->hold_us,
+		       ww_hold_kinds[pt->hold_kind]);
+	else
+		printf("\nhold %llu us (%s):\n",
+		       (unsigned long long)pt->hold_us,
+		       ww_hold_kinds[pt->hold_kind]);
+	printf("  %-16s %10s %10s %12s %10s %11s %10s\n", "algorithm",
+	       "tx/s best", "median", "backoffs/tx", "vs sorted",
+	       "vs fastest", "(medians)");
 	for (a = 0; a < NR_ALGOS; a++) {
 		const struct rep_result *best = &row[a].best;
 
-		printf("  %-16s %12.0f ", algos[a].name, best->tx_per_s);
+		printf("  %-16s %10.0f %10.0f ", algos[a].name,
+		       best->tx_per_s, row[a].tx_per_s.median);
 		if (algos[a].backs_off)
 			printf("%12.3f ", bench_ratio((double)best->backoffs,
 						      (double)best->tx));
 		else
 			printf("%12s ", "-");
-		printf("%9.2fx %10.2fx%s\n",
+		printf("%9.2fx %10.2fx %9.2fx%s\n",
 		       bench_ratio(best->tx_per_s,
 				   row[ALGO_SORTED].best.tx_per_s),
 		       bench_ratio(best->tx_per_s, row[fastest].best.tx_per_s),
+		       bench_ratio(row[a].tx_per_s.median,
+				   row[ALGO_SORTED].tx_per_s.median),
 		       a == fastest ? "  (fastest baseline)" : "");
 	}
 	fflush(stdout);
 }
 
-/* The records of one hold time, one per algorithm. */
+/*
+ * The records of one point, one per algorithm: part "contended" (the
+ * hold times of --hold-us), or part "case" for the named case @name.
+ */
 static void add_contended(struct json_object *results,
-			  const struct ww_config *cfg, uint64_t hold_us,
+			  const struct ww_config *cfg,
+			  const struct ww_point *pt, const char *name,
 			  const struct contended_result *row)
 {
-	enum algo a, fastest = fastest_baseline(row);
+	enum algo a, fastest = ww_fastest_baseline(row);
 	uint64_t rep;
 
 	for (a = 0; a < NR_ALGOS; a++) {
 		const struct rep_result *best = &row[a].best;
-		struct json_object *r = bench_record(results, "contended"), *o;
-		struct bench_stat st;
+		struct json_object *r = bench_record(results, name ? "case" :
+						     "contended"), *o;
 
+		if (name) {
+			bench_add_string(r, "case", name);
+			bench_add_u64(r, "threads", pt->threads);
+			bench_add_u64(r, "per_tx", pt->per_tx);
+			bench_add_u64(r, "locks", pt->locks);
+		}
 		bench_add_string(r, "algorithm", algos[a].name);
-		bench_add_u64(r, "hold_us", hold_us);
-		bench_stat(&st, &row[a].reps[0].tx_per_s, sizeof(*row[a].reps),
-			   cfg->c.reps, BENCH_HIGHER);
-		bench_add_stat(r, "tx_per_s", &st, 1);
+		bench_add_u64(r, "hold_us", pt->hold_us);
+		bench_add_string(r, "hold_kind", ww_hold_kinds[pt->hold_kind]);
+		bench_add_stat(r, "tx_per_s", &row[a].tx_per_s, 1);
 		bench_add_fixed(r, "backoffs_per_tx", algos[a].backs_off ?
 				bench_ratio((double)best->backoffs,
 					    (double)best->tx) : NAN, 6);
@@ -719,6 +831,10 @@ static void add_contended(struct json_object *results,
 				bench_ratio(best->tx_per_s,
 					    row[fastest].best.tx_per_s), 4);
 		bench_add_string(r, "fastest_baseline", algos[fastest].name);
+		bench_add_fixed(r, "median_ratio_to_sorted",
+				bench_ratio(row[a].tx_per_s.median,
+					    row[ALGO_SORTED].tx_per_s.median),
+				4);
 		o = bench_add_array(r, "reps");
 		for (rep = 0; rep < cfg->c.reps; rep++) {
 			const struct rep_result *rr = &row[a].reps[rep];
@@ -800,6 +916,19 @@ static void ww_json_config(const void *data, struct json_object *config)
 /* -------------------------------------------------------------------- */
 /* The command. */
 
+/*
+ * The named case: the shape the contended part runs by default, with its
+ * 2 us hold spent computing, not waiting for the clock. A holder that is
+ * preempted still owes its work then, and that is where wound-wait is
+ * weak (docs/benchmarks.md, [perf]).
+ */
+static const struct ww_point named_case = {
+	.threads = 4, .per_tx = 8, .locks = 64, .hold_us = 2,
+	.hold_kind = HOLD_WORK,
+};
+
+#define NAMED_CASE "T4-K8-N64-work-2us"
+
 static int ww_measure(const void *data, struct json_object *results)
 {
 	const struct ww_config *cfg = data;
@@ -807,82 +936,64 @@ static int ww_measure(const void *data, struct json_object *results)
 		{ { { 0 } } }
 	};
 	struct contended_result (*con)[NR_ALGOS];
-	struct contended_run run = { .cfg = cfg };
-	struct worker *workers;
 	double *rep_ns;
 	struct rep_result *reps;
-	uint64_t rep, i, checks = 0, nr = cfg->c.reps;
-	size_t b, h;
+	uint64_t nr = cfg->c.reps;
+	size_t b, h, rows = cfg->n_holds + 1; /* the named case last */
 	enum algo a;
 	int on, ret = CLI_EXIT_OK;
 
 	rep_ns = calloc(NR_UNCONTENDED * NR_CHECKER * nr, sizeof(*rep_ns));
-	reps = calloc(cfg->n_holds * NR_ALGOS * nr, sizeof(*reps));
-	con = calloc(cfg->n_holds, sizeof(*con));
-	workers = aligned_alloc(64, cfg->threads * sizeof(*workers));
-	if (workers)
-		memset(workers, 0, cfg->threads * sizeof(*workers));
-	run.slots = aligned_alloc(64, cfg->locks * sizeof(*run.slots));
-	if (!rep_ns || !reps || !con || !workers || !run.slots) {
+	reps = calloc(rows * NR_ALGOS * nr, sizeof(*reps));
+	con = calloc(rows, sizeof(*con));
+	if (!rep_ns || !reps || !con) {
 		cli_error("bench ww: out of memory");
 		ret = CLI_EXIT_FAILURE;
 		goto out;
 	}
-	for (i = 0; i < cfg->threads; i++) {
-		workers[i].perm = calloc(cfg->locks, sizeof(unsigned int));
-		if (!workers[i].perm) {
-			cli_error("bench ww: out of memory");
-			ret = CLI_EXIT_FAILURE;
-			goto out;
-		}
-	}
 	for (b = 0; b < NR_UNCONTENDED; b++)
 		for (on = 0; on < NR_CHECKER; on++)
 			unc[b][on].rep_ns = rep_ns + (b * NR_CHECKER + on) * nr;
-	for (h = 0; h < cfg->n_holds; h++)
+	for (h = 0; h < rows; h++)
 		for (a = 0; a < NR_ALGOS; a++)
 			con[h][a].reps = reps + (h * NR_ALGOS + a) * nr;
 
 	run_uncontended(cfg, unc);
 	add_uncontended(results, cfg, unc);
-	if (!cfg->c.json) {
+	if (!cfg->c.json)
 		print_uncontended(cfg, unc);
-		print_contended_header(cfg);
-	}
 	/* Between runs: no thread holds a lock. */
 	cli_checker_switch(cfg->c.checker_runs);
-
-	run.per_tx = (unsigned int)cfg->per_tx;
-	for (h = 0; h < cfg->n_holds; h++) {
-		run.hold_ns = cfg->hold_us[h] * 1000;
-		/* Repetitions outside algorithms: drift hits all alike. */
-		for (rep = 0; rep < nr; rep++) {
-			for (a = 0; a < NR_ALGOS; a++) {
-				struct contended_result *r = &con[h][a];
-
-				run.algo = &algos[a];
-				ret = run_rep(&run, workers, rep,
-					      &r->reps[rep]);
-				if (ret)
-					goto out;
-				checks++;
-				if (rep == 0 || r->reps[rep].tx_per_s >
-						r->best.tx_per_s)
-					r->best = r->reps[rep];
-			}
-		}
-		if (!cfg->c.json)
-			print_contended_row(cfg->hold_us[h], con[h]);
-		add_contended(results, cfg, cfg->hold_us[h], con[h]);
+	if (cfg->grid) {
+		ret = ww_run_grid(cfg, results);
+		goto out;
 	}
 	if (!cfg->c.json)
+		print_contended_header(cfg);
+	for (h = 0; h < cfg->n_holds; h++) {
+		struct ww_point pt = {
+			.threads = cfg->threads, .per_tx = cfg->per_tx,
+			.locks = cfg->locks, .hold_us = cfg->hold_us[h],
+			.hold_kind = cfg->hold_kind,
+		};
+
+		ret = ww_run_point(cfg, &pt, con[h]);
+		if (ret)
+			goto out;
+		if (!cfg->c.json)
+			print_contended_row(&pt, NULL, con[h]);
+		add_contended(results, cfg, &pt, NULL, con[h]);
+	}
+	ret = ww_run_point(cfg, &named_case, con[h]);
+	if (ret)
+		goto out;
+	if (!cfg->c.json)
+		print_contended_row(&named_case, NAMED_CASE, con[h]);
+	add_contended(results, cfg, &named_case, NAMED_CASE, con[h]);
+	if (!cfg->c.json)
 		printf("\ncounters: ok (%llu runs, no lost update)\n",
-		       (unsigned long long)checks);
+		       (unsigned long long)(rows * NR_ALGOS * nr));
 out:
-	for (i = 0; workers && i < cfg->threads; i++)
-		free(workers[i].perm);
-	free(workers);
-	free(run.slots);
 	free(con);
 	free(reps);
 	free(rep_ns);
@@ -892,8 +1003,41 @@ out:
 static int ww_check(void *data)
 {
 	struct ww_config *cfg = data;
+	static const uint64_t threads[] = { 1, 2, 4, 8, 16 };
+	static const uint64_t per_tx[] = { 2, 8, 32 };
+	static const uint64_t locks[] = { 16, 1024, 65536 };
+	static const uint64_t holds[] = { 0, 2, 20 };
 
-	if (cfg->per_tx > cfg->locks) {
+	if (cfg->plot && !cfg->grid) {
+		cli_error("--plot: draws the grid; give --grid too");
+		return CLI_EXIT_USAGE;
+	}
+	if (!cfg->grid && (cfg->n_grid_threads || cfg->n_grid_per_tx ||
+			   cfg->n_grid_locks)) {
+		cli_error("--grid-%s: only with --grid", cfg->n_grid_threads ?
+			  "threads" : cfg->n_grid_per_tx ? "per-tx" : "locks");
+		return CLI_EXIT_USAGE;
+	}
+	if (!cfg->n_holds) {
+		/* The grid is big: one hold, the one of the named case. */
+		cfg->n_holds = cfg->grid ? 1 : 3;
+		memcpy(cfg->hold_us, cfg->grid ? &holds[1] : holds,
+		       cfg->n_holds * sizeof(holds[0]));
+	}
+#define GRID_DEFAULT(axis) \
+	do { \
+		if (!cfg->n_grid_##axis) { \
+			cfg->n_grid_##axis = sizeof(axis) / sizeof(axis[0]); \
+			memcpy(cfg->grid_##axis, axis, sizeof(axis)); \
+		} \
+	} while (0)
+	if (cfg->grid) {
+		GRID_DEFAULT(threads);
+		GRID_DEFAULT(per_tx);
+		GRID_DEFAULT(locks);
+	}
+#undef GRID_DEFAULT
+	if (!cfg->grid && cfg->per_tx > cfg->locks) {
 		cli_error("--per-tx: '%llu' is more than --locks (%llu)",
 			  (unsigned long long)cfg->per_tx,
 			  (unsigned long long)cfg->locks);
@@ -904,7 +1048,7 @@ static int ww_check(void *data)
 
 static const struct ww_config ww_defaults = {
 	.iterations = 10000000, .threads = 4, .locks = 64, .per_tx = 8,
-	.hold_us = { 0, 2, 20 }, .n_holds = 3, .duration_ms = 300,
+	.duration_ms = 300,
 };
 
 static const struct bench_option ww_options[] = {
@@ -937,16 +1081,64 @@ static const struct bench_option ww_options[] = {
 	{
 		.name = "hold-us", .arg = "LIST", .type = BENCH_LIST,
 		.help = "comma-separated hold times in us\n"
-			"(default 0,2,20)",
+			"(default 0,2,20; with --grid 2)",
 		.offset = BENCH_AT(struct ww_config, hold_us, uint64_t *),
 		.count_offset = BENCH_AT(struct ww_config, n_holds, size_t),
-		.min = 0, .max = 1000000, .max_n = MAX_HOLDS,
+		.min = 0, .max = 1000000, .max_n = WW_MAX_HOLDS,
+	},
+	{
+		.name = "hold-kind", .arg = "wall|work", .type = BENCH_CHOICE,
+		.help = "wall: busy-wait until the clock has moved\n"
+			"on by the hold; work: computation that takes\n"
+			"the hold on an idle CPU, still owed after a\n"
+			"preemption (default wall)",
+		.offset = BENCH_AT(struct ww_config, hold_kind, unsigned int),
+		.choices = ww_hold_kinds,
 	},
 	{
 		.name = "duration-ms", .arg = "N",
 		.help = "contended run time per rep (default 300)",
 		.offset = BENCH_AT(struct ww_config, duration_ms, uint64_t),
 		.min = 1, .max = 3600000, .quick = 50,
+	},
+	{
+		.name = "grid", .type = BENCH_FLAG,
+		.help = "contended: every scheme over the grid of\n"
+			"--grid-threads x --grid-per-tx x --grid-locks\n"
+			"(points with per-tx > locks skipped) instead\n"
+			"of --threads, --per-tx, --locks",
+		.offset = BENCH_AT(struct ww_config, grid, bool),
+	},
+	{
+		.name = "grid-threads", .arg = "LIST", .type = BENCH_LIST,
+		.help = "the grid's thread counts (1,2,4,8,16)",
+		.offset = BENCH_AT(struct ww_config, grid_threads, uint64_t *),
+		.count_offset = BENCH_AT(struct ww_config, n_grid_threads,
+					 size_t),
+		.min = 1, .max = MAX_THREADS, .max_n = WW_MAX_GRID,
+	},
+	{
+		.name = "grid-per-tx", .arg = "LIST", .type = BENCH_LIST,
+		.help = "the grid's locks per transaction (2,8,32)",
+		.offset = BENCH_AT(struct ww_config, grid_per_tx, uint64_t *),
+		.count_offset = BENCH_AT(struct ww_config, n_grid_per_tx,
+					 size_t),
+		.min = 1, .max = MAX_PER_TX, .max_n = WW_MAX_GRID,
+	},
+	{
+		.name = "grid-locks", .arg = "LIST", .type = BENCH_LIST,
+		.help = "the grid's lock set sizes (16,1024,65536)",
+		.offset = BENCH_AT(struct ww_config, grid_locks, uint64_t *),
+		.count_offset = BENCH_AT(struct ww_config, n_grid_locks,
+					 size_t),
+		.min = 1, .max = MAX_LOCKS, .max_n = WW_MAX_GRID,
+	},
+	{
+		.name = "plot", .arg = "FILE.svg", .type = BENCH_STRING,
+		.help = "with --grid: write an SVG of tx/s against\n"
+			"threads, a curve per scheme, a panel per\n"
+			"(per-tx, locks, hold)",
+		.offset = BENCH_AT(struct ww_config, plot, const char *),
 	},
 	{ .name = NULL },
 };
@@ -965,7 +1157,11 @@ static const char ww_about[] =
 	"               wound-wait and wait-die ww_mutexes (back off\n"
 	"               on -EDEADLK), address-sorted pthread mutexes,\n"
 	"               one global pthread mutex, and pthread\n"
-	"               trylock-all-or-retry.\n"
+	"               trylock-all-or-retry; then the named case\n"
+	"               " NAMED_CASE " (4 threads, 8 of 64, 2 us of\n"
+	"               computation held: where wound-wait is weak).\n"
+	"  grid         (--grid) the contended part over threads x\n"
+	"               locks per tx x lock set sizes, --plot an SVG.\n"
 	"Fails (exit 1) if any per-lock counter lost an update.\n";
 
 static const char ww_notes[] =

@@ -126,6 +126,7 @@ int cli_no_operands(const char *path, int argc, char *const argv[]);
 int cmd_bench_bo(int argc, char **argv, const char *path);
 int cmd_bench_execbuf(int argc, char **argv, const char *path);
 int cmd_bench_gpu(int argc, char **argv, const char *path);
+int cmd_bench_hellstrom(int argc, char **argv, const char *path);
 int cmd_bench_ww(int argc, char **argv, const char *path);
 int cmd_run(int argc, char **argv, const char *path);
 int cmd_scenario_abba(int argc, char **argv, const char *path);
