@@ -10,11 +10,11 @@
  *   REPEAT          the younger transactions start again forever after
  *                   they finish (for the progress check of the oldest)
  *   SPURIOUS        ww_thread_park() may return without a wake-up
- *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:141 `wound`)
+ *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:142 `wound`)
  *   BUG_NO_HANDOFF  seeded bug: the unlock slow path ignores WW_HANDOFF
- *                   (lock_slow.c:313 `WW_HANDOFF`) and always just wakes the first
+ *                   (lock_slow.c:327 `WW_HANDOFF`) and always just wakes the first
  *   BUG_NO_DIE_WAKE seeded bug: wake_younger_to_die() wakes nobody
- *                   (lock_slow.c:71 `ww_thread_wake`)
+ *                   (lock_slow.c:72 `ww_thread_wake`)
  *   BUG_FAST_STORE  seeded bug: the fast path loads the word, sees it free
  *                   and stores its token, a load and a store where
  *                   ww_mutex.c:130-133 `ww_word_cas` must be one
@@ -45,7 +45,7 @@ bool granted[NT];       /* struct ww_waiter::granted */
 
 /*
  * struct ww_thread::wake_seq: "changed since ww_thread_seq() was read".
- * Cleared where the waiter reads the sequence (lock_slow.c:229 `ww_thread_seq`), set by
+ * Cleared where the waiter reads the sequence (lock_slow.c:236 `ww_thread_seq`), set by
  * ww_thread_wake_prepare()/ww_thread_wake(); ww_thread_park() returns
  * once it is set.
  */
@@ -77,7 +77,7 @@ inline take_ghost(t, l)
 }
 
 /*
- * wake_younger_to_die() (lock_slow.c:63 `wake_younger_to_die`): wake every queued context
+ * wake_younger_to_die() (lock_slow.c:64 `wake_younger_to_die`): wake every queued context
  * younger than t that holds locks.
  */
 inline wake_younger_to_die(t, l, u)
@@ -101,9 +101,9 @@ inline wake_younger_to_die(t, l, u)
 }
 
 /*
- * after_contended_acquire() (lock_slow.c:98 `after_contended_acquire`): t took l with waiters
+ * after_contended_acquire() (lock_slow.c:99 `after_contended_acquire`): t took l with waiters
  * queued. Wait-Die: younger holders must die. Wound-Wait: an older queued
- * holder wounds t (older_waiter(.., true), lock_slow.c:76 `older_waiter`).
+ * holder wounds t (older_waiter(.., true), lock_slow.c:77 `older_waiter`).
  */
 inline after_contended_acquire(t, l, u)
 {
@@ -125,7 +125,7 @@ inline after_contended_acquire(t, l, u)
 }
 
 /*
- * judge() (lock_slow.c:116 `judge`): t must wait for l held by thread h. Sets ret
+ * judge() (lock_slow.c:117 `judge`): t must wait for l held by thread h. Sets ret
  * to EDEADLK if t must back off.
  */
 inline judge(t, l, h, ret, u)
@@ -157,7 +157,7 @@ inline judge(t, l, h, ret, u)
 }
 
 /*
- * settle_after_leave() (lock_slow.c:195 `settle_after_leave`): t left l's queue without it.
+ * settle_after_leave() (lock_slow.c:200 `settle_after_leave`): t left l's queue without it.
  */
 inline settle_after_leave(l, f)
 {
@@ -171,7 +171,7 @@ inline settle_after_leave(l, f)
 }
 
 /*
- * ww_lock_slowpath() (lock_slow.c:215 `ww_lock_slowpath`) for the context of thread t on l.
+ * ww_lock_slowpath() (lock_slow.c:220 `ww_lock_slowpath`) for the context of thread t on l.
  * Each pass of the loop under the bucket mutex (:227-286) is one atomic
  * step: see README.md for why that is sound.
  */
@@ -308,7 +308,7 @@ inline lock_common(t, l, ret)
 	fi
 }
 
-/* ww_unlock_slowpath() (lock_slow.c:303 `ww_unlock_slowpath`). */
+/* ww_unlock_slowpath() (lock_slow.c:317 `ww_unlock_slowpath`). */
 inline unlock_slowpath(l, f)
 {
 	atomic {

@@ -17,6 +17,7 @@
 #include "util/time.h"
 #include "ww/lockword.h"
 #include "ww/slowpath.h"
+#include "ww/spin.h"
 #include "ww/waitq.h"
 
 /* How long a waiter spins on a running owner before it sleeps. */
@@ -144,16 +145,19 @@ static int judge(struct ww_bucket *b, struct ww_mutex *lock,
 }
 
 /*
- * Spin while @holder keeps @lock and runs, for at most ww_spin_ns: most
- * critical sections are shorter than a sleep and wake-up. Called without
- * the bucket lock; @holder_thread is type-stable, so peeking at whether it
- * sleeps is safe even if it has since unlocked. Return true if we took the
- * lock (free and without waiters, so no ww bookkeeping is due).
+ * Spin while @holder keeps @lock and runs, for at most our thread's budget
+ * (ww/spin.h): most critical sections are shorter than a sleep and
+ * wake-up. An owner that sleeps, or is itself waiting for a ww lock, will
+ * not unlock soon: spinning on it only takes a CPU from whoever it waits
+ * for. Called without the bucket lock; @holder_thread is type-stable, so
+ * peeking at its flags is safe even if it has since unlocked. Return
+ * WW_SPIN_TOOK if we took the lock (free and without waiters, so no ww
+ * bookkeeping is due).
  */
-static bool spin_on_owner(struct ww_mutex *lock, uintptr_t token,
-			  uintptr_t holder, struct ww_thread *holder_thread,
-			  struct ww_acquire_ctx *ctx, struct ww_thread *self,
-			  bool interruptible)
+static enum ww_spin_outcome
+spin_on_owner(struct ww_mutex *lock, uintptr_t token, uintptr_t holder,
+	      struct ww_thread *holder_thread, struct ww_acquire_ctx *ctx,
+	      struct ww_thread *self, bool interruptible)
 {
 	uint64_t deadline = 0;
 	unsigned int i;
@@ -163,25 +167,26 @@ static bool spin_on_owner(struct ww_mutex *lock, uintptr_t token,
 
 		if (word == 0) {
 			if (ww_word_cas(lock, &word, token))
-				return true;
+				return WW_SPIN_TOOK;
 			continue;
 		}
-		if (ww_token(word) != holder)
-			return false;
-		if (__atomic_load_n(&holder_thread->parked, __ATOMIC_RELAXED))
-			return false;
+		if (ww_token(word) != holder ||
+		    __atomic_load_n(&holder_thread->parked, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&holder_thread->waiting, __ATOMIC_RELAXED))
+			return WW_SPIN_STOPPED;
 		if (ctx && __atomic_load_n(&ctx->wounded, __ATOMIC_RELAXED))
-			return false;
+			return WW_SPIN_STOPPED;
 		if (interruptible &&
 		    __atomic_load_n(&self->interrupt, __ATOMIC_RELAXED))
-			return false;
+			return WW_SPIN_STOPPED;
 		if ((i & 63) == 0) {
 			uint64_t now = mono_ns();
 
 			if (!deadline)
-				deadline = now + ww_spin_ns;
+				deadline = now + ww_spin_budget(self,
+								ww_spin_ns);
 			else if (now >= deadline)
-				return false;
+				return WW_SPIN_TIMEOUT;
 		}
 		cpu_relax();
 	}
@@ -223,6 +228,8 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	bool queued = false, slept = false, spun = ww_spin_ns == 0;
 	int ret;
 
+	/* Until we return: spinners on what we hold stop (spin_on_owner()). */
+	__atomic_store_n(&self->waiting, 1, __ATOMIC_RELAXED);
 	ww_bucket_lock(b);
 	for (;;) {
 		/* Before any check: a wake-up after this point is not lost. */
@@ -265,12 +272,18 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		}
 		if (!queued && !spun) {
 			struct ww_thread *holder_thread = ww_token_thread(holder);
+			enum ww_spin_outcome spin;
 
 			spun = true;
 			ww_bucket_unlock(b);
-			if (spin_on_owner(lock, token, holder, holder_thread,
-					  ctx, self, interruptible))
+			spin = spin_on_owner(lock, token, holder, holder_thread,
+					     ctx, self, interruptible);
+			ww_spin_adapt(self, spin);
+			if (spin == WW_SPIN_TOOK) {
+				__atomic_store_n(&self->waiting, 0,
+						 __ATOMIC_RELAXED);
 				return 0;
+			}
 			ww_bucket_lock(b);
 			continue;
 		}
@@ -295,6 +308,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		wake = settle_after_leave(b, lock);
 	}
 	ww_bucket_unlock(b);
+	__atomic_store_n(&self->waiting, 0, __ATOMIC_RELAXED);
 	if (wake)
 		ww_thread_wake_commit(wake);
 	return ret;

@@ -124,6 +124,7 @@ struct ww_thread *ww_thread_attach(void)
 		t->self = self;
 		t->tid = tid;
 		t->attached = true;
+		t->spin_shift = 0; /* a new thread starts with the full budget */
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (!t)

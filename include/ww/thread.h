@@ -30,6 +30,14 @@ struct ww_thread {
 	uint32_t wake_seq;      /* futex word; atomic */
 	uint32_t interrupt;     /* atomic: an interrupt is pending */
 	uint32_t parked;        /* atomic: asleep in ww_thread_park() */
+	/*
+	 * atomic: in a ww lock slow path (spinning, queued or asleep), so
+	 * not running towards the unlock of what it holds; spinners on its
+	 * locks stop (ww/lock_slow.c).
+	 */
+	uint32_t waiting;
+	/* This thread's spin budget is ww_spin_ns >> spin_shift (ww/spin.h). */
+	uint8_t spin_shift;
 	pid_t tid;              /* Linux thread id, 0 until attached */
 	pthread_t self;
 	bool attached;          /* registry: a live thread owns this struct */
