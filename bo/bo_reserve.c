@@ -82,6 +82,8 @@ TTM_EXPORT void ttm_bo_unreserve_at(struct ttm_bo *bo, const char *file,
 	bo_lru_bump_locked(bo);
 	pthread_mutex_unlock(&dev->lock);
 	ww_mutex_unlock_at(&bo->resv->lock, file, line);
+	/* A validation may wait behind it (bo/bo_room.c). */
+	bo_room_notify(dev);
 }
 
 TTM_EXPORT void (ttm_bo_unreserve)(struct ttm_bo *bo)

@@ -62,12 +62,15 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 			   struct ttm_resource **ret_res)
 {
 	struct bo_vetoed vetoed = { 0 };
+	unsigned int gen;
 	int ret = 0;
 
 	/* Larger than the whole domain: evicting everything would not do. */
 	if (bo->dev->domain[want->domain].capacity < bo->size)
 		return -ENOSPC;
-	while (!(*ret_res = want_take(bo, want))) {
+	/* Before the first attempt: see bo/bo_room.c. */
+	bo_room_enter(bo->dev);
+	while (gen = bo_room_gen(bo->dev), !(*ret_res = want_take(bo, want))) {
 		ret = bo_ghost_wait(bo->dev, want->domain, ctx);
 		/*
 		 * No copy in flight now; but one may have ended since the
@@ -81,10 +84,11 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 		if (ret == -ENOSPC)
 			ret = bo_evict_one(bo, want, ctx, &vetoed);
 		if (ret == -ENOSPC)
-			ret = bo_room_wait(bo, want, ctx, &vetoed);
+			ret = bo_room_wait(bo, want, ctx, &vetoed, gen);
 		if (ret)
 			break;
 	}
+	bo_room_leave(bo->dev);
 	bo_vetoed_fini(&vetoed);
 	return ret;
 }

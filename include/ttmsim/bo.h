@@ -404,10 +404,15 @@ struct ttm_domain_stats {
  * @moves: moves done (evictions included).
  * @bytes_moved: the bytes of those moves.
  * @enospc: -ENOSPC returns.
- * @room_waits: short waits (at most 1 ms each) of validations that found
- *	nothing to evict but room that buffers held for a moment would free
- *	(another thread's eviction, a reservation without a ticket, a buffer
- *	waiting for delayed destroy), rather than fail a job that fits.
+ * @room_waits: waits of validations that found nothing to evict but
+ *	room that buffers held for a moment would free (another thread's
+ *	eviction, a reservation without a ticket, a buffer waiting for
+ *	delayed destroy), rather than fail a job that fits. Each sleeps until
+ *	room is freed or a reservation is released.
+ * @room_wait_timeouts: those of @room_waits that ended on their safety
+ *	timeout (100 ms) rather than on an event: only what ttmsim cannot
+ *	see (a shared reservation the driver unlocks itself with ww_mutex_unlock(),
+ *	an import's reservation released on the exporter's device) ends so.
  */
 struct ttm_device_stats {
 	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];
@@ -418,6 +423,7 @@ struct ttm_device_stats {
 	uint64_t bytes_moved;
 	uint64_t enospc;
 	uint64_t room_waits;
+	uint64_t room_wait_timeouts;
 };
 
 /**
