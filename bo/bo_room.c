@@ -45,9 +45,15 @@ struct bo_room_sleeper {
 
 void bo_room_enter(struct ttm_device *dev)
 {
+	/*
+	 * The Dekker pair of bo_room_notify()'s barrier: a sequentially
+	 * consistent read-modify-write, a full barrier before the attempt's
+	 * loads of the lock words.
+	 */
 	__atomic_fetch_add(&dev->room_waiters, 1, __ATOMIC_SEQ_CST);
-	/* The Dekker pair of bo_room_notify()'s barrier. */
+#ifndef BO_ROOM_TSAN
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 void bo_room_leave(struct ttm_device *dev)

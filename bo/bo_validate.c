@@ -17,7 +17,13 @@ bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place)
 	/* The whole of a domain, the usual place: no range to work out. */
 	if (!place->fpfn && !place->lpfn &&
 	    !(place->flags & TTM_PLACE_CPU_VISIBLE))
-		return bo->res->domain == (int)place->domain;
+		/*
+		 * The buffer's own copy of its resource's domain, in its hot
+		 * cache line: no miss on the resource (both change together
+		 * under the reservation, which the caller holds).
+		 */
+		return __atomic_load_n(&bo->domain, __ATOMIC_RELAXED) ==
+		       (int)place->domain;
 	want = bo_want_of(bo->dev, place);
 	/* Every range is contiguous: TTM_PLACE_CONTIGUOUS always holds. */
 	return bo_res_fits(bo, &want);
