@@ -20,11 +20,7 @@
 #include "bo/bo.h"
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
-#include "util/time.h"
 #include "ww/thread.h"
-
-/* How long bo_room_wait() sleeps at most before looking again. */
-#define ROOM_POLL_NS 1000000
 
 /* Where a victim of @domain goes by default: GTT for VRAM, then SYSTEM. */
 static void evict_placement_default(int domain, struct ttm_placement *pl)
@@ -281,7 +277,9 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo,
 				*locked = true;
 				victim = cand;
 			} else {
+				/* Another's room wait may have seen it held. */
 				ww_mutex_unlock(&cand->resv->lock);
+				bo_room_changed_locked(dev);
 			}
 		} else if (ticket && owner && !other &&
 			   bo_get_unless_zero(cand)) {
@@ -344,7 +342,7 @@ static int evict_one_pass(struct ttm_bo *bo, const struct bo_want *want,
 		 * on the LRU, as an unused one should.
 		 */
 		if (locked)
-			ww_mutex_unlock(&victim->resv->lock);
+			bo_resv_unlock(victim);
 		ret = vetoed_add(vetoed, victim);
 		return ret ? ret : 1;
 	}
@@ -512,10 +510,9 @@ static bool want_has_room_locked(struct ttm_bo *bo, const struct bo_want *want)
 
 int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 		 const struct ttm_operation_ctx *ctx,
-		 const struct bo_vetoed *vetoed)
+		 const struct bo_vetoed *vetoed, unsigned int gen)
 {
 	struct ttm_device *dev = bo->dev;
-	struct timespec ts;
 	bool never;
 
 	/*
@@ -543,15 +540,13 @@ int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 		return -EBUSY;
 	if (ctx->interruptible && ww_thread_take_interrupt(ww_thread_self()))
 		return -EINTR;
-	/*
-	 * A bounded sleep: the holders that free room signal the change,
-	 * but a buffer's unlock does not (that would cost every unreserve a
-	 * second trip through the device lock), so look again soon anyway.
-	 */
-	ts = mono_deadline_in(ROOM_POLL_NS);
 	pthread_mutex_lock(&dev->lock);
 	dev->room_waits++;
-	pthread_cond_timedwait(&dev->changed, &dev->lock, &ts);
 	pthread_mutex_unlock(&dev->lock);
-	return 0;
+	/*
+	 * Until whatever held the room lets go of it: a release of room or
+	 * of a reservation since @gen was read, before the failed attempt
+	 * (bo/bo_room.c).
+	 */
+	return bo_room_sleep(dev, gen, ctx->interruptible);
 }

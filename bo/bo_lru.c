@@ -406,8 +406,10 @@ static struct ttm_bo *walk_next_locked(struct ttm_lru_walk *walk,
 		if (bo_get_unless_zero(bo))
 			return bo;
 		/* Waiting for its delayed destroy: not ours to touch. */
-		if (*hold == HOLD_LOCKED)
+		if (*hold == HOLD_LOCKED) {
 			ww_mutex_unlock(&bo->resv->lock);
+			bo_room_changed_locked(bo->dev);
+		}
 	}
 }
 
@@ -430,7 +432,7 @@ static int walk_ticketlock(struct ttm_lru_walk *walk, struct ttm_bo *bo,
 		return ret;
 	/* It may have been pinned or moved while we slept. */
 	if (bo->pin_count || ttm_bo_domain(bo) != (enum ttm_domain)domain) {
-		ww_mutex_unlock(&bo->resv->lock);
+		bo_resv_unlock(bo);
 		return 1;
 	}
 	return 0;
@@ -473,7 +475,7 @@ TTM_EXPORT long ttm_lru_walk_for_evict(struct ttm_lru_walk *walk,
 			freed = walk->ops->process_bo(walk, bo);
 			/* Not ttm_bo_unreserve(): a walk does not use it. */
 			if (hold == HOLD_LOCKED)
-				ww_mutex_unlock(&bo->resv->lock);
+				bo_resv_unlock(bo);
 			ret = freed < 0 ? freed : 0;
 		}
 		ttm_bo_put(bo);

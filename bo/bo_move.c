@@ -5,7 +5,6 @@
  * allocated and accounted as a ghost until the copy's fence signals.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +42,12 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 {
 	struct ttm_fence *fence = NULL;
 	struct list_node *n;
+	unsigned int gen;
 	int ret;
 
 	pthread_mutex_lock(&dev->lock);
+	/* The release of the ghost found below bumps it. */
+	gen = dev->room_gen;
 	/* The count keeps the common case, nothing in flight, O(1). */
 	for (n = dev->ghosts.next;
 	     dev->domain[domain].ghosts && n != &dev->ghosts; n = n->next) {
@@ -66,10 +68,11 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 	ttm_fence_put(fence);
 	/*
 	 * A waiter may wake before the callback that frees the source has
-	 * run: the caller checks the room again and may come back here.
+	 * run: sleep until that release (or any other) rather than spin
+	 * back here.
 	 */
 	if (ret == 0)
-		sched_yield();
+		ret = bo_room_sleep(dev, gen, ctx->interruptible);
 	return ret;
 }
 

@@ -32,14 +32,20 @@ TTM_EXPORT int ttm_bo_reserve_at(struct ttm_bo *bo, bool interruptible,
 		return ww_mutex_trylock_at(&bo->resv->lock, NULL, file, line) ?
 		       0 : -EBUSY;
 	}
+	/* The LRU's line, fetched alongside the lock's (bo_lru_prefetch()). */
+	__builtin_prefetch(&bo->node, 1);
 	ret = resv_check_class_at(bo->resv, ticket, "ttm_bo_reserve", file,
 				  line);
 	if (ret)
 		return ret;
 	if (interruptible)
-		return ww_mutex_lock_interruptible_at(&bo->resv->lock, ticket,
-						      file, line);
-	return ww_mutex_lock_at(&bo->resv->lock, ticket, file, line);
+		ret = ww_mutex_lock_interruptible_at(&bo->resv->lock, ticket,
+						     file, line);
+	else
+		ret = ww_mutex_lock_at(&bo->resv->lock, ticket, file, line);
+	if (ret == 0)
+		bo_lru_prefetch(bo);
+	return ret;
 }
 
 TTM_EXPORT int (ttm_bo_reserve)(struct ttm_bo *bo, bool interruptible,
@@ -82,6 +88,8 @@ TTM_EXPORT void ttm_bo_unreserve_at(struct ttm_bo *bo, const char *file,
 	bo_lru_bump_locked(bo);
 	pthread_mutex_unlock(&dev->lock);
 	ww_mutex_unlock_at(&bo->resv->lock, file, line);
+	/* A validation may wait behind it (bo/bo_room.c). */
+	bo_room_notify(dev);
 }
 
 TTM_EXPORT void (ttm_bo_unreserve)(struct ttm_bo *bo)

@@ -17,7 +17,13 @@ bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place)
 	/* The whole of a domain, the usual place: no range to work out. */
 	if (!place->fpfn && !place->lpfn &&
 	    !(place->flags & TTM_PLACE_CPU_VISIBLE))
-		return bo->res->domain == (int)place->domain;
+		/*
+		 * The buffer's own copy of its resource's domain, in its hot
+		 * cache line: no miss on the resource (both change together
+		 * under the reservation, which the caller holds).
+		 */
+		return __atomic_load_n(&bo->domain, __ATOMIC_RELAXED) ==
+		       (int)place->domain;
 	want = bo_want_of(bo->dev, place);
 	/* Every range is contiguous: TTM_PLACE_CONTIGUOUS always holds. */
 	return bo_res_fits(bo, &want);
@@ -66,16 +72,20 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 			   struct ttm_resource **ret_res)
 {
 	struct bo_vetoed vetoed = { 0 };
+	unsigned int gen;
 	int ret = 0;
 
 	/* Larger than the whole domain: evicting everything would not do. */
 	if (bo->dev->domain[want->domain].capacity < bo->size)
 		return -ENOSPC;
 	/*
-	 * Out of memory for the resource itself: no room made would do,
-	 * and looking again at once would spin as long as memory is short.
+	 * Registered before the first attempt: see bo/bo_room.c. Out of
+	 * memory for the resource itself: no room made would do, and
+	 * looking again at once would spin as long as memory is short.
 	 */
-	while (!(*ret_res = want_take(bo, want, &ret)) && ret != -ENOMEM) {
+	bo_room_enter(bo->dev);
+	while (gen = bo_room_gen(bo->dev),
+	       !(*ret_res = want_take(bo, want, &ret)) && ret != -ENOMEM) {
 		ret = bo_ghost_wait(bo->dev, want->domain, ctx);
 		/*
 		 * No copy in flight now; but one may have ended since the
@@ -89,10 +99,11 @@ static int want_evict_take(struct ttm_bo *bo, const struct bo_want *want,
 		if (ret == -ENOSPC)
 			ret = bo_evict_one(bo, want, ctx, &vetoed);
 		if (ret == -ENOSPC)
-			ret = bo_room_wait(bo, want, ctx, &vetoed);
+			ret = bo_room_wait(bo, want, ctx, &vetoed, gen);
 		if (ret)
 			break;
 	}
+	bo_room_leave(bo->dev);
 	bo_vetoed_fini(&vetoed);
 	return ret;
 }

@@ -109,6 +109,7 @@ TTM_EXPORT int ttm_device_create(const struct ttm_device_options *opts,
 		list_init(&dev->domain[d].lru);
 	list_init(&dev->pinned);
 	list_init(&dev->walks);
+	list_init(&dev->room_sleepers);
 	list_init(&dev->ghosts);
 	dev->domain[TTM_DOMAIN_VRAM].capacity = vram;
 	dev->domain[TTM_DOMAIN_GTT].capacity = gtt;
@@ -323,6 +324,7 @@ TTM_EXPORT void ttm_device_get_stats(struct ttm_device *dev,
 	stats->bytes_moved = dev->bytes_moved;
 	stats->enospc = dev->enospc;
 	stats->room_waits = dev->room_waits;
+	stats->room_wait_timeouts = dev->room_wait_timeouts;
 	pthread_mutex_unlock(&dev->lock);
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bo/bo.h"
 #include "ttmsim/exec.h"
 #include "util/compiler.h"
 
@@ -62,8 +63,10 @@ static void exec_unlock(struct ttm_bo *bo, bool used, const char *file,
 {
 	if (used)
 		ttm_bo_unreserve_at(bo, file, line);
-	else
+	else {
 		ww_mutex_unlock_at(&ttm_bo_resv(bo)->lock, file, line);
+		bo_room_notify(bo->dev);
+	}
 	/* After the unlock: the last reference may go here. */
 	ttm_bo_put(bo);
 }

@@ -378,6 +378,8 @@ static void run_case(void **state)
 	assert_true(st.moves > 0);
 	assert_int_equal(enospc, 0);
 	assert_int_equal(st.enospc, 0);
+	/* Every room wait ended on an event (bo/bo_room.c). */
+	assert_int_equal(st.room_wait_timeouts, 0);
 	if (c->inject)
 		assert_true(backoffs > 0);
 	assert_int_equal(ttm_device_check(s->dev, msg, sizeof(msg)), 0);

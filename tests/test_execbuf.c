@@ -760,6 +760,13 @@ static void test_room_wait(void **state)
 	assert_int_equal(ttm_bo_domain(bo_of(&f, h)), TTM_DOMAIN_VRAM);
 	assert_int_equal(ttm_bo_domain(held), TTM_DOMAIN_GTT);
 	assert_int_equal(stats(&f).rejected, 0);
+	{
+		struct ttm_device_stats ds;
+
+		/* Woken by the unreserve, not by the wait's timeout. */
+		ttm_device_get_stats(f.dev, &ds);
+		assert_int_equal(ds.room_wait_timeouts, 0);
+	}
 	advance(&f, 1000);
 	expect_words(&f, h, 1);
 	expect_words(&f, v, 0);

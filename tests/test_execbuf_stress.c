@@ -632,6 +632,8 @@ static void run_case(void **state)
 		ttm_bo_put(s->bos[b]);
 	ttm_device_get_stats(s->dev, &st);
 	assert_int_equal(st.buffers, 0);
+	/* Every room wait ended on an event (bo/bo_room.c). */
+	assert_int_equal(st.room_wait_timeouts, 0);
 	pthread_barrier_destroy(&s->start);
 	assert_int_equal(ttm_device_destroy(s->dev), 0);
 	ttm_gpu_destroy(s->gpu);

@@ -78,6 +78,15 @@ struct ttm_device {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;      /* zombies reached 0 */
 	pthread_cond_t changed;   /* room may have been freed somewhere */
+	/*
+	 * The room wait's event (bo/bo_room.c): validations making room
+	 * (atomic), the generation every release of room or of a
+	 * reservation bumps (atomic, written under @lock), and the threads
+	 * asleep for it (struct bo_room_sleeper, under @lock).
+	 */
+	unsigned int room_waiters;
+	unsigned int room_gen;
+	struct list_node room_sleepers;
 	struct bo_domain domain[TTM_DOMAIN_COUNT];
 	struct list_node pinned;  /* pinned residents, any domain */
 	struct list_node walks;   /* the LRU walks' cursors (bo/bo_lru.c) */
@@ -111,6 +120,7 @@ struct ttm_device {
 	void *funcs_data;
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
+	uint64_t room_wait_timeouts;
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	/*
@@ -326,6 +336,27 @@ static inline bool bo_lru_is_hitch(const struct list_node *n)
 }
 
 /*
+ * Start fetching what the LRU bump of @bo's unreserve will write: its
+ * own node and, once that is read, its neighbours' (at 1M buffers each is
+ * a cache miss, and the bump's are otherwise taken one after the other
+ * under the device lock). A hint only: the pointers are read without the
+ * device lock and may be stale by the time they are used, which a
+ * prefetch does not mind (it never faults). Left out under TSan, which
+ * would see the unlocked read race with the bumps of the neighbours.
+ */
+static inline void bo_lru_prefetch(const struct ttm_bo *bo)
+{
+#if !defined(__SANITIZE_THREAD__)
+	const struct ttm_list_node *node = &bo->node;
+
+	__builtin_prefetch(node->prev, 1);
+	__builtin_prefetch(node->next, 1);
+#else
+	(void)bo;
+#endif
+}
+
+/*
  * Put accounted @bo on its list: the pinned list if pinned (its bytes
  * counted in its domain's pinned bytes), else its domain's LRU tail, or
  * the tail of its bulk move's group there. Caller holds dev->lock.
@@ -488,12 +519,84 @@ int bo_evict_one(struct ttm_bo *bo, const struct bo_want *want,
  */
 int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 		 const struct ttm_operation_ctx *ctx,
-		 const struct bo_vetoed *vetoed);
+		 const struct bo_vetoed *vetoed, unsigned int gen);
 
-/* Wake bo_room_wait(): room came free; caller holds dev->lock. */
-static inline void bo_room_changed_locked(struct ttm_device *dev)
+/*
+ * The room wait's event (bo/bo_room.c). A validation that must make room
+ * registers (bo_room_enter()) before its first attempt, and reads the
+ * generation (bo_room_gen()) before each attempt; bo_room_wait() sleeps
+ * only while the generation is still the one read. Whatever frees room
+ * or releases a reservation bumps the generation: under dev->lock,
+ * bo_room_changed_locked(); after a reservation's unlock, without it,
+ * bo_room_notify(), which looks at the count of registered validations
+ * after a full barrier, so that either it sees the validation or the
+ * validation's attempt sees the lock released (Dekker): no lost wake-up,
+ * and no device lock taken by an unreserve nobody waits for.
+ */
+void bo_room_enter(struct ttm_device *dev);
+void bo_room_leave(struct ttm_device *dev);
+
+static inline unsigned int bo_room_gen(struct ttm_device *dev)
 {
-	pthread_cond_broadcast(&dev->changed);
+	return __atomic_load_n(&dev->room_gen, __ATOMIC_ACQUIRE);
 }
+
+/* Room came free or a reservation was released; dev->lock held. */
+void bo_room_changed_locked(struct ttm_device *dev);
+
+void bo_room_notify_slow(struct ttm_device *dev);
+
+/*
+ * Whether a validation is registered, read after a full barrier that
+ * follows the caller's unlock. ThreadSanitizer does not model fences (GCC
+ * warns, as gpu_sim/fence_rcu.c says): under it the count is read with a
+ * read-modify-write, which it does model.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define BO_ROOM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BO_ROOM_TSAN 1
+#endif
+#endif
+
+static inline unsigned int bo_room_waiters_after_barrier(
+	struct ttm_device *dev)
+{
+#ifdef BO_ROOM_TSAN
+	return __atomic_fetch_add(&dev->room_waiters, 0, __ATOMIC_SEQ_CST);
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&dev->room_waiters, __ATOMIC_RELAXED);
+#endif
+}
+
+/* A reservation of @dev was just unlocked; no lock of @dev held. */
+static inline void bo_room_notify(struct ttm_device *dev)
+{
+	if (__builtin_expect(bo_room_waiters_after_barrier(dev) != 0, 0))
+		bo_room_notify_slow(dev);
+}
+
+/* ww_mutex_unlock() of a buffer's reservation, then bo_room_notify(). */
+void bo_resv_unlock(struct ttm_bo *bo);
+
+/*
+ * Sleep until the generation moves from @gen (or an interrupt with
+ * @interruptible: -EINTR), at most the safety timeout, counted in
+ * room_wait_timeouts. 0 otherwise.
+ */
+int bo_room_sleep(struct ttm_device *dev, unsigned int gen,
+		  bool interruptible);
+
+/*
+ * For tests only, as ttmsim_test_ww_woken() (include/ww/slowpath.h): a
+ * program defining it is called by bo_room_sleep() once the thread is
+ * registered as a sleeper, just before it sleeps, and may change the
+ * safety timeout *@timeout_ns (to prove that the wake-up does not depend
+ * on it). Weak and undefined in the library: not part of the ABI.
+ */
+void ttmsim_test_bo_room_sleep(struct ttm_device *dev, uint64_t *timeout_ns)
+	__attribute__((weak, visibility("default")));
 
 #endif /* TTMSIM_BO_BO_H */

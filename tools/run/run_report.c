@@ -234,6 +234,9 @@ static struct json_object *report_json(struct run *run,
 	run_json_add_u64(o, "restarts", r->ex.restarts, ok);
 	run_json_add_u64(o, "evictions", r->dev.evictions, ok);
 	run_json_add_u64(o, "moves", r->dev.moves, ok);
+	run_json_add_u64(o, "room_waits", r->dev.room_waits, ok);
+	run_json_add_u64(o, "room_wait_timeouts", r->dev.room_wait_timeouts,
+			 ok);
 	run_json_add_u64(o, "out_of_order_retirements",
 			 r->gpu.out_of_order_retirements, ok);
 	run_json_add_u64(o, "bytes_moved", r->dev.bytes_moved, ok);
@@ -318,6 +321,8 @@ static void report_text(struct run *run, const struct report *r,
 	printf("backoffs: %" PRIu64 "\n", r->ex.backoffs);
 	printf("restarts: %" PRIu64 "\n", r->ex.restarts);
 	printf("evictions: %" PRIu64 "\n", r->dev.evictions);
+	printf("room_waits: %" PRIu64 "\n", r->dev.room_waits);
+	printf("room_wait_timeouts: %" PRIu64 "\n", r->dev.room_wait_timeouts);
 	printf("out_of_order_retirements: %" PRIu64 "\n",
 	       r->gpu.out_of_order_retirements);
 	printf("bytes_moved: %" PRIu64 "\n", r->dev.bytes_moved);
