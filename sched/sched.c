@@ -86,8 +86,8 @@ struct ttm_sched {
 
 	/*
 	 * sched_set_direct(): submitters may run a ready job themselves, and
-	 * finished jobs are freed in batches (docs/sched-design.md, "Direct
-	 * submission"). Real time only.
+	 * finished jobs are freed in batches (docs/sched-design.md,
+	 * "Submitter-run jobs"). Real time only.
 	 */
 	bool direct;
 	/* A job is between its pop and the return of its run_job. */

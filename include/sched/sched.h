@@ -21,7 +21,7 @@ void *sched_backend(struct ttm_sched *sched);
 
 /*
  * Let submitters of @sched run ready jobs themselves and free finished
- * jobs in batches (docs/sched-design.md, "Direct submission"): for a
+ * jobs in batches (docs/sched-design.md, "Submitter-run jobs"): for a
  * backend whose run_job may run in any thread that pushes, concurrently
  * with fence callbacks. A virtual clock's scheduler ignores it (its steps
  * stay where the clock runs). Set once, like sched_set_backend().
