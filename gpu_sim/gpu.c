@@ -160,7 +160,7 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 			struct ttm_fence **ret_fence)
 {
 	struct ttm_gpu *gpu = e->gpu;
-	bool idle;
+	bool idle, wake = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
@@ -189,10 +189,16 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 		*ret_fence = ttm_fence_get(job->fence);
 	__atomic_fetch_add(&e->submitted, 1, __ATOMIC_RELAXED);
 	/* A busy engine finds the job by itself: no wake-up. */
-	if (e->sleepers)
-		pthread_cond_broadcast(&e->cond);
+	wake = e->sleepers;
 out:
 	pthread_mutex_unlock(&e->lock);
+	/*
+	 * After the unlock: a worker woken under it would preempt us only to
+	 * block on the lock we hold, two more switches per job. The engine
+	 * outlives its submitters (ttm_gpu_destroy() comes after them).
+	 */
+	if (wake)
+		pthread_cond_broadcast(&e->cond);
 	return ret;
 }
 

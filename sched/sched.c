@@ -13,6 +13,7 @@
  * run a driver's fence ops). Design: docs/sched-design.md.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -82,7 +83,26 @@ struct ttm_sched {
 	/* A backend's own state (sched_set_backend()). */
 	void *backend;
 	void (*backend_release)(void *data);
+
+	/*
+	 * sched_set_direct(): submitters may run a ready job themselves, and
+	 * finished jobs are freed in batches (docs/sched-design.md,
+	 * "Submitter-run jobs"). Real time only.
+	 */
+	bool direct;
+	/* A job is between its pop and the return of its run_job. */
+	bool running;
+	/* The thread found work but a direct run held @running. */
+	bool run_wanted;
+	unsigned int n_queued;  /* jobs on the entities' queues */
+	unsigned int n_done;    /* jobs on the done list */
+	bool draining;          /* ttm_sched_destroy() waits for the ring */
+	/* What the sleeping thread waits for: its deadline, or 0 (awake). */
+	uint64_t sleep_until;
 };
+
+/* Finished jobs a direct scheduler lets wait for one free_job wake-up. */
+#define SCHED_FREE_BATCH 32
 
 static uint64_t now_ns(void)
 {
@@ -114,7 +134,16 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 		s->done_head = job;
 	s->done_tail = job;
 	s->done_seq++;
-	pthread_cond_signal(&s->wake);
+	s->n_done++;
+	/*
+	 * A direct scheduler frees in batches, and its next direct run frees
+	 * what is done: it wakes the thread only for a full batch, queued
+	 * jobs (they may wait for the credits given back), a killed job or
+	 * ttm_sched_destroy() waiting for the ring to drain.
+	 */
+	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->n_queued ||
+	    job->killed || s->draining)
+		pthread_cond_signal(&s->wake);
 	/* A virtual scheduler's destroy may wait for another thread's. */
 	if (s->gpu)
 		pthread_cond_broadcast(&s->idle);
@@ -223,6 +252,26 @@ static bool job_deps_signalled(struct ttm_sched_job *job)
 }
 
 /*
+ * Step past @job's dependencies that have signalled already, recording
+ * an error as job_deps_signalled() does; arms nothing. Only whoever owns
+ * the job's dependency walk calls it (the pusher, before the push).
+ */
+static void job_deps_poll(struct ttm_sched_job *job)
+{
+	while (job->next_dep < job->n_deps) {
+		struct ttm_sched_dep *d = &job->deps[job->next_dep];
+		int status = ttm_fence_get_status(d->fence);
+
+		if (!status)
+			return;
+		if (status < 0 && !job->error &&
+		    !(d->flags & TTM_SCHED_DEP_ORDER))
+			job->error = status;
+		job->next_dep++;
+	}
+}
+
+/*
  * The next entity to serve, highest priority first, round-robin within
  * one: the first whose head job is not waiting for a dependency and fits
  * in the free credits. A job too big for the free credits lets a smaller
@@ -232,6 +281,11 @@ static struct ttm_sched_entity *select_entity(struct ttm_sched *s)
 {
 	if (s->stopped)
 		return NULL;
+	/* One run_job at a time: the direct runner wakes us when done. */
+	if (s->running) {
+		s->run_wanted = s->n_queued != 0;
+		return NULL;
+	}
 	for (int p = 0; p < TTM_SCHED_PRIORITY_COUNT; p++) {
 		struct ttm_sched_entity *first = s->rq[p], *e = first;
 
@@ -270,6 +324,11 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 
 	/* Not again for this run unless the driver says it still runs. */
 	job->deadline_ns = 0;
+	/* A direct runner may be handing a job over: let it finish. */
+	while (s->running)
+		pthread_cond_wait(&s->idle, &s->lock);
+	if (job->done)
+		return;
 	s->in_timedout = true;
 	s->timedout_thread = pthread_self();
 	pthread_mutex_unlock(&s->lock);
@@ -293,11 +352,61 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 		job->deadline_ns = sched_now_ns(s) + s->timeout_ns;
 }
 
+/*
+ * @job of @e leaves the entity for the ring: credits, timeout, pending
+ * list, and the entity's last scheduled fence. Marks the ring @running
+ * until the caller's job_hand_over() is over. Called with the lock held.
+ * Return: the entity's previous last scheduled fence, for job_hand_over()
+ * to put.
+ */
+static struct ttm_fence *job_start_locked(struct ttm_sched *s,
+					  struct ttm_sched_entity *e,
+					  struct ttm_sched_job *job)
+{
+	struct ttm_fence *prev;
+
+	s->in_flight += job->credits;
+	job->deadline_ns = s->timeout_ns ? sched_now_ns(s) + s->timeout_ns : 0;
+	pending_append(s, job);
+	/* What the entity's killed jobs will wait for. */
+	prev = e->last_scheduled;
+	e->last_scheduled = ttm_fence_get(job->finished);
+	s->running = true;
+	pthread_cond_broadcast(&s->idle); /* entity flushes */
+	return prev;
+}
+
+/*
+ * The started job's scheduled fence, then run_job (or its failure), and
+ * the callback that ends it. Called without the lock.
+ */
+static void job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
+			  struct ttm_fence *prev)
+{
+	struct ttm_fence *hw;
+
+	ttm_fence_put(prev);
+	ttm_fence_signal(job->scheduled, 0);
+	if (job->error) {
+		/* A dependency failed: never runs, fails at once. */
+		job_done(job, job->error);
+		return;
+	}
+	hw = s->ops->run_job(job);
+	if (!hw || ttm_sched_is_err(hw)) {
+		job_done(job, hw ? (int)(intptr_t)hw : -EINVAL);
+	} else {
+		job->hw_fence = hw;
+		if (ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
+			hw_fence_cb(hw, &job->hw_cb);
+	}
+}
+
 /* Called with the lock held, returns with it held. */
 static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 {
 	struct ttm_sched_job *job = e->q_head;
-	struct ttm_fence *hw, *prev;
+	struct ttm_fence *prev;
 	bool ready;
 
 	/*
@@ -318,36 +427,16 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	e->q_head = job->next;
 	if (!e->q_head)
 		e->q_tail = NULL;
+	s->n_queued--;
 	s->rq[e->priority] = e->rq_next; /* the next one's turn */
-	s->in_flight += job->credits;
-	job->deadline_ns = s->timeout_ns ? sched_now_ns(s) + s->timeout_ns : 0;
-	pending_append(s, job);
-	/* What the entity's killed jobs will wait for. */
-	prev = e->last_scheduled;
-	e->last_scheduled = ttm_fence_get(job->finished);
-	pthread_cond_broadcast(&s->idle); /* entity flushes */
 	/* A guilty context's jobs never reach the hardware again. */
 	if (e->banned && !job->error)
 		job->error = -ECANCELED;
+	prev = job_start_locked(s, e, job);
 	pthread_mutex_unlock(&s->lock);
-	ttm_fence_put(prev);
-
-	ttm_fence_signal(job->scheduled, 0);
-	if (job->error) {
-		/* A dependency failed: never runs, fails at once. */
-		job_done(job, job->error);
-		pthread_mutex_lock(&s->lock);
-		return;
-	}
-	hw = s->ops->run_job(job);
-	if (!hw || ttm_sched_is_err(hw)) {
-		job_done(job, hw ? (int)(intptr_t)hw : -EINVAL);
-	} else {
-		job->hw_fence = hw;
-		if (ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
-			hw_fence_cb(hw, &job->hw_cb);
-	}
+	job_hand_over(s, job, prev);
 	pthread_mutex_lock(&s->lock);
+	s->running = false;
 }
 
 /*
@@ -364,6 +453,7 @@ static void free_done(struct ttm_sched *s)
 	unsigned int killed = 0;
 
 	s->done_head = s->done_tail = NULL;
+	s->n_done = 0;
 	pthread_mutex_unlock(&s->lock);
 	for (; job; job = next) {
 		next = job->next;
@@ -422,18 +512,28 @@ static void *sched_thread(void *arg)
 	struct timespec ts;
 	uint64_t deadline;
 	bool progress;
+	struct sched_param param = { 0 };
 
+	/*
+	 * SCHED_BATCH: a push or a fence callback that wakes the thread does
+	 * not preempt its caller for it, so the thread finds several jobs per
+	 * wake-up (an idle CPU still runs it at once). Unprivileged; if
+	 * refused, the default policy only costs more switches.
+	 */
+	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		deadline = sched_step(s, &progress);
 		if (s->stop)
 			break;
+		s->sleep_until = deadline;
 		if (deadline != UINT64_MAX) {
 			abs_time(&ts, deadline);
 			pthread_cond_timedwait(&s->wake, &s->lock, &ts);
 		} else {
 			pthread_cond_wait(&s->wake, &s->lock);
 		}
+		s->sleep_until = 0;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -510,7 +610,7 @@ TTM_EXPORT int ttm_sched_create(const struct ttm_sched_options *options,
 /* Under the lock: jobs still to finish or to be freed. */
 static bool sched_busy_locked(struct ttm_sched *s)
 {
-	return s->pending_head || s->done_head || s->n_killed;
+	return s->pending_head || s->done_head || s->n_killed || s->running;
 }
 
 static bool sched_busy(void *data)
@@ -563,6 +663,9 @@ TTM_EXPORT void ttm_sched_destroy(struct ttm_sched *s)
 		gpu_clock_client_remove(s->gpu, &s->clock);
 	} else {
 		pthread_mutex_lock(&s->lock);
+		/* A direct scheduler's done jobs wait for a wake-up. */
+		s->draining = true;
+		pthread_cond_signal(&s->wake);
 		while (sched_busy_locked(s))
 			pthread_cond_wait(&s->idle, &s->lock);
 		s->stop = true;
@@ -636,6 +739,11 @@ void sched_set_backend(struct ttm_sched *s, void *data,
 {
 	s->backend = data;
 	s->backend_release = release;
+}
+
+void sched_set_direct(struct ttm_sched *s)
+{
+	s->direct = !s->gpu;
 }
 
 void *sched_backend(struct ttm_sched *s)
@@ -792,6 +900,8 @@ TTM_EXPORT void ttm_sched_entity_destroy(struct ttm_sched_entity *e,
 	rq_unlink(s, e);
 	s->n_entities--;
 	job = e->q_head;
+	for (struct ttm_sched_job *j = job; j; j = j->next)
+		s->n_queued--;
 	e->q_head = e->q_tail = NULL;
 	prev = e->last_scheduled;
 	e->last_scheduled = NULL;
@@ -892,6 +1002,19 @@ TTM_EXPORT void ttm_sched_job_arm(struct ttm_sched_job *job)
 	job->armed = true;
 }
 
+/* Queue @job on @e for the thread. Called with the lock held. */
+static void entity_queue_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
+				struct ttm_sched_job *job)
+{
+	if (e->q_tail)
+		e->q_tail->next = job;
+	else
+		e->q_head = job;
+	e->q_tail = job;
+	s->n_queued++;
+	pthread_cond_signal(&s->wake);
+}
+
 TTM_EXPORT void ttm_sched_entity_push_job(struct ttm_sched_job *job)
 {
 	struct ttm_sched_entity *e = job->entity;
@@ -899,12 +1022,74 @@ TTM_EXPORT void ttm_sched_entity_push_job(struct ttm_sched_job *job)
 
 	job->next = NULL;
 	pthread_mutex_lock(&s->lock);
-	if (e->q_tail)
-		e->q_tail->next = job;
-	else
-		e->q_head = job;
-	e->q_tail = job;
-	pthread_cond_signal(&s->wake);
+	entity_queue_locked(s, e, job);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * May the pushing thread start @job at once? Only on an idle direct
+ * scheduler: nothing queued on any entity (so no other job's turn or
+ * priority is passed over), no run_job under way (one at a time keeps
+ * the entity's order), credits free, no recovery, and every dependency
+ * already signalled. Called with the lock held.
+ */
+static bool direct_ok_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
+			     struct ttm_sched_job *job)
+{
+	return s->direct && !s->n_queued && !s->running && !s->stopped &&
+	       !s->stop && !s->in_timedout && !e->dead && !e->busy &&
+	       !e->banned && job->next_dep == job->n_deps &&
+	       job->credits <= s->credit_limit - s->in_flight;
+}
+
+bool sched_entity_push_job_direct(struct ttm_sched_job *job,
+				  struct ttm_fence **ret_prev)
+{
+	struct ttm_sched_entity *e = job->entity;
+	struct ttm_sched *s = e->sched;
+	bool direct;
+
+	job->next = NULL;
+	/*
+	 * The job is still the caller's: look at its dependencies without
+	 * the lock (a status poll may run a fence's op), as the thread would.
+	 */
+	if (s->direct)
+		job_deps_poll(job);
+	pthread_mutex_lock(&s->lock);
+	direct = direct_ok_locked(s, e, job);
+	if (direct) {
+		*ret_prev = job_start_locked(s, e, job);
+		/* The sleeping thread must see this job's timeout. */
+		if (job->deadline_ns && job->deadline_ns < s->sleep_until)
+			pthread_cond_signal(&s->wake);
+	} else {
+		entity_queue_locked(s, e, job);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return direct;
+}
+
+void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev)
+{
+	struct ttm_sched *s = job->sched;
+
+	job_hand_over(s, job, prev);
+	pthread_mutex_lock(&s->lock);
+	/*
+	 * The jobs done since (usually the ones before this): freed here,
+	 * not by a wake-up of the thread per job. Not while a timeout is
+	 * being handled: the thread may be looking at one of them.
+	 */
+	if (s->done_head && !s->in_timedout && !s->stopped)
+		free_done(s);
+	s->running = false;
+	/* Destroyers and timeouts wait for it; the thread, for queued work. */
+	pthread_cond_broadcast(&s->idle);
+	if (s->run_wanted) {
+		s->run_wanted = false;
+		pthread_cond_signal(&s->wake);
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -143,6 +143,8 @@ TTM_EXPORT int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
 		return ret;
 	}
 	sched_set_backend(*ret_sched, sg, sched_gpu_release);
+	/* run_job only queues on the engine: any submitter may call it. */
+	sched_set_direct(*ret_sched);
 	return 0;
 }
 
@@ -151,8 +153,10 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 				    struct ttm_fence **ret_finished)
 {
 	struct ttm_sched *sched;
+	struct ttm_fence *prev = NULL;
 	struct ttm_gpu_job hw;
 	struct sched_gpu_job *j;
+	bool direct;
 	struct sched_gpu *sg;
 	unsigned int i;
 	int ret;
@@ -203,7 +207,14 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	/* Before the push: the job may be freed as soon as it is queued. */
 	if (ret_finished)
 		*ret_finished = ttm_fence_get(ttm_sched_job_finished(&j->base));
-	ttm_sched_entity_push_job(&j->base);
+	direct = sched_entity_push_job_direct(&j->base, &prev);
 	pthread_mutex_unlock(&sg->submit_lock);
+	/*
+	 * A ready job on an idle ring goes to the engine from here: no
+	 * hand-off to the scheduler's thread (the ring is held for it
+	 * meanwhile, so the entity's later jobs still follow it).
+	 */
+	if (direct)
+		sched_job_run_direct(&j->base, prev);
 	return 0;
 }

@@ -261,6 +261,106 @@ static void test_dep_same_context(void **state)
 }
 
 /*
+ * A job whose dependency has not signalled waits in its entity; a ready
+ * job pushed after it must not pass it by starting at once in the
+ * submitter (the direct path of an idle ring): the entity's order holds.
+ */
+static void test_direct_after_queued(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	struct ttm_fence *gate, *fa, *fb;
+	struct ttm_gpu_dep dep;
+	struct ttm_gpu_job ja = { .op = TTM_GPU_OP_NOP, .tag = 1,
+				  .deps = &dep, .n_deps = 1 };
+	struct ttm_gpu_job jb = { .op = TTM_GPU_OP_NOP, .tag = 2 };
+
+	(void)state;
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &gate), 0);
+	dep = (struct ttm_gpu_dep){ gate, false };
+	fa = submit(f->entity, &ja);
+	fb = submit(f->entity, &jb);
+	ttm_fence_signal(gate, 0);
+	assert_int_equal(wait_status(fb), 0);
+	assert_int_equal(wait_status(fa), 0);
+	pthread_mutex_lock(&f->trace.lock);
+	assert_int_equal(f->trace.n, 2);
+	assert_int_equal(f->trace.tag[0], 1);
+	assert_int_equal(f->trace.tag[1], 2);
+	pthread_mutex_unlock(&f->trace.lock);
+	/* And once idle again, a ready job still goes (direct) and ends. */
+	ttm_fence_put(fb);
+	fb = submit(f->entity, &jb);
+	assert_int_equal(wait_status(fb), 0);
+	ttm_fence_put(gate);
+	ttm_fence_put(fa);
+	ttm_fence_put(fb);
+	fixture_free(f);
+}
+
+/* Two submitters, an entity each, one ring: each entity's jobs in order. */
+#define RACE_JOBS 60
+
+struct racer {
+	struct ttm_sched_entity *entity;
+	pthread_barrier_t *start;
+	uint64_t tag_base;
+	struct ttm_fence *last;
+};
+
+static void *race_submit(void *arg)
+{
+	struct racer *r = arg;
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP };
+
+	pthread_barrier_wait(r->start);
+	for (unsigned int i = 0; i < RACE_JOBS; i++) {
+		job.tag = r->tag_base + i;
+		ttm_fence_put(r->last);
+		r->last = submit(r->entity, &job);
+	}
+	return NULL;
+}
+
+static void test_direct_two_submitters(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	struct racer r[2] = { { .tag_base = 1000 }, { .tag_base = 2000 } };
+	uint64_t next[2] = { 1000, 2000 };
+	pthread_barrier_t start;
+	pthread_t t[2];
+
+	(void)state;
+	pthread_barrier_init(&start, NULL, 2);
+	r[0].entity = f->entity;
+	assert_int_equal(ttm_sched_entity_create(f->sched,
+						 TTM_SCHED_PRIORITY_NORMAL,
+						 &r[1].entity), 0);
+	for (int i = 0; i < 2; i++) {
+		r[i].start = &start;
+		assert_int_equal(pthread_create(&t[i], NULL, race_submit,
+						&r[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(wait_status(r[i].last), 0);
+		ttm_fence_put(r[i].last);
+	}
+	pthread_mutex_lock(&f->trace.lock);
+	assert_int_equal(f->trace.n, 2 * RACE_JOBS);
+	for (unsigned int i = 0; i < 2 * RACE_JOBS; i++) {
+		int k = f->trace.tag[i] >= 2000;
+
+		assert_int_equal(f->trace.tag[i], next[k]);
+		next[k]++;
+	}
+	pthread_mutex_unlock(&f->trace.lock);
+	ttm_sched_entity_destroy(r[1].entity, 0);
+	pthread_barrier_destroy(&start);
+	fixture_free(f);
+}
+
+/*
  * Credit limit 1: one job on the engine at a time. While it waits behind
  * the blocker, three NORMAL jobs and then a HIGH one queue up: the HIGH
  * one runs next, before the NORMAL ones queued earlier.
@@ -647,6 +747,8 @@ int main(void)
 		cmocka_unit_test(test_ops),
 		cmocka_unit_test(test_dep_error),
 		cmocka_unit_test(test_dep_same_context),
+		cmocka_unit_test(test_direct_after_queued),
+		cmocka_unit_test(test_direct_two_submitters),
 		cmocka_unit_test(test_priority_overtakes),
 		cmocka_unit_test(test_hang_timeout),
 		cmocka_unit_test(test_destroy_queued),

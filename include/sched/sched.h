@@ -19,6 +19,28 @@ void sched_set_backend(struct ttm_sched *sched, void *data,
 /* What sched_set_backend() stored; NULL if nothing. */
 void *sched_backend(struct ttm_sched *sched);
 
+/*
+ * Let submitters of @sched run ready jobs themselves and free finished
+ * jobs in batches (docs/sched-design.md, "Submitter-run jobs"): for a
+ * backend whose run_job may run in any thread that pushes, concurrently
+ * with fence callbacks. A virtual clock's scheduler ignores it (its steps
+ * stay where the clock runs). Set once, like sched_set_backend().
+ */
+void sched_set_direct(struct ttm_sched *sched);
+
+/*
+ * ttm_sched_entity_push_job() for a direct scheduler: if @job may start
+ * now, it is started (on the pending list, the ring held for it) instead
+ * of queued, *@ret_prev is a reference for sched_job_run_direct(), and
+ * the return is true; the caller must then call sched_job_run_direct()
+ * without holding anything a fence callback may take. Else it is queued
+ * for the thread (false). Same serialisation rule as the push.
+ */
+bool sched_entity_push_job_direct(struct ttm_sched_job *job,
+				  struct ttm_fence **ret_prev);
+/* Signal @job's scheduled fence, run_job it, and let the ring go. */
+void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev);
+
 /* The scheduler @entity feeds, and its backend ops. */
 struct ttm_sched *sched_entity_sched(struct ttm_sched_entity *entity);
 const struct ttm_sched_backend_ops *sched_ops(const struct ttm_sched *sched);
