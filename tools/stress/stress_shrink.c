@@ -76,6 +76,13 @@ static bool keep_if_fails(struct shrinker *sh, struct stress_case *c,
 	 * stress_case_settle(): a generated case must not be mended.
 	 */
 	workload_sync_prune(&cand->wl);
+	/*
+	 * Syncobj lines no word names any more change nothing a run does:
+	 * drop them from every candidate, rather than only in their own step,
+	 * whose run may not fail again when the failure is a timing one (a
+	 * waiter that starts early): a "minimal" case then kept them.
+	 */
+	stress_case_drop_unused_syncobjs(cand);
 	stress_case_settle(cand);
 	sh->tried++;
 	if (stress_case_run(cand, sh->path, &sh->ex, &sh->got))
