@@ -322,13 +322,24 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 {
 	enum ttm_sched_stat stat = TTM_SCHED_STAT_NO_HANG;
 
-	/* Not again for this run unless the driver says it still runs. */
-	job->deadline_ns = 0;
-	/* A direct runner may be handing a job over: let it finish. */
-	while (s->running)
-		pthread_cond_wait(&s->idle, &s->lock);
+	/*
+	 * A direct runner may be handing a job over: let it finish, then
+	 * start again from the pending list. While we wait the lock is free
+	 * and in_timedout is not set, so @job may finish and the runner may
+	 * free it with the done list: @job must not be touched after the
+	 * wait. (Setting in_timedout before waiting would keep the job, but
+	 * the runner would then see a timeout handler that has not called
+	 * the driver yet.) sched_step() picks the timeout again if due.
+	 */
+	if (s->running) {
+		while (s->running)
+			pthread_cond_wait(&s->idle, &s->lock);
+		return;
+	}
 	if (job->done)
 		return;
+	/* Not again for this run unless the driver says it still runs. */
+	job->deadline_ns = 0;
 	s->in_timedout = true;
 	s->timedout_thread = pthread_self();
 	pthread_mutex_unlock(&s->lock);
