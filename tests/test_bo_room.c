@@ -141,6 +141,26 @@ static void test_unreserve_wakes(void **state)
 	finish(&f);
 }
 
+/*
+ * A driver's own unlock of the reservation, ttm_resv_unlock(), wakes the
+ * waiter too (a bare ww_mutex_unlock() would leave it to the timeout,
+ * infinite here).
+ */
+static void test_resv_unlock_wakes(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	start(&f, false);
+	assert_false(event_wait_for(&f.w.done, 0));
+	ttm_resv_unlock(ttm_bo_resv(f.held));
+	assert_true(event_wait_for(&f.w.done, WAIT_LIMIT_S));
+	assert_int_equal(f.w.ret, 0);
+	assert_int_equal(ttm_bo_domain(f.w.bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(f.held), TTM_DOMAIN_GTT);
+	finish(&f);
+}
+
 /* An interrupt ends an interruptible wait at once, the buffer still held. */
 static void test_interrupt_wakes(void **state)
 {
@@ -162,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_unreserve_wakes, checks_reset),
 		cmocka_unit_test_setup(test_interrupt_wakes, checks_reset),
+		cmocka_unit_test_setup(test_resv_unlock_wakes, checks_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -536,9 +536,14 @@ int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 void bo_room_enter(struct ttm_device *dev);
 void bo_room_leave(struct ttm_device *dev);
 
+/* Bumped by every ttm_resv_unlock(), of any device's reservation. */
+extern unsigned int bo_room_resv_gen;
+
+/* The device's generation plus ttm_resv_unlock()'s (bo/bo_room.c). */
 static inline unsigned int bo_room_gen(struct ttm_device *dev)
 {
-	return __atomic_load_n(&dev->room_gen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&dev->room_gen, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&bo_room_resv_gen, __ATOMIC_SEQ_CST);
 }
 
 /* Room came free or a reservation was released; dev->lock held. */
