@@ -21,6 +21,7 @@
 #include "sched/fence.h"
 #include "sched/sched.h"
 #include "util/compiler.h"
+#include "util/sched_batch.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/sched.h"
 
@@ -523,15 +524,9 @@ static void *sched_thread(void *arg)
 	struct timespec ts;
 	uint64_t deadline;
 	bool progress;
-	struct sched_param param = { 0 };
 
-	/*
-	 * SCHED_BATCH: a push or a fence callback that wakes the thread does
-	 * not preempt its caller for it, so the thread finds several jobs per
-	 * wake-up (an idle CPU still runs it at once). Unprivileged; if
-	 * refused, the default policy only costs more switches.
-	 */
-	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+	/* A wake-up does not preempt the waker (util/sched_batch.h). */
+	ttmsim_thread_batch_policy();
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		deadline = sched_step(s, &progress);
