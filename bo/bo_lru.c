@@ -406,10 +406,12 @@ static struct ttm_bo *walk_next_locked(struct ttm_lru_walk *walk,
 		if (bo_get_unless_zero(bo))
 			return bo;
 		/* Waiting for its delayed destroy: not ours to touch. */
-		if (*hold == HOLD_LOCKED) {
+		/*
+		 * No room bump: under dev->lock no room wait's attempt saw
+		 * it held, and a bump would keep the waiter from sleeping.
+		 */
+		if (*hold == HOLD_LOCKED)
 			ww_mutex_unlock(&bo->resv->lock);
-			bo_room_changed_locked(bo->dev);
-		}
 	}
 }
 
