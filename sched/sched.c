@@ -139,11 +139,13 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	/*
 	 * A direct scheduler frees in batches, and its next direct run frees
 	 * what is done: it wakes the thread only for a full batch, queued
-	 * jobs (they may wait for the credits given back), a killed job or
-	 * ttm_sched_destroy() waiting for the ring to drain.
+	 * jobs (they may wait for the credits given back), a killed job,
+	 * ttm_sched_destroy() waiting for the ring to drain, or the ring
+	 * going idle (no next direct run may come: the done jobs would keep
+	 * their memory and fences).
 	 */
 	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->n_queued ||
-	    job->killed || s->draining)
+	    job->killed || s->draining || !s->pending_head)
 		pthread_cond_signal(&s->wake);
 	/* A virtual scheduler's destroy may wait for another thread's. */
 	if (s->gpu)
