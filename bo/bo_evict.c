@@ -259,6 +259,10 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo,
 		if (cand == bo || (vetoed->n && vetoed_has(vetoed, cand)) ||
 		    (ranged && !cand->evict_mark))
 			continue;
+		/* Its delayed destroy frees it (as victim_possible()). */
+		if (!ranged &&
+		    __atomic_load_n(&cand->refcount, __ATOMIC_RELAXED) == 0)
+			continue;
 		if (ctx->allow_res_evict && ctx->resv &&
 		    cand->resv == ctx->resv) {
 			/* The caller holds it and lets it go (TTM's rule). */
@@ -277,9 +281,14 @@ static struct ttm_bo *pick_victim(struct ttm_bo *bo,
 				*locked = true;
 				victim = cand;
 			} else {
-				/* Another's room wait may have seen it held. */
+				/*
+				 * Its last reference just went. No bump of the
+				 * room generation: a room wait's attempt runs
+				 * under dev->lock, so none saw it held, and a
+				 * bump would keep the caller's own wait from
+				 * sleeping while the buffer waits for fences.
+				 */
 				ww_mutex_unlock(&cand->resv->lock);
-				bo_room_changed_locked(dev);
 			}
 		} else if (ticket && owner && !other &&
 			   bo_get_unless_zero(cand)) {

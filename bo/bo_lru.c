@@ -256,12 +256,12 @@ static void list_splice_range_tail(struct list_node *first,
 {
 	if (last->next == head)
 		return;
-	first->prev->next = last->next;
-	last->next->prev = first->prev;
-	first->prev = head->prev;
-	last->next = head;
-	head->prev->next = first;
-	head->prev = last;
+	list_link_set(first->prev->next, last->next);
+	list_link_set(last->next->prev, first->prev);
+	list_link_set(first->prev, head->prev);
+	list_link_set(last->next, head);
+	list_link_set(head->prev->next, first);
+	list_link_set(head->prev, last);
 }
 
 TTM_EXPORT void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk)
@@ -406,10 +406,12 @@ static struct ttm_bo *walk_next_locked(struct ttm_lru_walk *walk,
 		if (bo_get_unless_zero(bo))
 			return bo;
 		/* Waiting for its delayed destroy: not ours to touch. */
-		if (*hold == HOLD_LOCKED) {
+		/*
+		 * No room bump: under dev->lock no room wait's attempt saw
+		 * it held, and a bump would keep the waiter from sleeping.
+		 */
+		if (*hold == HOLD_LOCKED)
 			ww_mutex_unlock(&bo->resv->lock);
-			bo_room_changed_locked(bo->dev);
-		}
 	}
 }
 

@@ -47,7 +47,7 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 
 	pthread_mutex_lock(&dev->lock);
 	/* The release of the ghost found below bumps it. */
-	gen = dev->room_gen;
+	gen = bo_room_gen(dev);
 	/* The count keeps the common case, nothing in flight, O(1). */
 	for (n = dev->ghosts.next;
 	     dev->domain[domain].ghosts && n != &dev->ghosts; n = n->next) {

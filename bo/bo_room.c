@@ -22,26 +22,75 @@
  * store: the attempt sees the buffer free, or the unlocker sees the
  * waiter and bumps the generation it read, and it does not sleep.
  *
- * What no ttmsim call signals (a driver unlocking a shared reservation
- * itself with ww_mutex_unlock(), as the reservation does not know the
- * device; an import's reservation released through its exporter on
- * another device) is left to a safety timeout, ROOM_SAFETY_NS, counted
- * in room_wait_timeouts: the test suite checks that it never fires in
- * the cases ttmsim signals.
+ * A reservation does not know its device: ttm_resv_unlock(), the
+ * driver's unlock of a reservation it holds itself, bumps a process-wide
+ * generation, resv_gen, that every sleeper adds to its device's, and
+ * wakes the sleepers of every device. It is the same Dekker pair: a
+ * sleeper joins the global list and counts itself under resv_lock, then
+ * reads the generation; the unlocker bumps the generation (a sequentially
+ * consistent read-modify-write), then reads the count; either the sleeper
+ * sees the bump or the unlocker sees the sleeper, on the list, and wakes
+ * it.
+ *
+ * What no ttmsim call signals (a reservation unlocked with a bare
+ * ww_mutex_unlock(); an import's reservation released through its
+ * exporter on another device) is seen only by a safety timeout,
+ * ROOM_SAFETY_NS, counted in room_wait_timeouts: the test suite checks
+ * that it never fires in the cases ttmsim signals.
  */
 #include <errno.h>
 
 #include "bo/bo.h"
+#include "util/compiler.h"
 #include "util/time.h"
 #include "ww/thread.h"
 
 /* The last resort; see above. */
-#define ROOM_SAFETY_NS (100ull * 1000 * 1000)
+#define ROOM_SAFETY_NS (10ull * 1000 * 1000)
 
 struct bo_room_sleeper {
-	struct list_node link;
+	struct list_node link;          /* on the device's list */
+	struct list_node resv_link;     /* on resv_sleepers */
 	struct ww_thread *thread;
 };
+
+/* ttm_resv_unlock()'s side; see above. */
+unsigned int bo_room_resv_gen;
+static unsigned int resv_waiters;
+static pthread_mutex_t resv_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list_node resv_sleepers = { &resv_sleepers, &resv_sleepers };
+
+TTM_EXPORT void ttm_resv_unlock(struct ttm_resv *resv)
+{
+	struct list_node *n;
+
+	ww_mutex_unlock(&resv->lock);
+	__atomic_fetch_add(&bo_room_resv_gen, 1, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_fetch_add(&resv_waiters, 0,
+						__ATOMIC_SEQ_CST) == 0, 1))
+		return;
+	pthread_mutex_lock(&resv_lock);
+	list_for_each(n, &resv_sleepers)
+		ww_thread_wake(list_entry(n, struct bo_room_sleeper,
+					  resv_link)->thread);
+	pthread_mutex_unlock(&resv_lock);
+}
+
+static void resv_sleeper_add(struct bo_room_sleeper *me)
+{
+	pthread_mutex_lock(&resv_lock);
+	list_add_tail(&me->resv_link, &resv_sleepers);
+	__atomic_fetch_add(&resv_waiters, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&resv_lock);
+}
+
+static void resv_sleeper_del(struct bo_room_sleeper *me)
+{
+	pthread_mutex_lock(&resv_lock);
+	list_del(&me->resv_link);
+	__atomic_fetch_sub(&resv_waiters, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&resv_lock);
+}
 
 void bo_room_enter(struct ttm_device *dev)
 {
@@ -98,9 +147,11 @@ int bo_room_sleep(struct ttm_device *dev, unsigned int gen,
 	bool woken = true;
 	uint32_t seq;
 
+	resv_sleeper_add(&me);
 	pthread_mutex_lock(&dev->lock);
-	if (dev->room_gen != gen) {
+	if (bo_room_gen(dev) != gen) {
 		pthread_mutex_unlock(&dev->lock);
+		resv_sleeper_del(&me);
 		return 0;
 	}
 	list_add_tail(&me.link, &dev->room_sleepers);
@@ -111,19 +162,21 @@ int bo_room_sleep(struct ttm_device *dev, unsigned int gen,
 		pthread_mutex_lock(&dev->lock);
 		list_del(&me.link);
 		pthread_mutex_unlock(&dev->lock);
+		resv_sleeper_del(&me);
 		return -EINTR;
 	}
 	if (ttmsim_test_bo_room_sleep)
 		ttmsim_test_bo_room_sleep(dev, &timeout);
 	deadline = mono_deadline_in(timeout);
 	/* A stray wake-up of the futex only makes the caller look again. */
-	while (woken && __atomic_load_n(&dev->room_gen, __ATOMIC_ACQUIRE) ==
-			gen && ww_thread_seq(self) == seq)
+	while (woken && bo_room_gen(dev) == gen &&
+	       ww_thread_seq(self) == seq)
 		woken = ww_thread_park(self, seq, &deadline);
 	pthread_mutex_lock(&dev->lock);
 	list_del(&me.link);
-	if (!woken && dev->room_gen == gen)
+	if (!woken && bo_room_gen(dev) == gen)
 		dev->room_wait_timeouts++;
 	pthread_mutex_unlock(&dev->lock);
+	resv_sleeper_del(&me);
 	return 0;
 }

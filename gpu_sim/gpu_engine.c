@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "gpu_sim/gpu.h"
+#include "util/sched_batch.h"
 #include "util/time.h"
 
 /* Sleep on e->cond, e->lock held, until @deadline_ns (0: none). */
@@ -107,20 +108,6 @@ static struct gpu_job *engine_ready_head(struct gpu_engine *e)
 	return job;
 }
 
-/*
- * SCHED_BATCH: a submitter's wake-up does not preempt it for the worker,
- * so a submitter goes on queueing and the worker, when its turn comes,
- * finds a batch: one hand-off for many jobs instead of one per job. The
- * worker still runs at once on an idle CPU. Unprivileged; if refused, the
- * worker keeps the default policy, only slower.
- */
-static void engine_batch_policy(void)
-{
-	struct sched_param param = { 0 };
-
-	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
-}
-
 void *gpu_engine_main(void *arg)
 {
 	struct gpu_engine *e = arg;
@@ -128,7 +115,8 @@ void *gpu_engine_main(void *arg)
 	uint64_t end_us;
 	int status;
 
-	engine_batch_policy();
+	/* A submitter's wake-up does not preempt it (util/sched_batch.h). */
+	ttmsim_thread_batch_policy();
 	for (;;) {
 		if (!next) {
 			pthread_mutex_lock(&e->lock);

@@ -21,6 +21,7 @@
 #include "sched/fence.h"
 #include "sched/sched.h"
 #include "util/compiler.h"
+#include "util/sched_batch.h"
 #include "gpu_sim/gpu.h"
 #include "ttmsim/sched.h"
 
@@ -138,11 +139,13 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	/*
 	 * A direct scheduler frees in batches, and its next direct run frees
 	 * what is done: it wakes the thread only for a full batch, queued
-	 * jobs (they may wait for the credits given back), a killed job or
-	 * ttm_sched_destroy() waiting for the ring to drain.
+	 * jobs (they may wait for the credits given back), a killed job,
+	 * ttm_sched_destroy() waiting for the ring to drain, or the ring
+	 * going idle (no next direct run may come: the done jobs would keep
+	 * their memory and fences).
 	 */
 	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->n_queued ||
-	    job->killed || s->draining)
+	    job->killed || s->draining || !s->pending_head)
 		pthread_cond_signal(&s->wake);
 	/* A virtual scheduler's destroy may wait for another thread's. */
 	if (s->gpu)
@@ -322,13 +325,24 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 {
 	enum ttm_sched_stat stat = TTM_SCHED_STAT_NO_HANG;
 
-	/* Not again for this run unless the driver says it still runs. */
-	job->deadline_ns = 0;
-	/* A direct runner may be handing a job over: let it finish. */
-	while (s->running)
-		pthread_cond_wait(&s->idle, &s->lock);
+	/*
+	 * A direct runner may be handing a job over: let it finish, then
+	 * start again from the pending list. While we wait the lock is free
+	 * and in_timedout is not set, so @job may finish and the runner may
+	 * free it with the done list: @job must not be touched after the
+	 * wait. (Setting in_timedout before waiting would keep the job, but
+	 * the runner would then see a timeout handler that has not called
+	 * the driver yet.) sched_step() picks the timeout again if due.
+	 */
+	if (s->running) {
+		while (s->running)
+			pthread_cond_wait(&s->idle, &s->lock);
+		return;
+	}
 	if (job->done)
 		return;
+	/* Not again for this run unless the driver says it still runs. */
+	job->deadline_ns = 0;
 	s->in_timedout = true;
 	s->timedout_thread = pthread_self();
 	pthread_mutex_unlock(&s->lock);
@@ -512,15 +526,9 @@ static void *sched_thread(void *arg)
 	struct timespec ts;
 	uint64_t deadline;
 	bool progress;
-	struct sched_param param = { 0 };
 
-	/*
-	 * SCHED_BATCH: a push or a fence callback that wakes the thread does
-	 * not preempt its caller for it, so the thread finds several jobs per
-	 * wake-up (an idle CPU still runs it at once). Unprivileged; if
-	 * refused, the default policy only costs more switches.
-	 */
-	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+	/* A wake-up does not preempt the waker (util/sched_batch.h). */
+	ttmsim_thread_batch_policy();
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		deadline = sched_step(s, &progress);

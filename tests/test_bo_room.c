@@ -141,6 +141,75 @@ static void test_unreserve_wakes(void **state)
 	finish(&f);
 }
 
+/*
+ * A driver's own unlock of the reservation, ttm_resv_unlock(), wakes the
+ * waiter too (a bare ww_mutex_unlock() would leave it to the timeout,
+ * infinite here).
+ */
+static void test_resv_unlock_wakes(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	start(&f, false);
+	assert_false(event_wait_for(&f.w.done, 0));
+	ttm_resv_unlock(ttm_bo_resv(f.held));
+	assert_true(event_wait_for(&f.w.done, WAIT_LIMIT_S));
+	assert_int_equal(f.w.ret, 0);
+	assert_int_equal(ttm_bo_domain(f.w.bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(ttm_bo_domain(f.held), TTM_DOMAIN_GTT);
+	finish(&f);
+}
+
+/*
+ * A buffer waiting for its delayed destroy fills VRAM: the waiter's own
+ * attempts must not bump the generation (they did, trylocking and
+ * unlocking it), or it never sleeps: it spun until the fence signalled.
+ * Now it sleeps, and the destroy after the signal wakes it.
+ */
+static void test_zombie_sleeps(void **state)
+{
+	struct ttm_device_options opts = {
+		.vram_size = PAGE, .gtt_size = 4 * PAGE,
+	};
+	struct ttm_device_stats st;
+	struct ttm_device *dev;
+	struct ttm_bo *zombie;
+	struct ttm_fence *fence;
+	struct waiter w;
+	pthread_t thread;
+	bool slept;
+
+	(void)state;
+	event_init(&hook.sleeping);
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	zombie = create_bo(dev, PAGE, &vram_only);
+	fence = busy_fence(zombie);
+	ttm_bo_put(zombie);
+	w = (struct waiter){ .bo = create_bo(dev, PAGE, &system_only) };
+	event_init(&w.ready);
+	event_init(&w.done);
+	assert_int_equal(pthread_create(&thread, NULL, waiter_main, &w), 0);
+	slept = event_wait_for(&hook.sleeping, WAIT_LIMIT_S);
+	/* Let it finish either way, then judge. */
+	assert_int_equal(ttm_fence_signal(fence, 0), 0);
+	ttm_fence_put(fence);
+	assert_true(event_wait_for(&w.done, WAIT_LIMIT_S));
+	pthread_join(thread, NULL);
+	assert_true(slept);
+	assert_int_equal(w.ret, 0);
+	assert_int_equal(ttm_bo_domain(w.bo), TTM_DOMAIN_VRAM);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.room_wait_timeouts, 0);
+	ttm_interrupt_token_put(w.token);
+	ttm_bo_put(w.bo);
+	assert_dev_ok(dev);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	event_destroy(&w.ready);
+	event_destroy(&w.done);
+	event_destroy(&hook.sleeping);
+}
+
 /* An interrupt ends an interruptible wait at once, the buffer still held. */
 static void test_interrupt_wakes(void **state)
 {
@@ -162,6 +231,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_unreserve_wakes, checks_reset),
 		cmocka_unit_test_setup(test_interrupt_wakes, checks_reset),
+		cmocka_unit_test_setup(test_resv_unlock_wakes, checks_reset),
+		cmocka_unit_test_setup(test_zombie_sleeps, checks_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,8 @@
  * moves only in ttm_gpu_advance(). Real time gets smoke tests that wait on
  * fences.
  */
+#include <dirent.h>
+
 #include "lib/helpers.h"
 
 #include "gpu_sim/gpu.h" /* the engines' sleeper counts */
@@ -890,6 +892,97 @@ static void test_realtime_threads(void **state)
 	ttm_gpu_destroy(gpu);
 }
 
+/*
+ * How many of this process's threads other than the caller run @policy,
+ * from /proc/self/task/TID/stat (field 41).
+ */
+static unsigned int threads_with_policy(int policy)
+{
+	char path[300], buf[1024], *p;
+	unsigned int n = 0;
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		FILE *f;
+		int field;
+
+		if (d->d_name[0] == '.' || atoi(d->d_name) == gettid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* gone meanwhile */
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		assert_non_null(p);
+		/* After the name: field 3 on, policy the 41st. */
+		for (field = 2; field < 41 && p; field++)
+			p = strchr(p + 1, ' ');
+		assert_non_null(p);
+		if (atoi(p + 1) == policy)
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Start a real-time GPU and wait until its engine has run a job. */
+static struct ttm_gpu *gpu_ran_one(uint32_t *word)
+{
+	struct ttm_gpu *gpu = gpu_new(1, 0, 0, NULL);
+	struct ttm_fence *f = submit_add(gpu, 0, 1, word, 1, 1, NULL, 0);
+
+	assert_int_equal(ttm_fence_wait(f, false, WAIT_NS), 0);
+	ttm_fence_put(f);
+	return gpu;
+}
+
+/* From SCHED_IDLE, start a GPU: its worker, too, stays SCHED_IDLE. */
+static void *idle_main(void *arg)
+{
+	struct sched_param param = { 0 };
+	struct ttm_gpu *gpu;
+
+	assert_int_equal(pthread_setschedparam(pthread_self(), SCHED_IDLE,
+					       &param), 0);
+	gpu = gpu_ran_one(arg);
+	assert_int_equal(threads_with_policy(SCHED_BATCH), 0);
+	/* The worker only: the caller is not counted, main runs OTHER. */
+	assert_int_equal(threads_with_policy(SCHED_IDLE), 1);
+	ttm_gpu_destroy(gpu);
+	return NULL;
+}
+
+/*
+ * The engine worker switches to SCHED_BATCH only from the default policy:
+ * an inherited SCHED_IDLE (unprivileged, like the real-time ones a
+ * program might choose) is kept; TTMSIM_SCHED_BATCH=0 keeps SCHED_OTHER.
+ */
+static void test_thread_policy(void **state)
+{
+	struct ttm_gpu *gpu;
+	uint32_t word = 0;
+
+	(void)state;
+	assert_int_equal(unsetenv("TTMSIM_SCHED_BATCH"), 0);
+	gpu = gpu_ran_one(&word);
+	assert_int_equal(threads_with_policy(SCHED_BATCH), 1);
+	ttm_gpu_destroy(gpu);
+
+	assert_int_equal(setenv("TTMSIM_SCHED_BATCH", "0", 1), 0);
+	gpu = gpu_ran_one(&word);
+	assert_int_equal(threads_with_policy(SCHED_BATCH), 0);
+	ttm_gpu_destroy(gpu);
+	assert_int_equal(unsetenv("TTMSIM_SCHED_BATCH"), 0);
+
+	/* In a thread of its own: an unprivileged one cannot leave IDLE. */
+	join_thread(start_thread(idle_main, &word));
+	assert_int_equal(word, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -913,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_realtime_hang),
 		cmocka_unit_test(test_realtime_destroy),
 		cmocka_unit_test(test_realtime_threads),
+		cmocka_unit_test(test_thread_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -341,19 +341,15 @@ static inline bool bo_lru_is_hitch(const struct list_node *n)
  * a cache miss, and the bump's are otherwise taken one after the other
  * under the device lock). A hint only: the pointers are read without the
  * device lock and may be stale by the time they are used, which a
- * prefetch does not mind (it never faults). Left out under TSan, which
- * would see the unlocked read race with the bumps of the neighbours.
+ * prefetch does not mind (it never faults). Relaxed atomic loads: the
+ * compiler may not tear or re-read them, and TSan models them.
  */
 static inline void bo_lru_prefetch(const struct ttm_bo *bo)
 {
-#if !defined(__SANITIZE_THREAD__)
 	const struct ttm_list_node *node = &bo->node;
 
-	__builtin_prefetch(node->prev, 1);
-	__builtin_prefetch(node->next, 1);
-#else
-	(void)bo;
-#endif
+	__builtin_prefetch(__atomic_load_n(&node->prev, __ATOMIC_RELAXED), 1);
+	__builtin_prefetch(__atomic_load_n(&node->next, __ATOMIC_RELAXED), 1);
 }
 
 /*
@@ -536,9 +532,14 @@ int bo_room_wait(struct ttm_bo *bo, const struct bo_want *want,
 void bo_room_enter(struct ttm_device *dev);
 void bo_room_leave(struct ttm_device *dev);
 
+/* Bumped by every ttm_resv_unlock(), of any device's reservation. */
+extern unsigned int bo_room_resv_gen;
+
+/* The device's generation plus ttm_resv_unlock()'s (bo/bo_room.c). */
 static inline unsigned int bo_room_gen(struct ttm_device *dev)
 {
-	return __atomic_load_n(&dev->room_gen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&dev->room_gen, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&bo_room_resv_gen, __ATOMIC_SEQ_CST);
 }
 
 /* Room came free or a reservation was released; dev->lock held. */

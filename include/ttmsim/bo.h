@@ -416,10 +416,10 @@ struct ttm_domain_stats {
  *	delayed destroy), rather than fail a job that fits. Each sleeps until
  *	room is freed or a reservation is released.
  * @room_wait_timeouts: those of @room_waits that ended on their safety
- *	timeout (100 ms) rather than on an event: only what ttmsim cannot
- *	see (a shared reservation the driver unlocks itself with
- *	ww_mutex_unlock(), an import's reservation released on the
- *	exporter's device) ends so.
+ *	timeout (10 ms) rather than on an event: only what ttmsim cannot
+ *	see ends so: any reservation unlocked with a bare ww_mutex_unlock()
+ *	(use ttm_resv_unlock()), an import's reservation released on the
+ *	exporter's device.
  */
 struct ttm_device_stats {
 	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];

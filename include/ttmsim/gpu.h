@@ -179,7 +179,10 @@ struct ttm_gpu_stats {
  * @options: NULL for the defaults (real time, 100 ms hang timeout).
  * @ret_gpu: the new GPU.
  *
- * Context: Does not sleep. Starts a worker thread per engine in real time.
+ * Context: Does not sleep. Starts a worker thread per engine in real time;
+ * each inherits the caller's scheduling policy, then switches to
+ * SCHED_BATCH if that is the default SCHED_OTHER (a real-time or idle
+ * policy is kept) and the environment does not say TTMSIM_SCHED_BATCH=0.
  * Return: 0 and *@ret_gpu; -EINVAL, -ENOMEM, or -EAGAIN (no thread).
  */
 int ttm_gpu_create(unsigned int n_engines,

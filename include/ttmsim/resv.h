@@ -91,6 +91,22 @@ struct ttm_resv {
 void ttm_resv_init(struct ttm_resv *resv, struct ww_class *cls);
 
 /**
+ * ttm_resv_unlock() - unlock a reservation object the caller locked.
+ * @resv: the reservation object, locked by the caller (a ww_mutex_lock()
+ *	of @resv->lock, ttm_bo_reserve() of a buffer using it, ...).
+ *
+ * Unlocks @resv->lock and wakes validations of any device waiting for
+ * room a buffer held (ttm_bo_validate()): a driver that unlocks a
+ * buffer's reservation itself must use this, not a bare
+ * ww_mutex_unlock(), which such a waiter sees only on its safety timeout
+ * (10 ms, counted in room_wait_timeouts).
+ *
+ * Context: Does not sleep; may take a short internal lock when a room
+ * wait sleeps. @resv locked by the caller.
+ */
+void ttm_resv_unlock(struct ttm_resv *resv);
+
+/**
  * ttm_resv_fini() - drop every fence and free.
  * @resv: the reservation object.
  *

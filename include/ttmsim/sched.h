@@ -203,7 +203,10 @@ static inline bool ttm_sched_is_err(const struct ttm_fence *fence)
  * Context: May sleep: on the virtual clock it waits for a concurrent
  * ttm_gpu_advance() to join the GPU's clock (so not from the ops of a
  * scheduler on that clock). In real time it starts the scheduler's
- * thread and does not sleep.
+ * thread and does not sleep. The thread inherits the caller's
+ * scheduling policy, then switches to SCHED_BATCH if that is the
+ * default SCHED_OTHER (a real-time or idle policy is kept) and the
+ * environment does not say TTMSIM_SCHED_BATCH=0.
  * Return: 0 and *@ret_sched; -EINVAL for missing ops or a zero credit
  * limit; -ENOMEM; -EAGAIN (no thread).
  */
