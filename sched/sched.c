@@ -91,6 +91,8 @@ struct ttm_sched {
 	 * "Submitter-run jobs"). Real time only.
 	 */
 	bool direct;
+	/* sched_set_in_order(): same-ring ordering deps wait for scheduled. */
+	bool in_order;
 	/* A job is between its pop and the return of its run_job. */
 	bool running;
 	/* The thread found work but a direct run held @running. */
@@ -754,6 +756,11 @@ void sched_set_direct(struct ttm_sched *s)
 	s->direct = !s->gpu;
 }
 
+void sched_set_in_order(struct ttm_sched *s)
+{
+	s->in_order = true;
+}
+
 void *sched_backend(struct ttm_sched *s)
 {
 	return s->backend;
@@ -947,6 +954,22 @@ TTM_EXPORT int ttm_sched_job_add_dependency_flags(struct ttm_sched_job *job,
 	}
 	if (!fence)
 		return 0;
+	/*
+	 * An ordering dependency on a job of this same in-order ring is met
+	 * once that job is on the ring: the ring runs it first and ends it
+	 * before starting ours (drm_sched waits for the scheduled fence
+	 * too). One whose error fails the job still waits for the finished
+	 * fence: the job must not reach the ring before that error is known.
+	 */
+	if ((flags & TTM_SCHED_DEP_ORDER) && job->sched->in_order) {
+		struct ttm_fence *sf = sched_fence_scheduled_of(
+			fence, job->sched->name);
+
+		if (sf) {
+			ttm_fence_put(fence);
+			fence = sf;
+		}
+	}
 	/*
 	 * One fence per context would do for ordering (the kernel keeps the
 	 * later one), but not for errors: a later fence of a timeline does

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_sim/fence.h"
 #include "sched/fence.h"
 #include "util/compiler.h"
 
@@ -136,4 +137,23 @@ void sched_fences_free_unarmed(struct ttm_fence *scheduled)
 	f = container_of(scheduled, struct sched_fences, scheduled);
 	sched_name_put(f->name);
 	free(f);
+}
+
+struct ttm_fence *sched_fence_scheduled_of(struct ttm_fence *fence,
+					   const struct sched_name *name)
+{
+	struct sched_fences *f;
+
+	/* Only an armed finished fence has these ops. */
+	if (fence->ops != &finished_ops)
+		return NULL;
+	f = container_of(fence, struct sched_fences, finished);
+	if (f->name != name)
+		return NULL;
+	/*
+	 * The scheduled fence holds the finished one, not the reverse: at
+	 * refcount 0 it is released (or soon), and a get would release it
+	 * twice. The caller's reference to @fence keeps the memory.
+	 */
+	return ttm_fence_tryget(&f->scheduled);
 }

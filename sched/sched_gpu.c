@@ -145,6 +145,8 @@ TTM_EXPORT int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
 	sched_set_backend(*ret_sched, sg, sched_gpu_release);
 	/* run_job only queues on the engine: any submitter may call it. */
 	sched_set_direct(*ret_sched);
+	/* One engine: its FIFO runs jobs one at a time, in queue order. */
+	sched_set_in_order(*ret_sched);
 	return 0;
 }
 

@@ -554,6 +554,21 @@ static void test_bad_args(void **state)
 
 /* ---- the virtual clock ------------------------------------------------ */
 
+/* A scheduler on @engine of @gpu, with one entity. */
+static void ring_new(struct ttm_gpu *gpu, unsigned int engine,
+		     struct ttm_sched **s, struct ttm_sched_entity **e)
+{
+	assert_int_equal(ttm_sched_gpu_create(gpu, engine, NULL, s), 0);
+	assert_int_equal(ttm_sched_entity_create(*s, TTM_SCHED_PRIORITY_NORMAL,
+						 e), 0);
+}
+
+static void ring_free(struct ttm_sched *s, struct ttm_sched_entity *e)
+{
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+}
+
 /*
  * On a deterministic GPU nothing reaches the engine before the next
  * ttm_gpu_advance(), where the scheduler steps: then jobs run at exact
@@ -579,9 +594,7 @@ static void test_virtual(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
-	assert_int_equal(ttm_sched_gpu_create(gpu, 0, NULL, &s), 0);
-	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
-						 &e), 0);
+	ring_new(gpu, 0, &s, &e);
 	fa = submit(e, &add);
 	fh = submit(e, &hang);
 	add.add_value = 2;
@@ -603,12 +616,152 @@ static void test_virtual(void **state)
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1015 */
 	assert_int_equal(status(fb), 0);
 	assert_int_equal(a[WORDS - 1], 3);
-	ttm_sched_entity_destroy(e, 0);
-	ttm_sched_destroy(s);
+	ring_free(s, e);
 	ttm_gpu_destroy(gpu);
 	ttm_fence_put(fa);
 	ttm_fence_put(fh);
 	ttm_fence_put(fb);
+}
+
+static uint64_t gpu_submitted_now(struct ttm_gpu *gpu)
+{
+	struct ttm_gpu_stats st;
+
+	ttm_gpu_get_stats(gpu, &st);
+	return st.submitted;
+}
+
+/*
+ * An ordering dependency on a job of the same ring only waits for that
+ * job to be on the ring (its scheduled fence): the engine runs it first
+ * anyway. B, behind A on ring 0, reaches the engine with A, before A
+ * finishes, and still runs after it (reads what A wrote). C, on ring 1,
+ * waits for A's finished fence: another engine does not wait for A.
+ */
+static void test_virtual_same_ring_dep(void **state)
+{
+	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC };
+	uint32_t a[WORDS] = { 0 }, c[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_range rcopy[2] = { { a, sizeof(a) },
+					  { c, sizeof(c) } };
+	struct ttm_gpu_dep dep;
+	struct ttm_gpu_job ja = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				  .ranges = &ra, .n_ranges = 1,
+				  .duration_us = 10 };
+	struct ttm_gpu_job jb = { .op = TTM_GPU_OP_ADD, .add_value = 2,
+				  .ranges = &ra, .n_ranges = 1,
+				  .duration_us = 5, .deps = &dep, .n_deps = 1 };
+	struct ttm_gpu_job jc = { .op = TTM_GPU_OP_COPY, .ranges = rcopy,
+				  .n_ranges = 2, .deps = &dep, .n_deps = 1 };
+	struct ttm_sched_entity *e0, *e1;
+	struct ttm_sched *s0, *s1;
+	struct ttm_fence *fa, *fb, *fc, *fd;
+	struct ttm_gpu *gpu;
+
+	(void)state;
+	assert_int_equal(ttm_gpu_create(2, &go, &gpu), 0);
+	ring_new(gpu, 0, &s0, &e0);
+	ring_new(gpu, 1, &s1, &e1);
+	fa = submit(e0, &ja);
+	dep = (struct ttm_gpu_dep){ fa, false };
+	fb = submit(e0, &jb);
+	fc = submit(e1, &jc);
+	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
+	/* A and B on engine 0; C waits for A's end. */
+	assert_int_equal(gpu_submitted_now(gpu), 2);
+	assert_false(ttm_fence_is_signaled(fa));
+	assert_false(ttm_fence_is_signaled(fb));
+	assert_int_equal(ttm_gpu_advance(gpu, 9), 0);          /* t = 9 */
+	assert_false(ttm_fence_is_signaled(fa));
+	assert_int_equal(gpu_submitted_now(gpu), 2);
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);          /* t = 10 */
+	assert_int_equal(status(fa), 0);
+	assert_false(ttm_fence_is_signaled(fb));
+	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
+	assert_int_equal(gpu_submitted_now(gpu), 3);
+	assert_int_equal(status(fc), 0);
+	assert_int_equal(c[0], 1);       /* A's result, not B's */
+	assert_int_equal(ttm_gpu_advance(gpu, 5), 0);          /* t = 15 */
+	assert_int_equal(status(fb), 0);
+	assert_int_equal(a[WORDS - 1], 3);
+	/*
+	 * A is freed now, and so is its scheduled fence (only its finished
+	 * fence, ours, holds the memory): D's dependency on it must not
+	 * bring that fence back (a second release would free fa under us;
+	 * ASan sees it).
+	 */
+	fd = submit(e0, &jb);
+	assert_int_equal(ttm_gpu_advance(gpu, 5), 0);          /* t = 20 */
+	assert_int_equal(status(fd), 0);
+	assert_int_equal(a[0], 5);
+	ttm_fence_put(fd);
+	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
+	assert_int_equal(status(fa), 0);
+	ring_free(s0, e0);
+	ring_free(s1, e1);
+	ttm_gpu_destroy(gpu);
+	ttm_fence_put(fa);
+	ttm_fence_put(fb);
+	ttm_fence_put(fc);
+}
+
+/*
+ * Errors: a dependency that must fail the job (propagate_error) still
+ * waits for the finished fence on the same ring, so its job fails unrun
+ * with the error; an ordering one is on the ring early and runs after
+ * the failed job, unharmed. H hangs (watchdog at 1 ms): O (ordering on
+ * H) reaches the engine with H and runs after the reset; P (failing on
+ * H) never reaches the engine and fails with -ETIMEDOUT.
+ */
+static void test_virtual_same_ring_dep_error(void **state)
+{
+	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC,
+				      .hang_timeout_ms = 1 };
+	uint32_t o[WORDS] = { 0 }, p[WORDS] = { 0 };
+	struct ttm_gpu_range ro = { o, sizeof(o) }, rp = { p, sizeof(p) };
+	struct ttm_gpu_dep dep_o, dep_p;
+	struct ttm_gpu_job hang = { .op = TTM_GPU_OP_NOP, .hang = true };
+	struct ttm_gpu_job jo = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				  .ranges = &ro, .n_ranges = 1,
+				  .deps = &dep_o, .n_deps = 1 };
+	struct ttm_gpu_job jp = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				  .ranges = &rp, .n_ranges = 1,
+				  .deps = &dep_p, .n_deps = 1 };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *fh, *fo, *fp;
+	struct ttm_sched *s;
+	struct ttm_gpu *gpu;
+
+	(void)state;
+	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
+	ring_new(gpu, 0, &s, &e);
+	fh = submit(e, &hang);
+	dep_o = (struct ttm_gpu_dep){ fh, false };
+	dep_p = (struct ttm_gpu_dep){ fh, true };
+	fo = submit(e, &jo);
+	fp = submit(e, &jp);
+	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
+	assert_int_equal(gpu_submitted_now(gpu), 2);         /* H and O */
+	assert_int_equal(ttm_gpu_advance(gpu, 999), 0);      /* t = 999 */
+	assert_false(ttm_fence_is_signaled(fh));
+	assert_false(ttm_fence_is_signaled(fo));
+	assert_false(ttm_fence_is_signaled(fp));
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);        /* t = 1000 */
+	assert_int_equal(status(fh), -ETIMEDOUT);
+	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
+	assert_int_equal(status(fo), 0);
+	assert_int_equal(status(fp), -ETIMEDOUT);
+	assert_int_equal(gpu_submitted_now(gpu), 2);         /* P never */
+	for (int i = 0; i < WORDS; i++) {
+		assert_int_equal(o[i], 1);
+		assert_int_equal(p[i], 0);
+	}
+	ring_free(s, e);
+	ttm_gpu_destroy(gpu);
+	ttm_fence_put(fh);
+	ttm_fence_put(fo);
+	ttm_fence_put(fp);
 }
 
 /* ---- execbuf on the device's schedulers ------------------------------ */
@@ -755,6 +908,8 @@ int main(void)
 		cmocka_unit_test(test_destroy_waits),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_virtual),
+		cmocka_unit_test(test_virtual_same_ring_dep),
+		cmocka_unit_test(test_virtual_same_ring_dep_error),
 		cmocka_unit_test(test_client_priority),
 		cmocka_unit_test(test_client_close_kills),
 	};

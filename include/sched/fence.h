@@ -37,5 +37,15 @@ void sched_fences_arm(struct ttm_fence *scheduled, uint64_t context,
 		      uint64_t seqno);
 /* Free the fences of a job never armed. */
 void sched_fences_free_unarmed(struct ttm_fence *scheduled);
+/*
+ * If @fence is the finished fence of a job of the ring named @name (the
+ * scheduler's own counted name, so one scheduler), a new reference to that
+ * job's scheduled fence; else NULL. Also NULL if the scheduled fence's
+ * last reference has gone (its job freed): the finished one holds the
+ * memory, not the scheduled fence's life, which must not come back.
+ * The caller holds a reference to @fence.
+ */
+struct ttm_fence *sched_fence_scheduled_of(struct ttm_fence *fence,
+					   const struct sched_name *name);
 
 #endif /* TTMSIM_SCHED_FENCE_H */

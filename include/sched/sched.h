@@ -29,6 +29,15 @@ void *sched_backend(struct ttm_sched *sched);
 void sched_set_direct(struct ttm_sched *sched);
 
 /*
+ * @sched's backend runs its jobs in the order run_job got them, each
+ * after the previous one has finished (one engine's FIFO): an ordering
+ * dependency (TTM_SCHED_DEP_ORDER) on a job of @sched then only waits
+ * for that job's scheduled fence (docs/sched-design.md, "Same-ring
+ * dependencies"). Set once, like sched_set_backend().
+ */
+void sched_set_in_order(struct ttm_sched *sched);
+
+/*
  * ttm_sched_entity_push_job() for a direct scheduler: if @job may start
  * now, it is started (on the pending list, the ring held for it) instead
  * of queued, *@ret_prev is a reference for sched_job_run_direct(), and

@@ -599,7 +599,9 @@ int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
  * The memory of the ranges must stay valid until the finished fence
  * signals. The job runs on the GPU once its dependencies have signalled
  * and the ring has room; a failed dependency fails it unrun, as on the
- * GPU itself.
+ * GPU itself. An ordering dependency on a job of the same ring only waits
+ * until that job is on the engine (its scheduled fence), whose queue
+ * runs it first: the job may reach the engine before it finishes.
  *
  * Context: Does not sleep. Any thread, fence callbacks and the GPU's
  * retire hook included; not concurrently with ttm_sched_entity_destroy()
