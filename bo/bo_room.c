@@ -174,7 +174,15 @@ int bo_room_sleep(struct ttm_device *dev, unsigned int gen,
 		woken = ww_thread_park(self, seq, &deadline);
 	pthread_mutex_lock(&dev->lock);
 	list_del(&me.link);
-	if (!woken && bo_room_gen(dev) == gen)
+	/*
+	 * Counted: a timeout that made up for a lost wake-up. The room
+	 * changed (the generation moved) while this sleeper was on both
+	 * lists, yet no wake-up reached it (its sequence did not move).
+	 * A timeout with nothing changed is only a long wait (a holder
+	 * slow to unlock, a bare ww_mutex_unlock()), not counted: the count
+	 * must not depend on how fast the machine is.
+	 */
+	if (!woken && ww_thread_seq(self) == seq && bo_room_gen(dev) != gen)
 		dev->room_wait_timeouts++;
 	pthread_mutex_unlock(&dev->lock);
 	resv_sleeper_del(&me);

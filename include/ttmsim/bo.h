@@ -415,11 +415,13 @@ struct ttm_domain_stats {
  *	eviction, a reservation without a ticket, a buffer waiting for
  *	delayed destroy), rather than fail a job that fits. Each sleeps until
  *	room is freed or a reservation is released.
- * @room_wait_timeouts: those of @room_waits that ended on their safety
- *	timeout (10 ms) rather than on an event: only what ttmsim cannot
- *	see ends so: any reservation unlocked with a bare ww_mutex_unlock()
- *	(use ttm_resv_unlock()), an import's reservation released on the
- *	exporter's device.
+ * @room_wait_timeouts: those of @room_waits whose safety timeout (10 ms)
+ *	made up for a lost wake-up: the room changed while the waiter slept
+ *	and no wake-up reached it. 0 unless ttmsim has a bug. A wait that
+ *	times out with nothing changed (what ttmsim cannot see: a
+ *	reservation unlocked with a bare ww_mutex_unlock(), use
+ *	ttm_resv_unlock(); an import's reservation released on the
+ *	exporter's device) is not counted.
  */
 struct ttm_device_stats {
 	struct ttm_domain_stats domain[TTM_DOMAIN_COUNT];
