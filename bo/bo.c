@@ -138,10 +138,11 @@ static int bo_place(struct ttm_bo *bo)
 	struct ttm_device *dev = bo->dev;
 	struct ttm_resource *res = NULL;
 	unsigned int i;
+	const struct ttm_placement *placement = bo_placement(bo);
 
 	pthread_mutex_lock(&dev->lock);
-	for (i = 0; i < bo->placement.count && !res; i++) {
-		struct bo_want want = bo_want_of(dev, &bo->placement.places[i]);
+	for (i = 0; i < placement->count && !res; i++) {
+		struct bo_want want = bo_want_of(dev, &placement->places[i]);
 
 		res = bo_res_take_locked(dev, bo, &want, bo->size);
 	}
@@ -217,10 +218,9 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		.size = size,
 		.refcount = 1,
 		.type = type,
-		.placement = *placement,
-		.destroy = destroy,
+		.profile = bo_profile_get(dev, placement, destroy),
 	};
-	if (bo_destroy_cb_alloc(bo))
+	if (!bo->profile)
 		return -ENOMEM;
 	list_init(&bo->node);
 	/*
@@ -249,7 +249,6 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		if (!resv)
 			ww_mutex_unlock(&bo->base.lock);
 		ttm_resv_fini(&bo->base);
-		free(bo->destroy_cbs);
 		return ret;
 	}
 	return 0;
@@ -297,6 +296,8 @@ void bo_free(struct ttm_bo *bo)
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[bo->domain];
 	struct ttm_resource *res = bo->res;
+	/* The device, which owns the profile, may be gone before the call. */
+	void (*destroy)(struct ttm_bo *bo) = bo->profile->destroy;
 
 	/*
 	 * As TTM's cleanup of a released buffer's memory: once no fence
@@ -324,17 +325,17 @@ void bo_free(struct ttm_bo *bo)
 	 * and its owner finalises it only after this destroy).
 	 */
 	ttm_resv_fini(&bo->base);
-	free(bo->destroy_cbs);
 	bo_res_free(res);
-	if (bo->exporter)
+	if (bo_exporter(bo))
 		bo_import_release(bo);
-	bo->destroy(bo);
+	free(bo->prime);
+	destroy(bo);
 }
 
 TTM_EXPORT bool ttm_bo_is_driver_bo(const struct ttm_bo *bo,
 				     void (*destroy)(struct ttm_bo *bo))
 {
-	return bo->destroy == destroy;
+	return bo->profile->destroy == destroy;
 }
 
 TTM_EXPORT uint64_t ttm_bo_size(const struct ttm_bo *bo)
@@ -350,7 +351,7 @@ TTM_EXPORT struct ttm_device *ttm_bo_device(const struct ttm_bo *bo)
 TTM_EXPORT const struct ttm_placement *
 ttm_bo_placement(const struct ttm_bo *bo)
 {
-	return &bo->placement;
+	return bo_placement(bo);
 }
 
 TTM_EXPORT enum ttm_domain ttm_bo_domain(const struct ttm_bo *bo)

@@ -74,7 +74,7 @@ static bool destroy_arm(struct ttm_bo *bo)
 		f = resv_first_pending(bo->resv, TTM_RESV_USAGE_BOOKKEEP);
 		if (!f)
 			return false;
-		ret = ttm_fence_add_callback(f, &bo->destroy_cbs->cb,
+		ret = ttm_fence_add_callback(f, &bo->destroy_cb,
 					     destroy_cb_func);
 		/*
 		 * The callback does not need the fence kept alive: one freed
@@ -90,21 +90,15 @@ static bool destroy_arm(struct ttm_bo *bo)
 /* Runs when the fence signals, or is freed unsignalled: the next one. */
 static void destroy_cb_func(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 {
-	struct ttm_bo_destroy_cb *dcb =
-		container_of(cb, struct ttm_bo_destroy_cb, cb);
+	struct ttm_bo *bo = container_of(cb, struct ttm_bo, destroy_cb);
 
 	(void)fence;
-	if (!destroy_arm(dcb->bo))
-		destroy_queue(dcb->bo);
-}
-
-int bo_destroy_cb_alloc(struct ttm_bo *bo)
-{
-	bo->destroy_cbs = calloc(1, sizeof(*bo->destroy_cbs));
-	if (!bo->destroy_cbs)
-		return -ENOMEM;
-	bo->destroy_cbs->bo = bo;
-	return 0;
+	/*
+	 * The fence is done with @cb (cb_list_run() read its link before
+	 * this call): the queue may reuse it as destroy_next.
+	 */
+	if (!destroy_arm(bo))
+		destroy_queue(bo);
 }
 
 /* Without a worker thread, fall back to waiting here. */
@@ -171,7 +165,7 @@ static void bo_release(struct ttm_bo *bo)
 	 * may be who signals these fences.
 	 */
 	if (bo->resv != &bo->base && bo_individualize(bo))
-		bo->destroy_cbs->individualize = true;
+		bo->individualize = true;
 	/*
 	 * An import, off its exporter's reservation now, lets the exporter
 	 * go here rather than from the worker: that reservation still
@@ -180,7 +174,7 @@ static void bo_release(struct ttm_bo *bo)
 	 * this one's worker before it can be destroyed. One still on it
 	 * keeps the exporter, and so the reservation, until bo_free().
 	 */
-	if (bo->exporter && bo->resv == &bo->base)
+	if (bo_exporter(bo) && bo->resv == &bo->base)
 		bo_import_release(bo);
 
 	pthread_mutex_lock(&dev->lock);
@@ -188,7 +182,7 @@ static void bo_release(struct ttm_bo *bo)
 	bo->destroy_pending = 1;
 	pthread_mutex_unlock(&dev->lock);
 
-	if (bo->destroy_cbs->individualize || !destroy_arm(bo))
+	if (bo->individualize || !destroy_arm(bo))
 		destroy_queue(bo); /* all signalled meanwhile, or the copy */
 }
 
@@ -199,8 +193,8 @@ static void bo_release(struct ttm_bo *bo)
  */
 static bool worker_individualize(struct ttm_bo *bo)
 {
-	bo->destroy_cbs->individualize = false;
-	if (bo_individualize(bo) == 0 && bo->exporter)
+	bo->individualize = false;
+	if (bo_individualize(bo) == 0 && bo_exporter(bo))
 		bo_import_release(bo); /* off its exporter's: as the release */
 	return destroy_arm(bo);
 }
@@ -277,7 +271,7 @@ static void *destroy_worker(void *arg)
 		dev->work_busy = true;
 		/* The destroy may put other buffers: nothing held here. */
 		pthread_mutex_unlock(&dev->work_lock);
-		if (!bo->destroy_cbs->individualize || !worker_individualize(bo))
+		if (!bo->individualize || !worker_individualize(bo))
 			bo_free(bo);
 		pthread_mutex_lock(&dev->work_lock);
 		dev->work_busy = false;

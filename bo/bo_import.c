@@ -41,8 +41,10 @@ static struct ttm_bo *import_find_locked(struct ttm_bo *exporter,
 {
 	struct ttm_bo *bo;
 
+	if (!exporter->prime)
+		return NULL;
 	/* A released one (waiting for its fences) is not reused. */
-	for (bo = exporter->imports; bo; bo = bo->import_next)
+	for (bo = exporter->prime->imports; bo; bo = bo->prime->import_next)
 		if (bo->dev == dev && bo_get_unless_zero(bo))
 			return bo;
 	return NULL;
@@ -59,23 +61,25 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 {
 	struct bo_want want = bo_want_domain(TTM_DOMAIN_SYSTEM);
 	struct ttm_bo *bo = malloc(sizeof(*bo));
+	struct ttm_bo_prime *prime = calloc(1, sizeof(*prime));
+	const struct ttm_bo_profile *profile =
+		bo_profile_get(dev, &import_placement, import_free);
 	struct ttm_resource *res;
 
-	if (!bo)
+	if (!bo || !prime || !profile) {
+		free(prime);
+		free(bo);
 		return NULL;
+	}
 	*bo = (struct ttm_bo){
 		.dev = dev,
 		.size = exporter->size,
 		.refcount = 1,
 		.type = TTM_BO_TYPE_SG,
-		.placement = import_placement,
-		.destroy = import_free,
+		.profile = profile,
+		.prime = prime,
 	};
-	if (bo_destroy_cb_alloc(bo)) {
-		free(bo);
-		return NULL;
-	}
-	bo->exporter = ttm_bo_get(exporter);
+	prime->exporter = ttm_bo_get(exporter);
 	list_init(&bo->node);
 	ttm_resv_init(&bo->base, dev->ww_class);
 	/*
@@ -98,7 +102,7 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 	if (!res) {
 		ttm_resv_fini(&bo->base);
 		ttm_bo_put(exporter);
-		free(bo->destroy_cbs);
+		free(prime);
 		free(bo);
 		return NULL;
 	}
@@ -124,11 +128,14 @@ TTM_EXPORT int ttm_bo_import(struct ttm_device *dev, struct ttm_bo *exported,
 
 	pthread_mutex_lock(&import_lock);
 	bo = import_find_locked(exporter, dev);
-	if (!bo) {
+	/* The exporter's list of imports, at its first. */
+	if (!bo && !exporter->prime)
+		exporter->prime = calloc(1, sizeof(*exporter->prime));
+	if (!bo && exporter->prime) {
 		bo = import_create(dev, exporter);
 		if (bo) {
-			bo->import_next = exporter->imports;
-			exporter->imports = bo;
+			bo->prime->import_next = exporter->prime->imports;
+			exporter->prime->imports = bo;
 		}
 	}
 	pthread_mutex_unlock(&import_lock);
@@ -140,22 +147,25 @@ TTM_EXPORT int ttm_bo_import(struct ttm_device *dev, struct ttm_bo *exported,
 
 TTM_EXPORT struct ttm_bo *ttm_bo_exporter(struct ttm_bo *bo)
 {
-	return bo->exporter ? bo->exporter : bo;
+	struct ttm_bo *exporter = bo_exporter(bo);
+
+	return exporter ? exporter : bo;
 }
 
 void bo_import_release(struct ttm_bo *bo)
 {
-	struct ttm_bo *exporter = bo->exporter, **link;
+	struct ttm_bo *exporter = bo->prime->exporter, **link;
 
 	pthread_mutex_lock(&import_lock);
-	for (link = &exporter->imports; *link; link = &(*link)->import_next) {
+	for (link = &exporter->prime->imports; *link;
+	     link = &(*link)->prime->import_next) {
 		if (*link == bo) {
-			*link = bo->import_next;
+			*link = bo->prime->import_next;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&import_lock);
-	bo->exporter = NULL;
+	bo->prime->exporter = NULL;
 	/* May be the exporter's last reference: nothing held here. */
 	ttm_bo_put(exporter);
 }

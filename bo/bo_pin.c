@@ -24,8 +24,8 @@ TTM_EXPORT int ttm_bo_pin_at(struct ttm_bo *bo, const char *file, int line)
 	 * is one), as the kernel's pin of an imported buffer pins the
 	 * dma-buf's exporter.
 	 */
-	if (bo->exporter) {
-		ret = ttm_bo_pin_at(bo->exporter, file, line);
+	if (bo_exporter(bo)) {
+		ret = ttm_bo_pin_at(bo_exporter(bo), file, line);
 		if (ret)
 			return ret;
 	}
@@ -68,8 +68,8 @@ TTM_EXPORT int ttm_bo_unpin_at(struct ttm_bo *bo, const char *file,
 	}
 	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
-	if (bo->exporter)
-		ttm_bo_unpin_at(bo->exporter, file, line);
+	if (bo_exporter(bo))
+		ttm_bo_unpin_at(bo_exporter(bo), file, line);
 	return 0;
 }
 

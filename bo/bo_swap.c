@@ -25,7 +25,7 @@ TTM_EXPORT int ttm_bo_swapout(struct ttm_bo *bo, struct ttm_operation_ctx *ctx)
 
 	if (ret)
 		return ret;
-	if (bo->exporter)
+	if (bo_exporter(bo))
 		return -EINVAL;
 	if (bo->pin_count)
 		return -EBUSY;
@@ -53,7 +53,7 @@ static long swapout_process(struct ttm_lru_walk *walk, struct ttm_bo *bo)
 	int ret;
 
 	/* An import's pages are its exporter's (only in SYSTEM anyway). */
-	if (bo->exporter)
+	if (bo_exporter(bo))
 		return 0;
 	ret = ttm_bo_swapout(bo, walk->ctx);
 	/* Busy and told not to wait: the next one may be idle. */

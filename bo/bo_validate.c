@@ -170,7 +170,7 @@ TTM_EXPORT int ttm_bo_validate_at(struct ttm_bo *bo,
 		return -EINVAL;
 
 	/* An import's pages are where its exporter keeps them. */
-	if (placement_has(bo, placement) || bo->exporter)
+	if (placement_has(bo, placement) || bo_exporter(bo))
 		return 0;
 	/*
 	 * Pinned buffers never move. -EINVAL as in TTM: asking to move one
@@ -204,7 +204,7 @@ TTM_EXPORT int (ttm_bo_validate)(struct ttm_bo *bo,
 int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_resource *res;
-	int ret = evict_take_any(bo, &bo->placement, ctx, &res);
+	int ret = evict_take_any(bo, bo_placement(bo), ctx, &res);
 
 	return ret ? ret : bo_res_settle(bo, res);
 }

@@ -27,6 +27,9 @@
 #include "ttmsim/fence.h"
 #include "util/list.h"
 
+/* The hash chains of a device's profiles (struct ttm_bo_profile). */
+#define BO_PROFILE_BUCKETS 16
+
 /* One memory domain's manager. */
 struct bo_domain {
 	uint64_t capacity;     /* UINT64_MAX: unlimited */
@@ -121,6 +124,8 @@ struct ttm_device {
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	uint64_t room_wait_timeouts;
+	/* Interned placements (bo/bo_profile.c), under @lock. */
+	struct ttm_bo_profile *profiles[BO_PROFILE_BUCKETS];
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	/*
@@ -164,20 +169,58 @@ struct bo_ghost {
 };
 
 /*
- * Waiting for the fences of a buffer whose last reference went: one node,
- * allocated with the buffer (bo_destroy_cb_alloc()) so that the last put
- * allocates nothing, armed on one unsignalled fence at a time; the
- * callback that finds none left queues the buffer for the worker.
+ * A placement and destroy that buffers of a device were created with,
+ * interned (bo/bo_profile.c): one immutable copy per distinct pair, owned
+ * by the device and freed with it, so that a buffer holds a pointer
+ * rather than its own 100-byte placement. A buffer reads it only while
+ * it is alive (the device outlives its live buffers): bo_free() takes
+ * the destroy before the buffer leaves the device.
  */
-struct ttm_bo_destroy_cb {
-	struct ttm_fence_cb cb;
-	struct ttm_bo *bo;
-	/*
-	 * Queued to the worker still on a shared reservation, the copy of
-	 * its fences not allocated at the release: the worker tries again.
-	 */
-	bool individualize;
+struct ttm_bo_profile {
+	struct ttm_placement placement; /* unused places zeroed */
+	void (*destroy)(struct ttm_bo *bo);
+	struct ttm_bo_profile *next;    /* in its hash chain */
 };
+
+/*
+ * @dev's one copy of (@placement, @destroy), made on first use; NULL
+ * without memory. @placement valid. Takes dev->lock.
+ */
+const struct ttm_bo_profile *
+bo_profile_get(struct ttm_device *dev, const struct ttm_placement *placement,
+	       void (*destroy)(struct ttm_bo *bo));
+/* Free @dev's profiles: no buffer of it is left. */
+void bo_profile_fini(struct ttm_device *dev);
+
+/*
+ * PRIME links (bo/bo_import.c), allocated on demand: an import's
+ * (@exporter, @import_next) with it, an exporter's (@imports) at its
+ * first import. Under import_lock, except an import's @exporter, which
+ * is set before the import is visible and cleared at its last put.
+ */
+struct ttm_bo_prime {
+	struct ttm_bo *exporter;
+	struct ttm_bo *import_next;
+	struct ttm_bo *imports;
+};
+
+/*
+ * The buffer whose pages @bo shows, if it is an import still holding it;
+ * else NULL. Only imports (TTM_BO_TYPE_SG, which never change type) have
+ * one, set at creation: another buffer's @prime, which an import of it
+ * may be allocating, is not read.
+ */
+static inline struct ttm_bo *bo_exporter(const struct ttm_bo *bo)
+{
+	return bo->type == TTM_BO_TYPE_SG ? bo->prime->exporter : NULL;
+}
+
+/* The placement @bo was created with. */
+static inline const struct ttm_placement *
+bo_placement(const struct ttm_bo *bo)
+{
+	return &bo->profile->placement;
+}
 
 /* struct ttm_bo is public (ttmsim/bo.h): drivers embed it. */
 
@@ -201,12 +244,14 @@ static inline bool bo_get_unless_zero(struct ttm_bo *bo)
  */
 static inline void *bo_mem(const struct ttm_bo *bo)
 {
-	return bo->exporter ? bo->exporter->res->mem : bo->res->mem;
+	struct ttm_bo *exporter = bo_exporter(bo);
+
+	return exporter ? exporter->res->mem : bo->res->mem;
 }
 
 /*
  * An import leaves its exporter's list and drops it, at its last put
- * (bo/bo_import.c); bo->exporter is NULL after.
+ * (bo/bo_import.c); bo_exporter() is NULL after.
  */
 void bo_import_release(struct ttm_bo *bo);
 
@@ -270,9 +315,6 @@ bool place_matches(const struct ttm_bo *bo, const struct ttm_place *place);
  * destroy (bo/bo.c). Not under the device lock, nor in a fence callback.
  */
 void bo_free(struct ttm_bo *bo);
-
-/* The delayed destroy's callback node, at creation: 0 or -ENOMEM. */
-int bo_destroy_cb_alloc(struct ttm_bo *bo);
 
 /*
  * @dev's destroy worker (bo/bo_destroy.c): set up with the device;

@@ -161,7 +161,8 @@ enum ttm_bo_type {
 	TTM_BO_TYPE_SG,
 };
 
-struct ttm_bo_destroy_cb;
+struct ttm_bo_profile;
+struct ttm_bo_prime;
 struct ttm_resource;
 
 /**
@@ -183,6 +184,8 @@ struct ttm_bo {
 	 * What a reserve, the validate of a buffer in place and an unreserve
 	 * touch comes first, in as few cache lines as can be (at 1M buffers
 	 * each line is a miss): the reservation's lock next, then the LRU.
+	 * 168 bytes in all, so that a buffer of ttm_bo_create() and its
+	 * malloc() header take 176 (docs/bo-design.md, "Bytes per buffer").
 	 */
 	struct ttm_resv base;           /* own; @resv unless shared */
 	struct ttm_device *dev;
@@ -190,33 +193,39 @@ struct ttm_bo {
 	unsigned int pin_count;         /* under the reservation */
 	struct ttm_list_node node;      /* on an LRU or the pinned list */
 	unsigned int node_kind;         /* 0; a walk's hitch's is not */
-	unsigned int type;              /* enum ttm_bo_type */
+	uint8_t type;                   /* enum ttm_bo_type */
+	bool evict_mark;                /* the eviction search's, dev lock */
+	uint8_t destroy_pending;        /* a zombie: waits for its fences */
+	bool individualize;             /* the worker copies the fences */
 	uint64_t lru_gen;               /* when it last joined its LRU */
 	struct ttm_lru_bulk_move *bulk; /* under the reservation */
 	/* Cold from here on. */
 	struct ttm_resource *res;       /* where the bytes are */
-	uint64_t size;
 	int refcount;                   /* atomic */
+	uint32_t size;                  /* at most TTM_BO_MAX_SIZE */
 	/*
-	 * Delayed destroy: whether it waits for its fences (a zombie), and
-	 * its one fence callback node (a single node now, not an array:
-	 * the plural name is kept for the ABI), allocated with the buffer.
+	 * The placement and destroy it was created with: the device's one
+	 * copy of that pair, shared by every buffer created with it
+	 * (bo/bo_profile.c), immutable, freed with the device.
 	 */
-	unsigned int destroy_pending;
-	struct ttm_bo_destroy_cb *destroy_cbs;
-	void (*destroy)(struct ttm_bo *bo);
-	struct ttm_bo *destroy_next;    /* on the device's worker queue */
+	const struct ttm_bo_profile *profile;
 	/*
-	 * TTM_BO_TYPE_SG: the buffer whose pages these are (a reference),
-	 * and the next import of it. An exported buffer: its imports.
+	 * Delayed destroy: the one fence callback node, armed on one
+	 * fence at a time; once none is armed (its callback ran and found
+	 * no fence left), the link on the device's worker queue instead.
 	 */
-	struct ttm_bo *exporter;
-	struct ttm_bo *import_next;
-	struct ttm_bo *imports;
+	union {
+		struct ttm_fence_cb destroy_cb;
+		struct ttm_bo *destroy_next;
+	};
+	/*
+	 * PRIME, allocated by an import or the first import of this one:
+	 * TTM_BO_TYPE_SG, the buffer whose pages these are and the next
+	 * import of it; an exported buffer, its imports (bo/bo_import.c).
+	 */
+	struct ttm_bo_prime *prime;
 	/* The eviction search's, under the device lock (bo/bo_evict.c). */
 	struct ttm_bo *scan_next;
-	bool evict_mark;
-	struct ttm_placement placement;
 };
 
 /*

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Interned placements: each device keeps one immutable copy of every
+ * (placement, destroy) pair its buffers were created with, and a buffer
+ * points at its pair instead of carrying the 100-byte placement itself
+ * (docs/bo-design.md, "Bytes per buffer"). Drivers use a handful of
+ * placements, so the table stays small; it lives as long as the device,
+ * which outlives its buffers, so a buffer needs no reference on it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bo/bo.h"
+
+/* @placement with its unused places zeroed: the key compared whole. */
+static struct ttm_placement profile_key(const struct ttm_placement *placement)
+{
+	struct ttm_placement key;
+
+	memset(&key, 0, sizeof(key));
+	key.count = placement->count;
+	memcpy(key.places, placement->places,
+	       placement->count * sizeof(key.places[0]));
+	return key;
+}
+
+/* FNV-1a over the key's bytes and the destroy's address. */
+static unsigned int profile_hash(const struct ttm_placement *key,
+				 void (*destroy)(struct ttm_bo *bo))
+{
+	const unsigned char *p = (const unsigned char *)key;
+	uint64_t h = 14695981039346656037ull;
+	uintptr_t d = (uintptr_t)destroy;
+	size_t i;
+
+	for (i = 0; i < sizeof(*key); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	h = (h ^ d ^ (d >> 17)) * 1099511628211ull;
+	return (unsigned int)(h >> 32) % BO_PROFILE_BUCKETS;
+}
+
+const struct ttm_bo_profile *
+bo_profile_get(struct ttm_device *dev, const struct ttm_placement *placement,
+	       void (*destroy)(struct ttm_bo *bo))
+{
+	struct ttm_placement key = profile_key(placement);
+	unsigned int b = profile_hash(&key, destroy);
+	struct ttm_bo_profile *p;
+
+	pthread_mutex_lock(&dev->lock);
+	for (p = dev->profiles[b]; p; p = p->next)
+		if (p->destroy == destroy &&
+		    !memcmp(&p->placement, &key, sizeof(key)))
+			break;
+	if (!p) {
+		p = malloc(sizeof(*p));
+		if (p) {
+			p->placement = key;
+			p->destroy = destroy;
+			p->next = dev->profiles[b];
+			dev->profiles[b] = p;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return p;
+}
+
+void bo_profile_fini(struct ttm_device *dev)
+{
+	struct ttm_bo_profile *p, *next;
+	unsigned int b;
+
+	for (b = 0; b < BO_PROFILE_BUCKETS; b++) {
+		for (p = dev->profiles[b]; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+		dev->profiles[b] = NULL;
+	}
+}
