@@ -105,20 +105,20 @@ bool bo_placement_valid(const struct ttm_device *dev,
 void bo_account_in_locked(struct ttm_bo *bo, struct ttm_resource *res)
 {
 	struct ttm_device *dev = bo->dev;
-	struct bo_domain *dom = &dev->domain[res->domain];
+	struct bo_domain *dom = &dev->domain[bo_res_domain(res)];
 
-	dom->incoming -= res->bytes;
+	dom->incoming -= bo_res_bytes(dev, res);
 	dom->buffers++;
 	dev->buffers++;
 	bo->res = res;
-	__atomic_store_n(&bo->domain, res->domain, __ATOMIC_RELAXED);
+	__atomic_store_n(&bo->domain, bo_res_domain(res), __ATOMIC_RELAXED);
 	bo_lru_add_locked(bo);
 }
 
 int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = bo_res_fill(res, bo->size, true);
+	int ret = bo_res_fill(dev, res, bo->size, true);
 
 	pthread_mutex_lock(&dev->lock);
 	if (ret)

@@ -86,7 +86,7 @@ int bo_evict_victim(struct ttm_bo *victim, int domain,
 	if (!res)
 		return -ENOMEM;
 	/* No swap-out in ttmsim: going to SYSTEM is the nearest thing. */
-	if (res->domain == TTM_DOMAIN_SYSTEM && funcs->swap_notify)
+	if (bo_res_domain(res) == TTM_DOMAIN_SYSTEM && funcs->swap_notify)
 		funcs->swap_notify(victim, dev->funcs_data);
 	ret = bo_move(victim, res, ctx);
 	if (ret == 0) {
@@ -410,7 +410,7 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 		struct ttm_bo *p = list_entry(n, struct ttm_bo, node);
 
 		if (p->domain == domain)
-			bytes += p->res->bytes;
+			bytes += bo_res_bytes(dev, p->res);
 	}
 	list_for_each(n, head) {
 		struct ttm_bo *cand = list_entry(n, struct ttm_bo, node);
@@ -418,7 +418,7 @@ static uint64_t fixed_bytes_locked(struct ttm_device *dev, int domain,
 		if (bo_lru_is_hitch(n))
 			continue;
 		if (fixed_for(cand, ctx, ticket))
-			bytes += cand->res->bytes;
+			bytes += bo_res_bytes(dev, cand->res);
 	}
 	return bytes;
 }
@@ -441,7 +441,7 @@ static uint64_t vetoed_bytes_locked(const struct bo_vetoed *vetoed,
 		const struct ttm_bo *v = vetoed->bos[i];
 
 		if (v->domain == domain && !fixed_for(v, ctx, ticket))
-			bytes += v->res->bytes;
+			bytes += bo_res_bytes(v->dev, v->res);
 	}
 	return bytes;
 }

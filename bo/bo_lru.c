@@ -101,7 +101,8 @@ static bool bulk_unlink_locked(struct ttm_bo *bo)
 void bo_lru_del_locked(struct ttm_bo *bo)
 {
 	if (bo->pin_count) {
-		bo->dev->domain[bo->domain].pinned -= bo->res->bytes;
+		bo->dev->domain[bo->domain].pinned -=
+			bo_res_bytes(bo->dev, bo->res);
 	} else if (bo->bulk) {
 		bulk_unlink_locked(bo);
 	}
@@ -114,7 +115,7 @@ void bo_lru_add_locked(struct ttm_bo *bo)
 	struct ttm_lru_bulk_move_pos *pos;
 
 	if (bo->pin_count) {
-		dev->domain[bo->domain].pinned += bo->res->bytes;
+		dev->domain[bo->domain].pinned += bo_res_bytes(dev, bo->res);
 		list_add_tail(&bo->node, &dev->pinned);
 		return;
 	}

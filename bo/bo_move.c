@@ -26,7 +26,7 @@ static void ghost_release(struct bo_ghost *ghost)
 	pthread_mutex_lock(&dev->lock);
 	list_del(&ghost->node);
 	bo_res_release_locked(dev, ghost->res);
-	dev->domain[ghost->res->domain].ghosts--;
+	dev->domain[bo_res_domain(ghost->res)].ghosts--;
 	if (--dev->n_ghosts == 0)
 		pthread_cond_broadcast(&dev->idle);
 	bo_room_changed_locked(dev);
@@ -53,7 +53,7 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
 	     dev->domain[domain].ghosts && n != &dev->ghosts; n = n->next) {
 		struct bo_ghost *g = list_entry(n, struct bo_ghost, node);
 
-		if (g->res->domain == domain) {
+		if (bo_res_domain(g->res) == domain) {
 			fence = ttm_fence_get(g->fence);
 			break;
 		}
@@ -94,7 +94,7 @@ static struct ttm_resource *move_switch(struct ttm_bo *bo,
 {
 	struct ttm_device *dev = bo->dev;
 	struct ttm_resource *old = bo->res;
-	struct bo_domain *from = &dev->domain[old->domain];
+	struct bo_domain *from = &dev->domain[bo_res_domain(old)];
 
 	pthread_mutex_lock(&dev->lock);
 	old->bo = NULL;
@@ -109,10 +109,10 @@ static struct ttm_resource *move_switch(struct ttm_bo *bo,
 		bo_res_release_locked(dev, old);
 	}
 	from->buffers--;
-	dev->domain[res->domain].buffers++;
-	dev->domain[res->domain].incoming -= res->bytes;
+	dev->domain[bo_res_domain(res)].buffers++;
+	dev->domain[bo_res_domain(res)].incoming -= bo_res_bytes(dev, res);
 	bo->res = res;
-	__atomic_store_n(&bo->domain, res->domain, __ATOMIC_RELAXED);
+	__atomic_store_n(&bo->domain, bo_res_domain(res), __ATOMIC_RELAXED);
 	bo_lru_add_locked(bo);
 	dev->moves++;
 	dev->bytes_moved += bo->size;
@@ -186,7 +186,8 @@ static int move_gpu(struct ttm_bo *bo, struct ttm_resource *res)
 {
 	struct ttm_device *dev = bo->dev;
 	struct ttm_gpu_range ranges[2] = {
-		{ bo->res->mem, bo->size }, { res->mem, bo->size },
+		{ bo_res_mem(dev, bo->res), bo->size },
+		{ bo_res_mem(dev, res), bo->size },
 	};
 	struct ttm_gpu_job job = {
 		.engine = dev->copy_engine,
@@ -254,7 +255,7 @@ static int move_cpu(struct ttm_bo *bo, struct ttm_resource *res,
 			    ctx->interruptible, -1);
 	if (ret)
 		return ret;
-	memcpy(res->mem, bo->res->mem, bo->size);
+	memcpy(bo_res_mem(bo->dev, res), bo_res_mem(bo->dev, bo->res), bo->size);
 	move_finish(bo, res, NULL);
 	return 0;
 }
@@ -268,8 +269,8 @@ static int move_hook(struct ttm_bo *bo, struct ttm_resource *res,
 		     const struct ttm_operation_ctx *ctx, int *ret_hop)
 {
 	struct ttm_device *dev = bo->dev;
-	struct ttm_gpu_range src = { bo->res->mem, bo->size };
-	struct ttm_gpu_range dst = { res->mem, bo->size };
+	struct ttm_gpu_range src = { bo_res_mem(dev, bo->res), bo->size };
+	struct ttm_gpu_range dst = { bo_res_mem(dev, res), bo->size };
 	enum ttm_domain hop = TTM_DOMAIN_GTT;
 	struct ttm_fence *fence = NULL;
 	struct bo_ghost *ghost;
@@ -281,8 +282,8 @@ static int move_hook(struct ttm_bo *bo, struct ttm_resource *res,
 	if (ret)
 		return ret;
 	ret = dev->funcs->move(bo, (enum ttm_domain)bo->domain,
-			       (enum ttm_domain)res->domain, &src, &dst, ctx,
-			       dev->funcs_data, &fence, &hop);
+			       (enum ttm_domain)bo_res_domain(res), &src, &dst,
+			       ctx, dev->funcs_data, &fence, &hop);
 	if (ret || !fence)
 		move_unprepare(bo, reserved);
 	if (ret == 0 && !fence) {
@@ -316,7 +317,7 @@ static int move_once(struct ttm_bo *bo, struct ttm_resource *res,
 	int ret;
 
 	/* Not zeroed: the copy overwrites every byte. */
-	ret = bo_res_fill(res, bo->size, false);
+	ret = bo_res_fill(dev, res, bo->size, false);
 	if (ret)
 		return ret;
 	ret = TTM_MOVE_DEFAULT;
@@ -352,7 +353,7 @@ static int move_hop(struct ttm_bo *bo, struct ttm_resource *res, int hop,
 	struct ttm_resource *via;
 	int ret;
 
-	if (hop < 0 || hop >= TTM_DOMAIN_COUNT || hop == res->domain ||
+	if (hop < 0 || hop >= TTM_DOMAIN_COUNT || hop == bo_res_domain(res) ||
 	    hop == bo->domain)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->lock);

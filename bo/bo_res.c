@@ -113,10 +113,10 @@ struct ttm_resource *bo_res_take_err_locked(struct ttm_device *dev,
 			free(res);
 			return NULL;
 		}
-		res->mem = dom->arena + res->node.start * dev->page_size;
+	} else {
+		res->node.size = (uint32_t)bytes; /* at most TTM_BO_MAX_SIZE */
 	}
-	res->bytes = bytes;
-	res->domain = want->domain;
+	res->node.tag = (uint8_t)want->domain;
 	res->bo = bo;
 	dom->used += bytes;
 	dom->incoming += bytes;
@@ -126,31 +126,32 @@ struct ttm_resource *bo_res_take_err_locked(struct ttm_device *dev,
 
 void bo_res_release_locked(struct ttm_device *dev, struct ttm_resource *res)
 {
-	struct bo_domain *dom = &dev->domain[res->domain];
+	struct bo_domain *dom = &dev->domain[bo_res_domain(res)];
 
-	if (domain_limited(res->domain))
+	if (domain_limited(bo_res_domain(res)))
 		range_mgr_remove(&dom->mm, &res->node);
-	dom->used -= res->bytes;
+	dom->used -= bo_res_bytes(dev, res);
 }
 
 void bo_res_untake_locked(struct ttm_device *dev, struct ttm_resource *res)
 {
-	dev->domain[res->domain].incoming -= res->bytes;
+	dev->domain[bo_res_domain(res)].incoming -= bo_res_bytes(dev, res);
 	bo_res_release_locked(dev, res);
 }
 
 void bo_res_free(struct ttm_resource *res)
 {
-	if (res && !domain_limited(res->domain))
-		free(res->mem);
+	if (res && !domain_limited(bo_res_domain(res)))
+		free(res->sys.mem);
 	free(res);
 }
 
-int bo_res_fill(struct ttm_resource *res, uint64_t size, bool zero)
+int bo_res_fill(struct ttm_device *dev, struct ttm_resource *res,
+		uint64_t size, bool zero)
 {
-	if (res->mem) {
+	if (domain_limited(bo_res_domain(res)) || res->sys.mem) {
 		if (zero)
-			memset(res->mem, 0, size);
+			memset(bo_res_mem(dev, res), 0, size);
 		return 0;
 	}
 	/*
@@ -158,8 +159,8 @@ int bo_res_fill(struct ttm_resource *res, uint64_t size, bool zero)
 	 * GPU's 4), and for large sizes the zero pages come from mmap()
 	 * lazily: a big buffer costs nothing until touched.
 	 */
-	res->mem = zero ? calloc(1, size) : malloc(size);
-	return res->mem ? 0 : -ENOMEM;
+	res->sys.mem = zero ? calloc(1, size) : malloc(size);
+	return res->sys.mem ? 0 : -ENOMEM;
 }
 
 struct bo_want bo_want_of(const struct ttm_device *dev,
@@ -187,11 +188,11 @@ bool bo_res_fits(const struct ttm_bo *bo, const struct bo_want *want)
 	const struct ttm_resource *res = bo->res;
 	uint64_t end;
 
-	if (res->domain != want->domain)
+	if (bo_res_domain(res) != want->domain)
 		return false;
-	if (!domain_limited(res->domain))
+	if (!domain_limited(bo_res_domain(res)))
 		return true;
-	end = res->node.start + res->node.size;
+	end = (uint64_t)res->node.start + res->node.size;
 	return res->node.start >= want->fpfn &&
 	       (!want->lpfn || end <= want->lpfn);
 }
@@ -200,7 +201,7 @@ TTM_EXPORT uint64_t ttm_bo_offset(const struct ttm_bo *bo)
 {
 	const struct ttm_resource *res = bo->res;
 
-	if (!domain_limited(res->domain))
+	if (!domain_limited(bo_res_domain(res)))
 		return 0;
-	return res->node.start * bo->dev->page_size;
+	return (uint64_t)res->node.start * bo->dev->page_size;
 }

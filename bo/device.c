@@ -386,16 +386,16 @@ static bool sum_list(struct list_node *head, int want, uint64_t *bytes,
 		prev = bo;
 		if (d < 0 || d >= TTM_DOMAIN_COUNT ||
 		    (want >= 0 && d != want) || !bo->res ||
-		    bo->res->domain != d || bo->res->bo != bo) {
+		    bo_res_domain(bo->res) != d || bo->res->bo != bo) {
 			snprintf(buf, len, "buffer %p of domain %d on the "
 				 "list of domain %d, or its resource not "
 				 "there", (void *)bo, d, want);
 			return false;
 		}
-		bytes[d] += bo->res->bytes;
+		bytes[d] += bo_res_bytes(bo->dev, bo->res);
 		count[d]++;
 		if (pinned)
-			pinned[d] += bo->res->bytes;
+			pinned[d] += bo_res_bytes(bo->dev, bo->res);
 	}
 	return want < 0 || bulk_ok(prev, NULL, want, buf, len);
 }
@@ -411,12 +411,12 @@ static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
 		struct bo_ghost *g = list_entry(n, struct bo_ghost, node);
 
 		if (n->next->prev != n || n->prev->next != n ||
-		    g->res->domain < 0 || g->res->domain >= TTM_DOMAIN_COUNT) {
+		    bo_res_domain(g->res) >= TTM_DOMAIN_COUNT) {
 			snprintf(buf, len, "move source %p: badly linked or "
-				 "of domain %d", (void *)g, g->res->domain);
+				 "of domain %d", (void *)g, bo_res_domain(g->res));
 			return false;
 		}
-		bytes[g->res->domain] += g->res->bytes;
+		bytes[bo_res_domain(g->res)] += bo_res_bytes(dev, g->res);
 	}
 	if (count != dev->n_ghosts) {
 		snprintf(buf, len, "%" PRIu64 " move sources counted != %"

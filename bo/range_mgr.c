@@ -75,12 +75,18 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 
 static inline uint64_t node_end(const struct range_node *n)
 {
-	return n->start + n->size;
+	return (uint64_t)n->start + n->size;
+}
+
+/* The free pages below @n: derived from its list predecessor. */
+static inline uint64_t node_hole(const struct range_node *n)
+{
+	return n->start - node_end(n->prev);
 }
 
 static inline uint64_t hole_start(const struct range_node *n)
 {
-	return n->start - n->hole;
+	return node_end(n->prev);
 }
 
 /*
@@ -165,8 +171,9 @@ static inline void update(struct range_node *n)
 {
 	int hl = height(n->left), hr = height(n->right);
 
-	n->height = 1 + (hl > hr ? hl : hr);
-	n->max_hole = max_u64(n->hole, max_u64(max_hole(n->left),
+	n->height = (uint8_t)(1 + (hl > hr ? hl : hr));
+	n->max_hole = (uint32_t)max_u64(node_hole(n),
+					max_u64(max_hole(n->left),
 						max_hole(n->right)));
 }
 
@@ -298,7 +305,8 @@ static struct range_node *find_low(struct range_node *n, uint64_t lo,
 		found = find_low(n->left, lo, hs, r, ret_start);
 		if (found)
 			return found;
-		if (n->hole >= r->size && req_fit(r, hs, n->start, ret_start))
+		if (n->start - hs >= r->size &&
+		    req_fit(r, hs, n->start, ret_start))
 			return n;
 		lo = node_end(n);
 		n = n->right;
@@ -318,7 +326,8 @@ static struct range_node *find_high(struct range_node *n, uint64_t lo,
 		found = find_high(n->right, node_end(n), hi, r, ret_start);
 		if (found)
 			return found;
-		if (n->hole >= r->size && req_fit(r, hs, n->start, ret_start))
+		if (n->start - hs >= r->size &&
+		    req_fit(r, hs, n->start, ret_start))
 			return n;
 		hi = hs;
 		n = n->left;
@@ -335,13 +344,11 @@ static void link_node(struct range_mgr *mm, struct range_node *x,
 {
 	struct range_node *pred = succ->prev;
 
-	x->mm = mm;
 	x->left = x->right = NULL;
 	x->height = 1;
 	x->scanned = false;
-	x->hole = x->start - node_end(pred);
-	x->max_hole = x->hole;
-	succ->hole = succ->start - node_end(x);
+	x->max_hole = (uint32_t)(x->start - node_end(pred));
+	/* Linked first: the holes update() derives are the new ones. */
 	x->prev = pred;
 	x->next = succ;
 	pred->next = x;
@@ -358,13 +365,10 @@ int range_mgr_init(struct range_mgr *mm, uint64_t npages)
 		return -EINVAL;
 	memset(mm, 0, sizeof(*mm));
 	mm->npages = npages;
-	mm->head.mm = mm;
 	mm->head.next = &mm->tail;
-	mm->tail.mm = mm;
-	mm->tail.start = npages;
+	mm->tail.start = (uint32_t)npages;
 	mm->tail.prev = &mm->head;
-	mm->tail.hole = npages;
-	mm->tail.max_hole = npages;
+	mm->tail.max_hole = (uint32_t)npages;
 	mm->tail.height = 1;
 	mm->root = &mm->tail;
 	return 0;
@@ -375,7 +379,7 @@ int range_mgr_fini(struct range_mgr *mm)
 	if (mm->count || mm->scan)
 		return -EBUSY;
 	mm->root = NULL;
-	mm->head.mm = mm->tail.mm = NULL;
+	mm->head.next = mm->tail.prev = NULL;
 	return 0;
 }
 
@@ -388,7 +392,7 @@ int range_mgr_insert(struct range_mgr *mm, struct range_node *node,
 	uint64_t start;
 	int ret;
 
-	if (node->mm)
+	if (node->next)
 		return -EINVAL;
 	ret = req_init(&r, mm, size, align, fpfn, lpfn, flags);
 	if (ret)
@@ -401,8 +405,8 @@ int range_mgr_insert(struct range_mgr *mm, struct range_node *node,
 		succ = find_low(mm->root, 0, mm->npages, &r, &start);
 	if (!succ)
 		return -ENOSPC;
-	node->start = start;
-	node->size = size;
+	node->start = (uint32_t)start;
+	node->size = (uint32_t)size;
 	link_node(mm, node, succ);
 	return 0;
 }
@@ -412,7 +416,7 @@ int range_mgr_reserve(struct range_mgr *mm, struct range_node *node)
 	struct range_node *n = mm->root, *succ = NULL;
 	uint64_t end;
 
-	if (node->mm || !node->size || node->start >= mm->npages ||
+	if (node->next || !node->size || node->start >= mm->npages ||
 	    node->size > mm->npages - node->start)
 		return -EINVAL;
 	if (mm->scan)
@@ -437,17 +441,16 @@ void range_mgr_remove(struct range_mgr *mm, struct range_node *node)
 {
 	struct range_node *succ = node->next;
 
-	if (node->mm != mm || node == &mm->tail || node == &mm->head)
+	if (!node->next || node == &mm->tail || node == &mm->head)
 		return;
 	/*
-	 * The successor's hole takes in @node and its hole. The successor
-	 * is an ancestor of @node or the node replacing it: recomputed.
+	 * Unlinked first: the successor's hole, derived from the list,
+	 * takes in @node and its hole. The successor is an ancestor of
+	 * @node or the node replacing it: recomputed.
 	 */
-	succ->hole += node->hole + node->size;
-	mm->root = tree_remove(mm->root, node, succ);
 	node->prev->next = succ;
 	succ->prev = node->prev;
-	node->mm = NULL;
+	mm->root = tree_remove(mm->root, node, succ);
 	node->left = node->right = node->prev = node->next = NULL;
 	mm->used -= node->size;
 	mm->count--;
@@ -536,11 +539,9 @@ static int check_subtree(struct check_walk *w, const struct range_node *n,
 	if (check_subtree(w, n->left, depth + 1, &hl))
 		return -EFAULT;
 	/* The list and the tree agree on the order. */
-	if (n->mm != w->mm || n->scanned || n->prev != w->prev ||
-	    w->prev->next != n)
+	if (n->scanned || n->prev != w->prev || w->prev->next != n)
 		return -EFAULT;
-	if (n->start < node_end(w->prev) ||
-	    n->hole != n->start - node_end(w->prev))
+	if (n->start < node_end(w->prev))
 		return -EFAULT;
 	if (n != &w->mm->tail) {
 		if (!n->size || n->start >= w->mm->npages ||
@@ -554,8 +555,9 @@ static int check_subtree(struct check_walk *w, const struct range_node *n,
 		return -EFAULT;
 	if (hl - hr > 1 || hr - hl > 1 ||
 	    n->height != 1 + (hl > hr ? hl : hr) ||
-	    n->max_hole != max_u64(n->hole, max_u64(max_hole(n->left),
-						    max_hole(n->right))))
+	    n->max_hole != max_u64(node_hole(n),
+				   max_u64(max_hole(n->left),
+					   max_hole(n->right))))
 		return -EFAULT;
 	*ret_height = n->height;
 	return 0;
@@ -608,7 +610,7 @@ bool range_scan_add(struct range_scan *scan, struct range_node *node)
 	struct range_node *prev = node->prev, *next = node->next;
 	uint64_t start;
 
-	if (node->mm != mm || node == &mm->tail || node->scanned ||
+	if (!node->next || node == &mm->tail || node->scanned ||
 	    (mm->scan && mm->scan != scan))
 		return false;
 	mm->scan = scan;
@@ -632,7 +634,7 @@ bool range_scan_remove(struct range_scan *scan, struct range_node *node)
 {
 	struct range_mgr *mm = scan->mm;
 
-	if (!node->scanned || node->mm != mm || mm->scan != scan)
+	if (!node->scanned || !node->next || mm->scan != scan)
 		return false;
 	node->prev->next = node;
 	node->next->prev = node;

@@ -66,16 +66,34 @@ struct bo_domain {
  * ghost after it).
  */
 struct ttm_resource {
-	struct range_node node;  /* VRAM, GTT: the pages */
-	void *mem;               /* the bytes: in the arena, or malloc()ed */
-	uint64_t bytes;          /* accounted in the domain: whole pages */
-	int domain;
+	/*
+	 * 56 bytes, so that with its malloc() header it takes 64
+	 * (docs/bo-design.md, "Bytes per buffer"). In every domain
+	 * @node.tag is the domain (bo_res_domain()). VRAM, GTT: @node is
+	 * the range of pages in the domain's manager, the bytes are the
+	 * arena's at its start, whole pages accounted. SYSTEM: in no
+	 * manager; @node.size is the exact bytes, @sys.mem (over the
+	 * node's tree links, which SYSTEM does not use) its own block.
+	 * Read them with bo_res_bytes() and bo_res_mem().
+	 */
+	union {
+		struct range_node node;
+		struct {
+			void *mem;
+		} sys;
+	};
 	/*
 	 * The buffer, under dev->lock; NULL once a ghost's (the buffer may
 	 * be gone before its old bytes are).
 	 */
 	struct ttm_bo *bo;
 };
+
+/* The domain of @res. */
+static inline int bo_res_domain(const struct ttm_resource *res)
+{
+	return res->node.tag;
+}
 
 struct ttm_device {
 	pthread_mutex_t lock;
@@ -224,6 +242,27 @@ bo_placement(const struct ttm_bo *bo)
 
 /* struct ttm_bo is public (ttmsim/bo.h): drivers embed it. */
 
+/* The bytes @res accounts in its domain of @dev. */
+static inline uint64_t bo_res_bytes(const struct ttm_device *dev,
+				    const struct ttm_resource *res)
+{
+	if (bo_res_domain(res) == TTM_DOMAIN_SYSTEM)
+		return res->node.size;
+	return (uint64_t)res->node.size << dev->page_shift;
+}
+
+/* The bytes of @res on @dev: in its domain's arena, or its own block. */
+static inline void *bo_res_mem(const struct ttm_device *dev,
+			       const struct ttm_resource *res)
+{
+	int d = bo_res_domain(res);
+
+	if (d == TTM_DOMAIN_SYSTEM)
+		return res->sys.mem;
+	return dev->domain[d].arena + ((uint64_t)res->node.start
+				       << dev->page_shift);
+}
+
 /* A reference unless the last one is gone (a delayed destroy is due). */
 static inline bool bo_get_unless_zero(struct ttm_bo *bo)
 {
@@ -246,7 +285,8 @@ static inline void *bo_mem(const struct ttm_bo *bo)
 {
 	struct ttm_bo *exporter = bo_exporter(bo);
 
-	return exporter ? exporter->res->mem : bo->res->mem;
+	return exporter ? bo_res_mem(exporter->dev, exporter->res) :
+			  bo_res_mem(bo->dev, bo->res);
 }
 
 /*
@@ -493,7 +533,8 @@ void bo_res_free(struct ttm_resource *res);
  * Give @res its bytes if it has none yet (SYSTEM), zeroed if @zero (the
  * arena's too). No lock held. 0 or -ENOMEM.
  */
-int bo_res_fill(struct ttm_resource *res, uint64_t size, bool zero);
+int bo_res_fill(struct ttm_device *dev, struct ttm_resource *res,
+		uint64_t size, bool zero);
 
 /* Whether @bo's resource lies where @want allows. */
 bool bo_res_fits(const struct ttm_bo *bo, const struct bo_want *want);

@@ -27,8 +27,11 @@
 #define RANGE_TOPDOWN (1u << 0)
 #define RANGE_FLAGS_ALL RANGE_TOPDOWN
 
-/* The largest manager: keeps every sum of two page numbers in range. */
-#define RANGE_MGR_MAX_PAGES (UINT64_C(1) << 52)
+/*
+ * The largest manager: page numbers are 32-bit, as TTM's fpfn and lpfn
+ * (the tail sentinel starts at npages).
+ */
+#define RANGE_MGR_MAX_PAGES UINT32_MAX
 
 struct range_mgr;
 
@@ -43,17 +46,26 @@ struct range_mgr;
  * free pages just below the node (its hole).
  */
 struct range_node {
-	uint64_t start;
-	uint64_t size;
+	/* private: */
+	struct range_node *left, *right;
+	struct range_node *prev, *next; /* address order; NULL: in none */
+
+	/* public: */
+	uint32_t start;
+	uint32_t size;
 
 	/* private: */
-	struct range_mgr *mm;           /* NULL: in no manager */
-	struct range_node *left, *right;
-	struct range_node *prev, *next; /* address order */
-	uint64_t hole;                  /* free pages below @start */
-	uint64_t max_hole;              /* largest hole in the subtree */
-	int height;                     /* of the subtree; a leaf is 1 */
+	/*
+	 * The largest hole in the subtree. A node's own hole (the free
+	 * pages below @start) is not stored: it is @start minus the end of
+	 * @prev (node_hole()), which keeps the node at 48 bytes.
+	 */
+	uint32_t max_hole;
+	uint8_t height;                 /* of the subtree; a leaf is 1 */
 	bool scanned;                   /* added to the active scan */
+
+	/* public: */
+	uint8_t tag;                    /* the caller's; never touched */
 };
 
 /**
@@ -156,7 +168,7 @@ void range_mgr_remove(struct range_mgr *mm, struct range_node *node);
 /* Whether @node is in a manager. */
 static inline bool range_node_allocated(const struct range_node *node)
 {
-	return node->mm != NULL;
+	return node->next != NULL;
 }
 
 /**
@@ -322,10 +334,16 @@ static inline bool range_scan_hit(const struct range_scan *scan,
 	for ((pos) = (mm)->head.next, (n) = (pos)->next;               \
 	     (pos) != &(mm)->tail; (pos) = (n), (n) = (pos)->next)
 
+/* The free pages below @n, a node in a manager other than its head. */
+static inline uint64_t range_node_hole(const struct range_node *n)
+{
+	return n->start - ((uint64_t)n->prev->start + n->prev->size);
+}
+
 /* The next node with free pages below it, after @pos; NULL at the end. */
 static inline struct range_node *range_hole_next(struct range_node *pos)
 {
-	for (pos = pos->next; pos && !pos->hole; pos = pos->next)
+	for (pos = pos->next; pos && !range_node_hole(pos); pos = pos->next)
 		;
 	return pos;
 }
@@ -343,7 +361,7 @@ static inline struct range_node *range_hole_next(struct range_node *pos)
  */
 #define range_mgr_for_each_hole(pos, mm, hs, he)                        \
 	for ((pos) = range_hole_next(&(mm)->head);                     \
-	     (pos) && ((hs) = (pos)->start - (pos)->hole,              \
+	     (pos) && ((hs) = (pos)->start - range_node_hole(pos),     \
 		       (he) = (pos)->start, true);                     \
 	     (pos) = range_hole_next(pos))
 
