@@ -255,7 +255,8 @@ static int move_cpu(struct ttm_bo *bo, struct ttm_resource *res,
 			    ctx->interruptible, -1);
 	if (ret)
 		return ret;
-	memcpy(bo_res_mem(bo->dev, res), bo_res_mem(bo->dev, bo->res), bo->size);
+	memcpy(bo_res_mem(bo->dev, res), bo_res_mem(bo->dev, bo->res),
+	       bo->size);
 	move_finish(bo, res, NULL);
 	return 0;
 }

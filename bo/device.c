@@ -413,7 +413,8 @@ static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
 		if (n->next->prev != n || n->prev->next != n ||
 		    bo_res_domain(g->res) >= TTM_DOMAIN_COUNT) {
 			snprintf(buf, len, "move source %p: badly linked or "
-				 "of domain %d", (void *)g, bo_res_domain(g->res));
+				 "of domain %d", (void *)g,
+				 bo_res_domain(g->res));
 			return false;
 		}
 		bytes[bo_res_domain(g->res)] += bo_res_bytes(dev, g->res);

@@ -4,11 +4,12 @@
  *
  * Structure. The nodes are kept twice, in address order: in a list, for
  * O(1) neighbours, walks and the eviction scan, and in an AVL tree keyed
- * by start. Each node records its hole, the free pages between the end
- * of the node before it and its own start, and each tree node the
- * largest hole in its subtree. A tail sentinel at page npages, always in
- * the tree, holds the hole at the top, so every hole is some node's and
- * a new node's successor always exists.
+ * by start. Each node's hole is the free pages between the end of the
+ * node before it in the list and its own start (derived, not stored:
+ * 48-byte nodes, 32-bit page numbers as TTM's fpfn and lpfn), and each
+ * tree node records the largest hole in its subtree. A tail sentinel
+ * at page npages, always in the tree, holds the hole at the top, so
+ * every hole is some node's and a new node's successor always exists.
  *
  * Searching. First fit descends from the root, left subtree first, then
  * the node's own hole, then the right subtree; last fit (RANGE_TOPDOWN)
@@ -27,7 +28,8 @@
  * deterministic. The augmented maxima are recomputed on the recursion's
  * way back up, which every rotation passes through anyway. Inserting a
  * node changes the hole of its successor, and removing one that of its
- * successor: that node is always on the path the tree operation
+ * successor (the list is updated first, so the derived hole is the new
+ * one): that node is always on the path the tree operation
  * recomputes (an ancestor of the new leaf; on removal an ancestor, or
  * the successor that replaces the node), so holes cost nothing extra.
  *
@@ -38,7 +40,7 @@
  * Costs (n nodes): insert O(log n) plus the holes of at least the size
  * that alignment defeats (an aligned insert that fails visits each of
  * them); reserve, remove and largest hole O(log n); scan add and remove
- * O(1); could_fit and check O(n). At 1M nodes (80 bytes each) a
+ * O(1); could_fit and check O(n). At 1M nodes (48 bytes each) a
  * remove at a random place costs microseconds, nearly all cache misses.
  *
  * drm_mm keeps separate trees of holes by size and address and offers

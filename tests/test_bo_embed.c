@@ -868,6 +868,57 @@ static void test_is_driver_bo(void **state)
 	ttm_device_destroy(dev);
 }
 
+/*
+ * A buffer's placement is its device's one copy of it (bytes per buffer,
+ * docs/bo-design.md): buffers created with equal placements (places past
+ * the count ignored) and the same destroy share it; it does not change
+ * when the caller's variable does; another destroy gets its own.
+ */
+static void test_placement_interned(void **state)
+{
+	struct ttm_device *dev = small_device();
+	struct ttm_placement pl = vram_gtt, junk = vram_gtt;
+	const struct ttm_placement *pa, *pb;
+	unsigned int destroyed = 0;
+	struct ttm_bo *a, *b, *c;
+	struct drv_obj *d;
+
+	(void)state;
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &a), 0);
+	pa = ttm_bo_placement(a);
+	assert_ptr_not_equal(pa, &pl);
+	/* The caller's variable changes: the buffer's placement does not. */
+	pl.count = 1;
+	pl.places[0].domain = TTM_DOMAIN_GTT;
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &b), 0);
+	pb = ttm_bo_placement(b);
+	assert_ptr_not_equal(pa, pb);
+	assert_int_equal(pa->count, vram_gtt.count);
+	assert_memory_equal(pa->places, vram_gtt.places,
+			    vram_gtt.count * sizeof(vram_gtt.places[0]));
+	assert_int_equal(pb->count, 1);
+	assert_int_equal(pb->places[0].domain, TTM_DOMAIN_GTT);
+	/* Places past the count are not the placement's: the same copy. */
+	junk.places[TTM_PLACEMENT_MAX - 1].fpfn = 123;
+	junk.places[TTM_PLACEMENT_MAX - 1].domain = TTM_DOMAIN_VRAM;
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &junk, 0, &c), 0);
+	assert_ptr_equal(ttm_bo_placement(c), pa);
+	/* A driver's buffer, with its own destroy: its own copy. */
+	d = new_obj(dev, 4 * KiB, &vram_gtt, NULL, NULL, &destroyed);
+	ttm_bo_unreserve(&d->bo);
+	assert_ptr_not_equal(ttm_bo_placement(&d->bo), pa);
+	assert_memory_equal(ttm_bo_placement(&d->bo), pa, sizeof(*pa));
+	assert_true(ttm_bo_is_driver_bo(&d->bo, drv_destroy));
+	assert_false(ttm_bo_is_driver_bo(c, drv_destroy));
+	ttm_bo_put(&d->bo);
+	ttm_bo_put(c);
+	ttm_bo_put(b);
+	ttm_bo_put(a);
+	assert_int_equal(destroyed, 1);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_no_handle),
 		cmocka_unit_test(test_exec_evictable_shared_resv),
 		cmocka_unit_test(test_is_driver_bo),
+		cmocka_unit_test(test_placement_interned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,6 +136,39 @@ static void test_basic(void **state)
 	assert_int_equal(range_mgr_fini(&mm), 0);
 }
 
+/*
+ * The largest manager: page numbers are 32-bit, and ends (start + size)
+ * reach 2^32 - 1 without wrapping; the tag byte is the caller's.
+ */
+static void test_32bit_top(void **state)
+{
+	struct range_node a = { 0 }, b = { 0 }, c = { 0 };
+	struct range_mgr mm;
+
+	(void)state;
+	assert_int_equal(range_mgr_init(&mm, RANGE_MGR_MAX_PAGES), 0);
+	a.tag = 0xa5;
+	insert_at(&mm, &a, 10, 0, 0, 0, RANGE_TOPDOWN,
+		  RANGE_MGR_MAX_PAGES - 10);
+	assert_int_equal(a.tag, 0xa5);
+	insert_at(&mm, &b, 1u << 31, 0, 0, 0, 0, 0);
+	assert_int_equal(range_mgr_largest_hole(&mm, 0, 0),
+			 RANGE_MGR_MAX_PAGES - 10 - (1u << 31));
+	/* The rest, exactly: the window ends at the manager's end. */
+	insert_at(&mm, &c, RANGE_MGR_MAX_PAGES - 10 - (1u << 31), 0,
+		  1u << 31, 0, 0, 1u << 31);
+	assert_int_equal(range_mgr_largest_hole(&mm, 0, 0), 0);
+	range_mgr_remove(&mm, &a);
+	CHECK(&mm);
+	assert_int_equal(range_mgr_largest_hole(&mm, 0, 0), 10);
+	range_mgr_remove(&mm, &b);
+	range_mgr_remove(&mm, &c);
+	CHECK(&mm);
+	assert_int_equal(range_mgr_largest_hole(&mm, 0, 0),
+			 RANGE_MGR_MAX_PAGES);
+	assert_int_equal(range_mgr_fini(&mm), 0);
+}
+
 static void test_reserve(void **state)
 {
 	struct range_node a = { .start = 10, .size = 10 };
@@ -1132,6 +1165,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_32bit_top),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_window),

@@ -89,6 +89,16 @@ struct ttm_resource {
 	struct ttm_bo *bo;
 };
 
+/*
+ * The bookkeeping per buffer (docs/bo-design.md, "Bytes per buffer"): a
+ * buffer of ttm_bo_create() and its resource take 176 + 64 bytes of
+ * malloc() chunks on 64-bit glibc. Growing either is a choice to make
+ * knowingly (and struct ttm_bo's layout is ABI).
+ */
+_Static_assert(sizeof(void *) != 8 || (sizeof(struct ttm_bo) <= 168 &&
+				       sizeof(struct ttm_resource) <= 56),
+	       "struct ttm_bo or struct ttm_resource grew: bytes per buffer");
+
 /* The domain of @res. */
 static inline int bo_res_domain(const struct ttm_resource *res)
 {

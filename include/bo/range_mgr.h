@@ -41,9 +41,11 @@ struct range_mgr;
  *         node is in a manager; the caller sets it for range_mgr_reserve()).
  * @size: Pages, likewise.
  *
+ * @tag: The caller's byte; the manager never reads nor writes it.
+ *
  * The other members are the manager's: the node's place in the tree of
- * nodes by address and in the list of them in address order, and the
- * free pages just below the node (its hole).
+ * nodes by address and in the list of them in address order (a node is
+ * in a manager while it is linked), and the largest hole in its subtree.
  */
 struct range_node {
 	/* private: */
@@ -158,7 +160,7 @@ int range_mgr_reserve(struct range_mgr *mm, struct range_node *node);
 /**
  * range_mgr_remove() - Take a node out of its manager.
  * @mm: The manager.
- * @node: The node; nothing happens unless it is in @mm.
+ * @node: The node: in @mm, or in no manager (then nothing happens).
  *
  * The node may then be inserted again, in any manager.
  * Context: Does not sleep. Never during a scan with nodes added.
@@ -286,7 +288,7 @@ int range_scan_init(struct range_scan *scan, struct range_mgr *mm,
  * Context: Does not sleep. O(1).
  * Return: true once removing the nodes added would open a hole (merged
  * with the free pages around them) that the request fits in; false if
- * not yet, or if @node cannot be added (not in the manager, already
+ * not yet, or if @node cannot be added (in no manager, already
  * added, another scan's nodes still added).
  */
 bool range_scan_add(struct range_scan *scan, struct range_node *node);
