@@ -837,7 +837,9 @@ struct ttm_device *ttm_bo_device(const struct ttm_bo *bo);
  * Eviction may put it elsewhere, validation brings it back.
  *
  * Context: Does not sleep.
- * Return: the placement, which lives as long as @bo.
+ * Return: the placement, which lives at least as long as @bo: the
+ * device's one copy of it, shared by every buffer created with an equal
+ * placement (places past its count ignored) and the same destroy.
  */
 const struct ttm_placement *ttm_bo_placement(const struct ttm_bo *bo);
 
