@@ -249,6 +249,9 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		if (!resv)
 			ww_mutex_unlock(&bo->base.lock);
 		ttm_resv_fini(&bo->base);
+		pthread_mutex_lock(&dev->lock);
+		bo_profile_put_locked(dev, bo->profile);
+		pthread_mutex_unlock(&dev->lock);
 		return ret;
 	}
 	return 0;
@@ -296,7 +299,7 @@ void bo_free(struct ttm_bo *bo)
 	struct ttm_device *dev = bo->dev;
 	struct bo_domain *dom = &dev->domain[bo->domain];
 	struct ttm_resource *res = bo->res;
-	/* The device, which owns the profile, may be gone before the call. */
+	/* Its profile goes below; the device may be gone before the call. */
 	void (*destroy)(struct ttm_bo *bo) = bo->profile->destroy;
 
 	/*
@@ -310,6 +313,7 @@ void bo_free(struct ttm_bo *bo)
 	pthread_mutex_lock(&dev->lock);
 	bo_lru_del_locked(bo);
 	bo_res_release_locked(dev, res);
+	bo_profile_put_locked(dev, bo->profile);
 	dom->buffers--;
 	dev->buffers--;
 	if (bo->destroy_pending && --dev->zombies == 0)

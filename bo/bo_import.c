@@ -67,6 +67,11 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 	struct ttm_resource *res;
 
 	if (!bo || !prime || !profile) {
+		if (profile) {
+			pthread_mutex_lock(&dev->lock);
+			bo_profile_put_locked(dev, profile);
+			pthread_mutex_unlock(&dev->lock);
+		}
 		free(prime);
 		free(bo);
 		return NULL;
@@ -93,6 +98,8 @@ static struct ttm_bo *import_create(struct ttm_device *dev,
 	res = bo_res_take_locked(dev, bo, &want, bo->size);
 	if (res)
 		bo_account_in_locked(bo, res);
+	else
+		bo_profile_put_locked(dev, profile);
 	pthread_mutex_unlock(&dev->lock);
 	/*
 	 * SYSTEM has no limit: only the resource's allocation can fail.

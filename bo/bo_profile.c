@@ -4,8 +4,11 @@
  * (placement, destroy) pair its buffers were created with, and a buffer
  * points at its pair instead of carrying the 100-byte placement itself
  * (docs/bo-design.md, "Bytes per buffer"). Drivers use a handful of
- * placements, so the table stays small; it lives as long as the device,
- * which outlives its buffers, so a buffer needs no reference on it.
+ * placements, so the table stays small. Each copy counts the buffers
+ * created with it and goes with the last of them: placements come from
+ * userspace too (GEM_CREATE's fpfn and lpfn), and a table only freed with
+ * the device would grow with every distinct window a client ever asked
+ * for, its chains walked under the device lock at each creation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,17 +62,38 @@ bo_profile_get(struct ttm_device *dev, const struct ttm_placement *placement,
 		if (p->destroy == destroy &&
 		    !memcmp(&p->placement, &key, sizeof(key)))
 			break;
-	if (!p) {
+	if (p) {
+		p->refs++;
+	} else {
 		p = malloc(sizeof(*p));
 		if (p) {
 			p->placement = key;
 			p->destroy = destroy;
+			p->refs = 1;
 			p->next = dev->profiles[b];
 			dev->profiles[b] = p;
 		}
 	}
 	pthread_mutex_unlock(&dev->lock);
 	return p;
+}
+
+void bo_profile_put_locked(struct ttm_device *dev,
+			   const struct ttm_bo_profile *profile)
+{
+	struct ttm_bo_profile **link;
+
+	if (--((struct ttm_bo_profile *)profile)->refs)
+		return;
+	link = &dev->profiles[profile_hash(&profile->placement,
+					   profile->destroy)];
+	for (; *link; link = &(*link)->next) {
+		if (*link == profile) {
+			*link = profile->next;
+			break;
+		}
+	}
+	free((void *)profile);
 }
 
 void bo_profile_fini(struct ttm_device *dev)

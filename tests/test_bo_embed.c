@@ -919,6 +919,79 @@ static void test_placement_interned(void **state)
 	ttm_device_destroy(dev);
 }
 
+/* The profiles (interned placements) @dev holds now. */
+static unsigned int profiles_of(struct ttm_device *dev)
+{
+	const struct ttm_bo_profile *p;
+	unsigned int b, n = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	for (b = 0; b < BO_PROFILE_BUCKETS; b++)
+		for (p = dev->profiles[b]; p; p = p->next)
+			n++;
+	pthread_mutex_unlock(&dev->lock);
+	return n;
+}
+
+/*
+ * An interned placement goes with the last buffer created with it, and
+ * with a creation that fails: a client choosing a new window
+ * (GEM_CREATE's fpfn and lpfn) for every buffer it creates and closes
+ * must not grow its device's table for as long as the device lives.
+ */
+static void test_placement_interned_freed(void **state)
+{
+	struct ttm_device *dev = small_device();
+	struct ttm_placement pl = { .count = 1 };
+	struct ttm_bo *bo, *pinned, *keep[2];
+	unsigned int f, l, d;
+
+	(void)state;
+	for (d = TTM_DOMAIN_VRAM; d <= TTM_DOMAIN_GTT; d++) {
+		for (f = 0; f < 4; f++) {
+			for (l = f + 1; l <= 4; l++) {
+				pl.places[0] = (struct ttm_place){
+					.domain = d, .fpfn = f, .lpfn = l,
+				};
+				assert_int_equal(ttm_bo_create(dev, 4 * KiB,
+							       &pl, 0, &bo),
+						 0);
+				assert_int_equal(profiles_of(dev), 1);
+				ttm_bo_put(bo);
+			}
+		}
+	}
+	assert_int_equal(profiles_of(dev), 0);
+	/* Shared: the copy stays while one of its buffers does. */
+	pl.places[0] = (struct ttm_place){ .domain = TTM_DOMAIN_VRAM };
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &keep[0]), 0);
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &keep[1]), 0);
+	ttm_bo_put(keep[0]);
+	assert_int_equal(profiles_of(dev), 1);
+	assert_int_equal(ttm_bo_placement(keep[1])->places[0].domain,
+			 TTM_DOMAIN_VRAM);
+	ttm_bo_put(keep[1]);
+	assert_int_equal(profiles_of(dev), 0);
+	/* A creation that fails (no room, the only page pinned) drops it. */
+	pl.places[0] = (struct ttm_place){
+		.domain = TTM_DOMAIN_VRAM, .fpfn = 0, .lpfn = 1,
+	};
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &pinned), 0);
+	assert_int_equal(ttm_bo_reserve(pinned, false, false, NULL), 0);
+	assert_int_equal(ttm_bo_pin(pinned), 0);
+	ttm_bo_unreserve(pinned);
+	pl.places[0].flags = TTM_PLACE_CONTIGUOUS;
+	assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &bo), -ENOSPC);
+	assert_int_equal(profiles_of(dev), 1);
+	assert_int_equal(ttm_bo_reserve(pinned, false, false, NULL), 0);
+	ttm_bo_unpin(pinned);
+	ttm_bo_unreserve(pinned);
+	ttm_bo_put(pinned);
+	assert_int_equal(profiles_of(dev), 0);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(test_exec_evictable_shared_resv),
 		cmocka_unit_test(test_is_driver_bo),
 		cmocka_unit_test(test_placement_interned),
+		cmocka_unit_test(test_placement_interned_freed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,24 +199,31 @@ struct bo_ghost {
 /*
  * A placement and destroy that buffers of a device were created with,
  * interned (bo/bo_profile.c): one immutable copy per distinct pair, owned
- * by the device and freed with it, so that a buffer holds a pointer
- * rather than its own 100-byte placement. A buffer reads it only while
- * it is alive (the device outlives its live buffers): bo_free() takes
- * the destroy before the buffer leaves the device.
+ * by the device and counting the buffers that use it (freed with the
+ * last), so that a buffer holds a pointer rather than its own 100-byte
+ * placement. bo_free() takes the destroy before it drops its count.
  */
 struct ttm_bo_profile {
 	struct ttm_placement placement; /* unused places zeroed */
 	void (*destroy)(struct ttm_bo *bo);
 	struct ttm_bo_profile *next;    /* in its hash chain */
+	unsigned long refs;             /* buffers using it, under dev->lock */
 };
 
 /*
- * @dev's one copy of (@placement, @destroy), made on first use; NULL
- * without memory. @placement valid. Takes dev->lock.
+ * @dev's one copy of (@placement, @destroy), made on first use, counted
+ * (bo_profile_put_locked()); NULL without memory. @placement valid.
+ * Takes dev->lock.
  */
 const struct ttm_bo_profile *
 bo_profile_get(struct ttm_device *dev, const struct ttm_placement *placement,
 	       void (*destroy)(struct ttm_bo *bo));
+/*
+ * Drop a buffer's count of @profile, freed with the last. Under
+ * dev->lock.
+ */
+void bo_profile_put_locked(struct ttm_device *dev,
+			   const struct ttm_bo_profile *profile);
 /* Free @dev's profiles: no buffer of it is left. */
 void bo_profile_fini(struct ttm_device *dev);
 

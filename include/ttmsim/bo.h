@@ -206,7 +206,7 @@ struct ttm_bo {
 	/*
 	 * The placement and destroy it was created with: the device's one
 	 * copy of that pair, shared by every buffer created with it
-	 * (bo/bo_profile.c), immutable, freed with the device.
+	 * (bo/bo_profile.c), immutable, freed with the last of them.
 	 */
 	const struct ttm_bo_profile *profile;
 	/*
