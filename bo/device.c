@@ -415,7 +415,9 @@ static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
 				 "of domain %d", (void *)g, g->res->domain);
 			return false;
 		}
-		bytes[g->res->domain] += g->res->bytes;
+		/* A pipelined source's range is already given back. */
+		if (!g->pipelined)
+			bytes[g->res->domain] += g->res->bytes;
 	}
 	if (count != dev->n_ghosts) {
 		snprintf(buf, len, "%" PRIu64 " move sources counted != %"

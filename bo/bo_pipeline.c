@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Pipelined eviction, as TTM's move fence: a move's source range in VRAM
+ * or GTT is given back as soon as its copy is queued, not when the copy
+ * ends, so that a validation short of room takes it at once instead of
+ * sleeping on the copy while it holds reservations. Its bytes are still
+ * read by that copy: whoever takes an overlapping range orders its first
+ * write after the copy's fence. The move into the range (on the GPU, by
+ * the driver or on the CPU) waits for the KERNEL fences of the buffer's
+ * reservation, where bo_ghost_order() puts them; creation, which zeroes
+ * on the CPU, waits for them there (bo_ghost_await()). Unlike TTM's one
+ * fence per manager, each ghost keeps its own range and fence: only the
+ * copies that read the bytes being taken are waited for, and fences of
+ * different contexts (a driver's) need no ordering among themselves.
+ * docs/bo-design.md, "Pipelined eviction".
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bo/bo.h"
+
+/* Whether @g's range, given back, overlaps @res's; dev->lock held. */
+static bool ghost_overlaps(const struct bo_ghost *g,
+			   const struct ttm_resource *res)
+{
+	const struct range_node *a = &g->res->node, *b = &res->node;
+
+	return g->pipelined && g->res->domain == res->domain &&
+	       a->start < b->start + b->size && b->start < a->start + a->size;
+}
+
+/* Up to @max references to overlapping ghosts' fences; their count. */
+static unsigned int ghost_fences_locked(struct ttm_device *dev,
+					const struct ttm_resource *res,
+					struct ttm_fence **fences,
+					unsigned int max)
+{
+	unsigned int n = 0;
+	struct list_node *node;
+
+	list_for_each(node, &dev->ghosts) {
+		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
+
+		if (!ghost_overlaps(g, res))
+			continue;
+		if (n < max)
+			fences[n] = ttm_fence_get(g->fence);
+		n++;
+	}
+	return n;
+}
+
+int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
+		    struct ttm_fence ***ret_fences, unsigned int *ret_n)
+{
+	struct ttm_fence **fences = NULL;
+	unsigned int n;
+
+	*ret_fences = NULL;
+	*ret_n = 0;
+	/* SYSTEM's blocks are never shared: nothing to order after. */
+	if (res->domain == TTM_DOMAIN_SYSTEM)
+		return 0;
+	pthread_mutex_lock(&dev->lock);
+	/* Nothing in flight, the common case: O(1). */
+	n = dev->n_ghosts ? ghost_fences_locked(dev, res, NULL, 0) : 0;
+	pthread_mutex_unlock(&dev->lock);
+	if (!n)
+		return 0;
+	fences = calloc(n, sizeof(*fences));
+	if (!fences)
+		return -ENOMEM;
+	/*
+	 * @res's range is taken: no new ghost can overlap it (a ghost is a
+	 * range some buffer held), so the set only shrinks meanwhile.
+	 */
+	pthread_mutex_lock(&dev->lock);
+	n = ghost_fences_locked(dev, res, fences, n);
+	pthread_mutex_unlock(&dev->lock);
+	*ret_fences = fences;
+	*ret_n = n;
+	return 0;
+}
+
+/* Put the @n references of @fences and free the array. */
+static void fences_put(struct ttm_fence **fences, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ttm_fence_put(fences[i]);
+	free(fences);
+}
+
+/* Whether one of @fences has not signalled. */
+static bool any_pending(struct ttm_fence **fences, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!ttm_fence_is_signaled(fences[i]))
+			return true;
+	return false;
+}
+
+int bo_ghost_order(struct ttm_bo *bo, const struct ttm_resource *res,
+		   const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_resv *resv = bo->resv;
+	struct ttm_fence **fences;
+	unsigned int i, n, reserved;
+	int ret;
+
+	ret = bo_ghost_fences(bo->dev, res, &fences, &n);
+	if (ret || !n)
+		return ret;
+	/*
+	 * As TTM's move fence with no_wait_gpu: the room is there, but
+	 * using it means waiting for the GPU, if only on its ring.
+	 */
+	if (ctx->no_wait_gpu && any_pending(fences, n)) {
+		fences_put(fences, n);
+		return -EBUSY;
+	}
+	reserved = resv->reserved;
+	ret = ttm_resv_reserve_fences(resv, reserved + n);
+	if (ret == 0)
+		for (i = 0; i < n; i++)
+			ttm_resv_add_fence(resv, fences[i],
+					   TTM_RESV_USAGE_KERNEL);
+	/* The caller's slots only: as move_unprepare() (bo/bo_move.c). */
+	if (resv->reserved > reserved)
+		resv->reserved = reserved;
+	fences_put(fences, n);
+	return ret;
+}
+
+int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
+		   const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_fence **fences;
+	unsigned int i, n;
+	int ret;
+
+	ret = bo_ghost_fences(dev, res, &fences, &n);
+	if (n && ctx && ctx->no_wait_gpu && any_pending(fences, n))
+		ret = -EBUSY;
+	for (i = 0; ret == 0 && i < n; i++)
+		ret = ttm_fence_wait(fences[i], ctx && ctx->interruptible, -1);
+	fences_put(fences, n);
+	return ret;
+}
