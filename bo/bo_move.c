@@ -32,6 +32,8 @@ static void ghost_release(struct bo_ghost *ghost)
 		bo_res_release_locked(dev, ghost->res);
 		dev->domain[ghost->res->domain].ghosts--;
 		bo_room_changed_locked(dev);
+	} else {
+		bo_ghost_untrack_locked(dev, ghost);
 	}
 	if (--dev->n_ghosts == 0)
 		pthread_cond_broadcast(&dev->idle);
@@ -115,10 +117,12 @@ static struct ttm_resource *move_switch(struct ttm_bo *bo,
 		 * block is the copy's source alone: kept until it ends.
 		 */
 		ghost->pipelined = old->domain != TTM_DOMAIN_SYSTEM;
-		if (ghost->pipelined)
+		if (ghost->pipelined) {
 			bo_res_release_locked(dev, old);
-		else
+			bo_ghost_track_locked(dev, ghost);
+		} else {
 			from->ghosts++;
+		}
 	} else {
 		bo_res_release_locked(dev, old);
 	}

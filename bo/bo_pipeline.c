@@ -8,36 +8,86 @@
  * write after the copy's fence. The move into the range (on the GPU, by
  * the driver or on the CPU) waits for the KERNEL fences of the buffer's
  * reservation, where bo_ghost_order() puts them; creation, which zeroes
- * on the CPU, waits for them there (bo_ghost_await()). Unlike TTM's one
- * fence per manager, each ghost keeps its own range and fence: only the
- * copies that read the bytes being taken are waited for, and fences of
- * different contexts (a driver's) need no ordering among themselves.
- * docs/bo-design.md, "Pipelined eviction".
+ * on the CPU, waits for them there (bo_ghost_await()). As TTM, each
+ * domain keeps the latest copy's fence (its move fence): the moves'
+ * entity is one timeline, so it covers every earlier copy, at O(1) per
+ * move. A copy on another timeline (a driver's move hook) is not covered
+ * by it: its ghost is looked up by range instead, and only an overlapping
+ * one is waited for. docs/bo-design.md, "Pipelined eviction".
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "bo/bo.h"
 
-/* Whether @g's range, given back, overlaps @res's; dev->lock held. */
+void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost)
+{
+	struct bo_domain *dom = &dev->domain[ghost->res->domain];
+	struct ttm_fence *cur = dom->move_fence, *fence = ghost->fence;
+
+	/*
+	 * The moves' entity is one timeline whose fences signal in order:
+	 * its latest fence covers every earlier copy, and the common case
+	 * needs no list walk at all. A driver's copy on another timeline
+	 * (its move hook's fence) is looked up by its range instead.
+	 */
+	if (!cur || ttm_fence_is_signaled(cur) ||
+	    (ttm_fence_context(cur) == ttm_fence_context(fence) &&
+	     ttm_fence_is_later(fence, cur))) {
+		dom->move_fence = ttm_fence_get(fence);
+		ttm_fence_put(cur);
+	} else if (ttm_fence_context(cur) != ttm_fence_context(fence)) {
+		ghost->scanned = true;
+		dev->n_scanned_ghosts++;
+	}
+}
+
+void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost)
+{
+	if (ghost->scanned)
+		dev->n_scanned_ghosts--;
+}
+
+void bo_ghost_fini_device(struct ttm_device *dev)
+{
+	int d;
+
+	for (d = 0; d < TTM_DOMAIN_COUNT; d++) {
+		ttm_fence_put(dev->domain[d].move_fence);
+		dev->domain[d].move_fence = NULL;
+	}
+}
+
+/* Whether scanned @g's range, given back, overlaps @res's. */
 static bool ghost_overlaps(const struct bo_ghost *g,
 			   const struct ttm_resource *res)
 {
 	const struct range_node *a = &g->res->node, *b = &res->node;
 
-	return g->pipelined && g->res->domain == res->domain &&
+	return g->scanned && g->res->domain == res->domain &&
 	       a->start < b->start + b->size && b->start < a->start + a->size;
 }
 
-/* Up to @max references to overlapping ghosts' fences; their count. */
+/*
+ * Up to @max references to the fences @res's first write must follow
+ * (bo_ghost_fences()); their count. dev->lock held.
+ */
 static unsigned int ghost_fences_locked(struct ttm_device *dev,
 					const struct ttm_resource *res,
 					struct ttm_fence **fences,
 					unsigned int max)
 {
+	struct ttm_fence *move = dev->domain[res->domain].move_fence;
 	unsigned int n = 0;
 	struct list_node *node;
 
+	if (move && !ttm_fence_is_signaled(move)) {
+		if (n < max)
+			fences[n] = ttm_fence_get(move);
+		n++;
+	}
+	if (!dev->n_scanned_ghosts)
+		return n;
 	list_for_each(node, &dev->ghosts) {
 		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
 
@@ -53,8 +103,8 @@ static unsigned int ghost_fences_locked(struct ttm_device *dev,
 int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
 		    struct ttm_fence ***ret_fences, unsigned int *ret_n)
 {
-	struct ttm_fence **fences = NULL;
-	unsigned int n;
+	struct ttm_fence **fences = NULL, *one[1] = { NULL };
+	unsigned int n, got;
 
 	*ret_fences = NULL;
 	*ret_n = 0;
@@ -62,21 +112,35 @@ int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
 	if (res->domain == TTM_DOMAIN_SYSTEM)
 		return 0;
 	pthread_mutex_lock(&dev->lock);
-	/* Nothing in flight, the common case: O(1). */
-	n = dev->n_ghosts ? ghost_fences_locked(dev, res, NULL, 0) : 0;
+	n = ghost_fences_locked(dev, res, one, 1);
 	pthread_mutex_unlock(&dev->lock);
-	if (!n)
+	/* The common case: nothing in flight, or only the move fence. */
+	if (n <= 1) {
+		if (!n)
+			return 0;
+		fences = malloc(sizeof(*fences));
+		if (!fences) {
+			ttm_fence_put(one[0]);
+			return -ENOMEM;
+		}
+		fences[0] = one[0];
+		*ret_fences = fences;
+		*ret_n = 1;
 		return 0;
-	fences = calloc(n, sizeof(*fences));
+	}
+	ttm_fence_put(one[0]);
+	/*
+	 * Overlapping ghosts can only go meanwhile (@res's range is taken,
+	 * and a ghost is a range some buffer held); a move fence may come:
+	 * one slot more.
+	 */
+	fences = calloc(++n, sizeof(*fences));
 	if (!fences)
 		return -ENOMEM;
-	/*
-	 * @res's range is taken: no new ghost can overlap it (a ghost is a
-	 * range some buffer held), so the set only shrinks meanwhile.
-	 */
 	pthread_mutex_lock(&dev->lock);
-	n = ghost_fences_locked(dev, res, fences, n);
+	got = ghost_fences_locked(dev, res, fences, n);
 	pthread_mutex_unlock(&dev->lock);
+	n = got < n ? got : n;
 	*ret_fences = fences;
 	*ret_n = n;
 	return 0;

@@ -218,6 +218,7 @@ void bo_device_free(struct ttm_device *dev)
 	/* After the layers: their entities feed these rings. */
 	bo_device_sched_fini(dev);
 	bo_res_fini_device(dev);
+	bo_ghost_fini_device(dev);
 	pthread_cond_destroy(&dev->changed);
 	pthread_cond_destroy(&dev->idle);
 	pthread_mutex_destroy(&dev->lock);

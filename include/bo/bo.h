@@ -34,6 +34,13 @@ struct bo_domain {
 	uint64_t buffers;      /* resident, pinned or not */
 	uint64_t ghosts;       /* move sources holding room, in @used */
 	/*
+	 * The latest pipelined move source's fence (TTM's manager move
+	 * fence), a reference: every earlier one of its timeline signals
+	 * before it. Whoever takes a range here writes it after this one
+	 * (bo/bo_pipeline.c). Under dev->lock; NULL: none yet.
+	 */
+	struct ttm_fence *move_fence;
+	/*
 	 * Bytes taken for moves into this domain whose buffer has not been
 	 * switched in yet, in @used: the lock is dropped between taking the
 	 * room and switching, and ttm_device_check() may run in between.
@@ -123,6 +130,8 @@ struct ttm_device {
 	uint64_t room_wait_timeouts;
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
+	/* Pipelined ghosts not covered by their domain's move_fence. */
+	uint64_t n_scanned_ghosts;
 	/*
 	 * Whether ttm_device_destroy() is waiting for zombies and ghosts:
 	 * what a test reads to signal a fence only once it is (test_bo.c).
@@ -165,6 +174,7 @@ struct bo_ghost {
 	struct ttm_resource *res; /* the source, given back at the fence */
 	struct list_node node;    /* on dev->ghosts, under dev->lock */
 	bool pipelined;           /* @res's range already given back */
+	bool scanned;             /* not on its domain's move_fence timeline */
 };
 
 /*
@@ -485,7 +495,9 @@ int bo_ghost_wait(struct ttm_device *dev, int domain,
  * limited domain is free as soon as its copy is queued; whoever takes an
  * overlapping range must not write it before that copy read it.
  *
- * bo_ghost_fences() - references to the fences of the move sources in
+ * bo_ghost_fences() - references to the fences @res's first write must
+ * come after: its domain's move fence (the latest copy on the moves'
+ * timeline, if not signalled) and those of the other move sources in
  * flight whose range overlaps @res's (a malloc()ed array in *@ret_fences,
  * NULL if none; their count in *@ret_n). No lock held. 0 or -ENOMEM.
  */
@@ -500,6 +512,18 @@ int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
  * signalled (as TTM's move fence); the caller's reserved slots are left
  * as they were.
  */
+/*
+ * Track pipelined @ghost (fence set, on dev->ghosts): its fence becomes
+ * its domain's move fence if it is on the same timeline and later (or
+ * the old one signalled), else it is scanned for overlaps. Untrack it
+ * when it is released. dev->lock held.
+ */
+void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost);
+void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost);
+
+/* Drop the domains' move fences; at the device's free. */
+void bo_ghost_fini_device(struct ttm_device *dev);
+
 int bo_ghost_order(struct ttm_bo *bo, const struct ttm_resource *res,
 		   const struct ttm_operation_ctx *ctx);
 
