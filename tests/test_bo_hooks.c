@@ -59,9 +59,11 @@ struct driver {
 	/*
 	 * move: 0 memcpy, 1 a GPU copy job, 2 TTM_MOVE_DEFAULT, 3 a GPU
 	 * copy after the reservation's fences, on engine 1 into VRAM and
-	 * on engine 0 out of it (two rings: no FIFO orders them)
+	 * on engine 0 out of it (two rings: no FIFO orders them), 4 as 3
+	 * but out of VRAM on engines 0 and 2 in turn (two timelines)
 	 */
 	int move_mode;
+	unsigned int moves_out; /* mode 4: copies out of VRAM so far */
 	int veto_move_err;    /* returned for moves into veto_move_to */
 	int veto_move_to;
 	int hop_from, hop_to; /* -EMULTIHOP for this move... */
@@ -109,7 +111,8 @@ static int copy_after_fences(struct driver *drv, struct ttm_bo *bo,
 	struct ttm_gpu_range ranges[2] = { *src, *dst };
 	struct ttm_gpu_dep deps[MAX_DEPS];
 	struct ttm_gpu_job job = {
-		.engine = to == TTM_DOMAIN_VRAM ? 1 : 0,
+		.engine = to == TTM_DOMAIN_VRAM ? 1 :
+			  drv->move_mode == 4 && drv->moves_out++ % 2 ? 2 : 0,
 		.duration_us = 10,
 		.op = TTM_GPU_OP_COPY,
 		.ranges = ranges,
@@ -167,7 +170,7 @@ static int hook_move(struct ttm_bo *bo, enum ttm_domain from,
 
 		/* The test's buffers are idle: no dependency needed. */
 		ret = ttm_gpu_submit(drv->gpu, &job, ret_fence);
-	} else if (drv->move_mode == 3) {
+	} else if (drv->move_mode >= 3) {
 		ret = copy_after_fences(drv, bo, to, src, dst, ret_fence);
 	} else {
 		ret = TTM_MOVE_DEFAULT;
@@ -258,7 +261,7 @@ static void driver_init(struct driver *drv, bool gpu)
 	drv->thread = pthread_self();
 	drv->hop_from = drv->hop_to = -1;
 	if (gpu) {
-		assert_int_equal(ttm_gpu_create(2, &gopts, &drv->gpu), 0);
+		assert_int_equal(ttm_gpu_create(3, &gopts, &drv->gpu), 0);
 		opts.gpu = drv->gpu;
 	}
 	assert_int_equal(ttm_device_create(&opts, &drv->dev), 0);
@@ -601,6 +604,54 @@ static void test_pipelined_reuse_orders_copies(void **state)
 	ttm_fence_put(busy);
 	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
 	expect_fill(a, 10);
+	expect_fill(b, 2);
+	put_all(fillers, 4);
+	ttm_bo_put(b);
+	driver_fini(&drv);
+}
+
+/*
+ * Two copies out of VRAM on two timelines (a driver's rings): the first
+ * (a1, idle) is the domain's move fence, the second (a2, busy) is not
+ * covered by it. b, moved into a2's old range on a third ring, must wait
+ * for a2's copy, found by its range, not only for a1's.
+ */
+static void test_pipelined_reuse_two_timelines(void **state)
+{
+	struct ttm_bo *b, *fillers[4];
+	struct ttm_fence *busy = NULL;
+	struct driver drv;
+
+	(void)state;
+	driver_init(&drv, true);
+	drv.move_mode = 4;
+	fill_vram(&drv, fillers);
+	b = new_bo(&drv, &system_only);
+	fill(b, 2);
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &busy), 0);
+	assert_int_equal(ttm_bo_reserve(fillers[1], false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(fillers[1]), 1),
+			 0);
+	ttm_resv_add_fence(ttm_bo_resv(fillers[1]), busy,
+			   TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(fillers[1]);
+
+	/* a1 = fillers[3] on engine 0, a2 = fillers[1] on engine 2. */
+	assert_int_equal(validate(&drv, fillers[3], &system_only), 0);
+	assert_int_equal(validate(&drv, fillers[1], &system_only), 0);
+	/* First fit: a2's range, the lower hole. */
+	assert_int_equal(validate(&drv, b, &vram_only), 0);
+	assert_int_equal(ttm_bo_offset(b), BO_SIZE);
+	/* a1's copy and, unless it waits for a2's, b's. */
+	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(b),
+					    TTM_RESV_USAGE_KERNEL));
+	assert_int_equal(ttm_fence_signal(busy, 0), 0);
+	ttm_fence_put(busy);
+	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
+	expect_fill(fillers[1], 11);
+	expect_fill(fillers[3], 13);
 	expect_fill(b, 2);
 	put_all(fillers, 4);
 	ttm_bo_put(b);
@@ -982,6 +1033,7 @@ int main(void)
 		TEST(test_multihop),
 		TEST(test_fence_and_notify_before_reuse),
 		TEST(test_pipelined_reuse_orders_copies),
+		TEST(test_pipelined_reuse_two_timelines),
 		TEST(test_move_slot),
 		TEST(test_eviction_veto),
 		TEST(test_eviction_veto_holes),

@@ -2,7 +2,8 @@
 /*
  * Validation, moves and eviction (ttm_bo_validate()): placements, copies
  * byte for byte on the GPU and the CPU, the KERNEL fence later jobs wait
- * for, move sources (ghosts) kept accounted until their copy signals, LRU
+ * for, move sources (ghosts) whose range is reused at once but written
+ * only after their copy read it (pipelined eviction), LRU
  * order, pinned and in-use buffers never evicted, -ENOSPC, the
  * -EDEADLK of a contended eviction going back through the locking helper
  * (Wait-Die) or the eviction waiting and wounding instead (Wound-Wait),
