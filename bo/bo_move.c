@@ -151,6 +151,9 @@ static void move_finish(struct ttm_bo *bo, struct ttm_resource *res,
 	int from = bo->domain;
 	struct ttm_resource *old = move_switch(bo, res, ghost);
 
+	/* Alive until its callback is added below. */
+	if (ghost)
+		ttm_fence_put(ghost->stale);
 	if (dev->funcs->delete_mem_notify)
 		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)from,
 					      dev->funcs_data);

@@ -20,6 +20,16 @@
 
 #include "bo/bo.h"
 
+/*
+ * Whether @fence has signalled, without polling its driver's signaled op:
+ * that may signal it here and run a ghost's callback, which takes
+ * dev->lock, held by the callers.
+ */
+static bool fence_done(const struct ttm_fence *fence)
+{
+	return __atomic_load_n(&fence->status, __ATOMIC_ACQUIRE) != 0;
+}
+
 void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost)
 {
 	struct bo_domain *dom = &dev->domain[ghost->res->domain];
@@ -31,11 +41,12 @@ void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost)
 	 * needs no list walk at all. A driver's copy on another timeline
 	 * (its move hook's fence) is looked up by its range instead.
 	 */
-	if (!cur || ttm_fence_is_signaled(cur) ||
+	if (!cur || fence_done(cur) ||
 	    (ttm_fence_context(cur) == ttm_fence_context(fence) &&
 	     ttm_fence_is_later(fence, cur))) {
 		dom->move_fence = ttm_fence_get(fence);
-		ttm_fence_put(cur);
+		/* Its last reference may go: put once dev->lock is dropped. */
+		ghost->stale = cur;
 	} else if (ttm_fence_context(cur) != ttm_fence_context(fence)) {
 		ghost->scanned = true;
 		dev->n_scanned_ghosts++;
@@ -81,7 +92,7 @@ static unsigned int ghost_fences_locked(struct ttm_device *dev,
 	unsigned int n = 0;
 	struct list_node *node;
 
-	if (move && !ttm_fence_is_signaled(move)) {
+	if (move && !fence_done(move)) {
 		if (n < max)
 			fences[n] = ttm_fence_get(move);
 		n++;

@@ -565,6 +565,60 @@ static void test_fence_and_notify_before_reuse(void **state)
 	driver_fini(&drv);
 }
 
+/* A new fence in @bo's reservation, as a job writing it would put it. */
+static struct ttm_fence *make_busy(struct ttm_bo *bo)
+{
+	struct ttm_fence *fence = NULL;
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &fence), 0);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(bo), fence, TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(bo);
+	return fence;
+}
+
+/*
+ * VRAM full of fillers 10..13, @b in SYSTEM holding 2, the driver's copy
+ * mode @mode, filler @busy_idx made busy by the returned fence.
+ */
+static struct ttm_fence *pipelined_setup(struct driver *drv, int mode,
+					 struct ttm_bo **fillers,
+					 struct ttm_bo **b,
+					 unsigned int busy_idx)
+{
+	driver_init(drv, true);
+	drv->move_mode = mode;
+	fill_vram(drv, fillers);
+	*b = new_bo(drv, &system_only);
+	fill(*b, 2);
+	return make_busy(fillers[busy_idx]);
+}
+
+/*
+ * Run what can run: @b's copy must not, as it waits for the busy
+ * filler's; then let that one go and check every content.
+ */
+static void pipelined_check(struct driver *drv, struct ttm_bo **fillers,
+			    struct ttm_bo *b, struct ttm_fence *busy)
+{
+	unsigned int i;
+
+	assert_int_equal(ttm_gpu_advance(drv->gpu, 1000000), 0);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(b),
+					    TTM_RESV_USAGE_KERNEL));
+	assert_int_equal(ttm_fence_signal(busy, 0), 0);
+	ttm_fence_put(busy);
+	assert_int_equal(ttm_gpu_advance(drv->gpu, 1000000), 0);
+	for (i = 0; i < 4; i++)
+		expect_fill(fillers[i], 10 + i);
+	expect_fill(b, 2);
+	put_all(fillers, 4);
+	ttm_bo_put(b);
+	driver_fini(drv);
+}
+
 /*
  * Pipelined eviction with a driver that copies on two rings, each copy
  * after its buffer's fences: a's move out of VRAM waits for a's busy
@@ -574,40 +628,17 @@ static void test_fence_and_notify_before_reuse(void **state)
  */
 static void test_pipelined_reuse_orders_copies(void **state)
 {
-	struct ttm_bo *a, *b, *fillers[4];
-	struct ttm_fence *busy = NULL;
+	struct ttm_bo *b, *fillers[4];
+	struct ttm_fence *busy;
 	struct driver drv;
 
 	(void)state;
-	driver_init(&drv, true);
-	drv.move_mode = 3;
-	fill_vram(&drv, fillers);
-	a = fillers[0];
-	b = new_bo(&drv, &system_only);
-	fill(b, 2);
-	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
-					  &busy), 0);
-	assert_int_equal(ttm_bo_reserve(a, false, false, NULL), 0);
-	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(a), 1), 0);
-	ttm_resv_add_fence(ttm_bo_resv(a), busy, TTM_RESV_USAGE_WRITE);
-	ttm_bo_unreserve(a);
-
-	assert_int_equal(validate(&drv, a, &system_only), 0);
+	busy = pipelined_setup(&drv, 3, fillers, &b, 0);
+	assert_int_equal(validate(&drv, fillers[0], &system_only), 0);
 	/* a's range is the only room in VRAM: b takes it at once. */
 	assert_int_equal(validate(&drv, b, &vram_only), 0);
 	assert_int_equal(ttm_bo_offset(b), 0);
-	/* Only b's copy could run now: it must not. */
-	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
-	assert_false(ttm_resv_test_signaled(ttm_bo_resv(b),
-					    TTM_RESV_USAGE_KERNEL));
-	assert_int_equal(ttm_fence_signal(busy, 0), 0);
-	ttm_fence_put(busy);
-	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
-	expect_fill(a, 10);
-	expect_fill(b, 2);
-	put_all(fillers, 4);
-	ttm_bo_put(b);
-	driver_fini(&drv);
+	pipelined_check(&drv, fillers, b, busy);
 }
 
 /*
@@ -619,43 +650,18 @@ static void test_pipelined_reuse_orders_copies(void **state)
 static void test_pipelined_reuse_two_timelines(void **state)
 {
 	struct ttm_bo *b, *fillers[4];
-	struct ttm_fence *busy = NULL;
+	struct ttm_fence *busy;
 	struct driver drv;
 
 	(void)state;
-	driver_init(&drv, true);
-	drv.move_mode = 4;
-	fill_vram(&drv, fillers);
-	b = new_bo(&drv, &system_only);
-	fill(b, 2);
-	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
-					  &busy), 0);
-	assert_int_equal(ttm_bo_reserve(fillers[1], false, false, NULL), 0);
-	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(fillers[1]), 1),
-			 0);
-	ttm_resv_add_fence(ttm_bo_resv(fillers[1]), busy,
-			   TTM_RESV_USAGE_WRITE);
-	ttm_bo_unreserve(fillers[1]);
-
+	busy = pipelined_setup(&drv, 4, fillers, &b, 1);
 	/* a1 = fillers[3] on engine 0, a2 = fillers[1] on engine 2. */
 	assert_int_equal(validate(&drv, fillers[3], &system_only), 0);
 	assert_int_equal(validate(&drv, fillers[1], &system_only), 0);
 	/* First fit: a2's range, the lower hole. */
 	assert_int_equal(validate(&drv, b, &vram_only), 0);
 	assert_int_equal(ttm_bo_offset(b), BO_SIZE);
-	/* a1's copy and, unless it waits for a2's, b's. */
-	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
-	assert_false(ttm_resv_test_signaled(ttm_bo_resv(b),
-					    TTM_RESV_USAGE_KERNEL));
-	assert_int_equal(ttm_fence_signal(busy, 0), 0);
-	ttm_fence_put(busy);
-	assert_int_equal(ttm_gpu_advance(drv.gpu, 1000000), 0);
-	expect_fill(fillers[1], 11);
-	expect_fill(fillers[3], 13);
-	expect_fill(b, 2);
-	put_all(fillers, 4);
-	ttm_bo_put(b);
-	driver_fini(&drv);
+	pipelined_check(&drv, fillers, b, busy);
 }
 
 /*

@@ -175,6 +175,8 @@ struct bo_ghost {
 	struct list_node node;    /* on dev->ghosts, under dev->lock */
 	bool pipelined;           /* @res's range already given back */
 	bool scanned;             /* not on its domain's move_fence timeline */
+	/* The move fence it replaced, for move_finish() to put unlocked. */
+	struct ttm_fence *stale;
 };
 
 /*
