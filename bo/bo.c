@@ -115,10 +115,14 @@ void bo_account_in_locked(struct ttm_bo *bo, struct ttm_resource *res)
 	bo_lru_add_locked(bo);
 }
 
-int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res)
+int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res,
+		  const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *dev = bo->dev;
-	int ret = bo_res_fill(dev, res, bo->size, true);
+	int ret = bo_ghost_await(dev, res, ctx);
+
+	if (ret == 0)
+		ret = bo_res_fill(dev, res, bo->size, true);
 
 	pthread_mutex_lock(&dev->lock);
 	if (ret)
@@ -133,7 +137,7 @@ int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res)
 }
 
 /* Place @bo in the first domain of its placement with room, or -ENOSPC. */
-static int bo_place(struct ttm_bo *bo)
+static int bo_place(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_device *dev = bo->dev;
 	struct ttm_resource *res = NULL;
@@ -147,7 +151,7 @@ static int bo_place(struct ttm_bo *bo)
 		res = bo_res_take_locked(dev, bo, &want, bo->size);
 	}
 	pthread_mutex_unlock(&dev->lock);
-	return res ? bo_res_settle(bo, res) : -ENOSPC;
+	return res ? bo_res_settle(bo, res, ctx) : -ENOSPC;
 }
 
 /* Whether some place of @placement could ever hold @size bytes. */
@@ -242,7 +246,7 @@ TTM_EXPORT int ttm_bo_init_reserved(struct ttm_device *dev, struct ttm_bo *bo,
 		room.allow_res_evict = ctx->allow_res_evict;
 		room.resv = ctx->resv;
 	}
-	ret = bo_place(bo);
+	ret = bo_place(bo, &room);
 	if (ret == -ENOSPC)
 		ret = bo_create_make_room(bo, &room);
 	if (ret < 0) {

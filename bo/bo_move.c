@@ -2,7 +2,9 @@
 /*
  * Moving a buffer to another domain: the driver's move hook, or a copy
  * job on the device's GPU, or a CPU copy without one. The source stays
- * allocated and accounted as a ghost until the copy's fence signals.
+ * remembered as a ghost until the copy's fence signals: a range of VRAM or
+ * GTT is given back at once (pipelined, bo/bo_pipeline.c), SYSTEM's block
+ * when the copy ends.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,11 +27,16 @@ static void ghost_release(struct bo_ghost *ghost)
 
 	pthread_mutex_lock(&dev->lock);
 	list_del(&ghost->node);
-	bo_res_release_locked(dev, ghost->res);
-	dev->domain[bo_res_domain(ghost->res)].ghosts--;
+	/* A pipelined source's room went back with its switch. */
+	if (!ghost->pipelined) {
+		bo_res_release_locked(dev, ghost->res);
+		dev->domain[bo_res_domain(ghost->res)].ghosts--;
+		bo_room_changed_locked(dev);
+	} else {
+		bo_ghost_untrack_locked(dev, ghost);
+	}
 	if (--dev->n_ghosts == 0)
 		pthread_cond_broadcast(&dev->idle);
-	bo_room_changed_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	/* @dev may be gone from here on (see bo_free()). */
 	ttm_fence_put(ghost->fence);
@@ -102,9 +109,20 @@ static struct ttm_resource *move_switch(struct ttm_bo *bo,
 	bo_lru_del_locked(bo);
 	if (ghost) {
 		ghost->res = old;
-		from->ghosts++;
 		list_add_tail(&ghost->node, &dev->ghosts);
 		dev->n_ghosts++;
+		/*
+		 * Pipelined: a range is free at once, its next owner's
+		 * writes ordered after the copy (bo/bo_pipeline.c). SYSTEM's
+		 * block is the copy's source alone: kept until it ends.
+		 */
+		ghost->pipelined = bo_res_domain(old) != TTM_DOMAIN_SYSTEM;
+		if (ghost->pipelined) {
+			bo_res_release_locked(dev, old);
+			bo_ghost_track_locked(dev, ghost);
+		} else {
+			from->ghosts++;
+		}
 	} else {
 		bo_res_release_locked(dev, old);
 	}
@@ -133,6 +151,9 @@ static void move_finish(struct ttm_bo *bo, struct ttm_resource *res,
 	int from = bo->domain;
 	struct ttm_resource *old = move_switch(bo, res, ghost);
 
+	/* Alive until its callback is added below. */
+	if (ghost)
+		ttm_fence_put(ghost->stale);
 	if (dev->funcs->delete_mem_notify)
 		dev->funcs->delete_mem_notify(bo, (enum ttm_domain)from,
 					      dev->funcs_data);
@@ -319,6 +340,9 @@ static int move_once(struct ttm_bo *bo, struct ttm_resource *res,
 
 	/* Not zeroed: the copy overwrites every byte. */
 	ret = bo_res_fill(dev, res, bo->size, false);
+	/* After the copies still reading @res's range (pipelined). */
+	if (ret == 0)
+		ret = bo_ghost_order(bo, res, ctx);
 	if (ret)
 		return ret;
 	ret = TTM_MOVE_DEFAULT;

@@ -206,5 +206,5 @@ int bo_create_make_room(struct ttm_bo *bo, const struct ttm_operation_ctx *ctx)
 	struct ttm_resource *res;
 	int ret = evict_take_any(bo, bo_placement(bo), ctx, &res);
 
-	return ret ? ret : bo_res_settle(bo, res);
+	return ret ? ret : bo_res_settle(bo, res, ctx);
 }

@@ -218,6 +218,7 @@ void bo_device_free(struct ttm_device *dev)
 	/* After the layers: their entities feed these rings. */
 	bo_device_sched_fini(dev);
 	bo_res_fini_device(dev);
+	bo_ghost_fini_device(dev);
 	bo_profile_fini(dev);
 	pthread_cond_destroy(&dev->changed);
 	pthread_cond_destroy(&dev->idle);
@@ -417,7 +418,9 @@ static bool sum_ghosts(struct ttm_device *dev, uint64_t *bytes, char *buf,
 				 bo_res_domain(g->res));
 			return false;
 		}
-		bytes[bo_res_domain(g->res)] += bo_res_bytes(dev, g->res);
+		/* A pipelined source's range is already given back. */
+		if (!g->pipelined)
+			bytes[bo_res_domain(g->res)] += bo_res_bytes(dev, g->res);
 	}
 	if (count != dev->n_ghosts) {
 		snprintf(buf, len, "%" PRIu64 " move sources counted != %"

@@ -21,6 +21,9 @@
 #include "util/sched_batch.h"
 #include "util/time.h"
 
+/* Jobs this short (in us) are spun, not slept: see job_run(). */
+#define ENGINE_SPIN_US 4
+
 /* Sleep on e->cond, e->lock held, until @deadline_ns (0: none). */
 static bool engine_wait(struct gpu_engine *e, uint64_t deadline_ns)
 {
@@ -82,7 +85,19 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 		*end_us = engine_now_us(e);
 		return err;
 	}
-	if (job->duration_us) {
+	if (job->duration_us && job->duration_us <= ENGINE_SPIN_US) {
+		/*
+		 * A sleep this short would last the timer slack (50 us) and
+		 * a wake-up more, many times the job: a move's copy (1 us
+		 * per MiB) would cost the engine tens of its durations.
+		 * Spinning costs the duration itself, and reads the vDSO
+		 * clock only.
+		 */
+		uint64_t end_ns = start_ns + job->duration_us * 1000;
+
+		while (mono_ns() < end_ns)
+			;
+	} else if (job->duration_us) {
 		/* <= TTM_GPU_MAX_DURATION_US: no overflow but the sum's. */
 		uint64_t end_ns = start_ns + job->duration_us * 1000;
 

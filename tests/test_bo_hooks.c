@@ -14,6 +14,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/bo_helpers.h"
@@ -27,6 +28,7 @@
 #define WORDS (BO_SIZE / 4)
 #define MAX_EVENTS 64
 #define MAX_BOS 8
+#define MAX_DEPS 8
 
 enum hook { MOVE, EVICT_FLAGS, VALUABLE, DELETE_MEM, SWAP, RELEASE };
 
@@ -54,8 +56,14 @@ struct driver {
 	unsigned int n_events;
 	bool wrong_thread;
 	bool any_thread;      /* threaded test: hooks run in its workers */
-	/* move: 0 memcpy, 1 a GPU copy job, 2 TTM_MOVE_DEFAULT */
+	/*
+	 * move: 0 memcpy, 1 a GPU copy job, 2 TTM_MOVE_DEFAULT, 3 a GPU
+	 * copy after the reservation's fences, on engine 1 into VRAM and
+	 * on engine 0 out of it (two rings: no FIFO orders them), 4 as 3
+	 * but out of VRAM on engines 0 and 2 in turn (two timelines)
+	 */
 	int move_mode;
+	unsigned int moves_out; /* mode 4: copies out of VRAM so far */
 	int veto_move_err;    /* returned for moves into veto_move_to */
 	int veto_move_to;
 	int hop_from, hop_to; /* -EMULTIHOP for this move... */
@@ -93,6 +101,44 @@ static void record(struct driver *drv, enum hook hook, struct ttm_bo *bo,
 	e->used_from = from >= 0 ? s.domain[from].used : 0;
 }
 
+/* move_mode 3: a driver's copy job, after every fence of @bo. */
+static int copy_after_fences(struct driver *drv, struct ttm_bo *bo,
+			     enum ttm_domain to,
+			     const struct ttm_gpu_range *src,
+			     const struct ttm_gpu_range *dst,
+			     struct ttm_fence **ret_fence)
+{
+	struct ttm_gpu_range ranges[2] = { *src, *dst };
+	struct ttm_gpu_dep deps[MAX_DEPS];
+	struct ttm_gpu_job job = {
+		.engine = to == TTM_DOMAIN_VRAM ? 1 :
+			  drv->move_mode == 4 && drv->moves_out++ % 2 ? 2 : 0,
+		.duration_us = 10,
+		.op = TTM_GPU_OP_COPY,
+		.ranges = ranges,
+		.n_ranges = 2,
+		.deps = deps,
+	};
+	struct ttm_fence **fences;
+	unsigned int i, n;
+	int ret;
+
+	ret = ttm_resv_get_fences(ttm_bo_resv(bo), TTM_RESV_USAGE_BOOKKEEP,
+				  &fences, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && i < MAX_DEPS; i++)
+		deps[i] = (struct ttm_gpu_dep){ fences[i], false };
+	job.n_deps = i;
+	ret = n > MAX_DEPS ? -E2BIG : 0;
+	if (ret == 0)
+		ret = ttm_gpu_submit(drv->gpu, &job, ret_fence);
+	for (i = 0; i < n; i++)
+		ttm_fence_put(fences[i]);
+	free(fences);
+	return ret;
+}
+
 static int hook_move(struct ttm_bo *bo, enum ttm_domain from,
 		     enum ttm_domain to, const struct ttm_gpu_range *src,
 		     const struct ttm_gpu_range *dst,
@@ -124,6 +170,8 @@ static int hook_move(struct ttm_bo *bo, enum ttm_domain from,
 
 		/* The test's buffers are idle: no dependency needed. */
 		ret = ttm_gpu_submit(drv->gpu, &job, ret_fence);
+	} else if (drv->move_mode >= 3) {
+		ret = copy_after_fences(drv, bo, to, src, dst, ret_fence);
 	} else {
 		ret = TTM_MOVE_DEFAULT;
 	}
@@ -213,7 +261,7 @@ static void driver_init(struct driver *drv, bool gpu)
 	drv->thread = pthread_self();
 	drv->hop_from = drv->hop_to = -1;
 	if (gpu) {
-		assert_int_equal(ttm_gpu_create(1, &gopts, &drv->gpu), 0);
+		assert_int_equal(ttm_gpu_create(3, &gopts, &drv->gpu), 0);
 		opts.gpu = drv->gpu;
 	}
 	assert_int_equal(ttm_device_create(&opts, &drv->dev), 0);
@@ -515,6 +563,105 @@ static void test_fence_and_notify_before_reuse(void **state)
 	assert_int_equal(used(&drv, TTM_DOMAIN_VRAM), 0);
 	assert_int_equal(used(&drv, TTM_DOMAIN_SYSTEM), 0);
 	driver_fini(&drv);
+}
+
+/* A new fence in @bo's reservation, as a job writing it would put it. */
+static struct ttm_fence *make_busy(struct ttm_bo *bo)
+{
+	struct ttm_fence *fence = NULL;
+
+	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
+					  &fence), 0);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_resv_reserve_fences(ttm_bo_resv(bo), 1), 0);
+	ttm_resv_add_fence(ttm_bo_resv(bo), fence, TTM_RESV_USAGE_WRITE);
+	ttm_bo_unreserve(bo);
+	return fence;
+}
+
+/*
+ * VRAM full of fillers 10..13, @b in SYSTEM holding 2, the driver's copy
+ * mode @mode, filler @busy_idx made busy by the returned fence.
+ */
+static struct ttm_fence *pipelined_setup(struct driver *drv, int mode,
+					 struct ttm_bo **fillers,
+					 struct ttm_bo **b,
+					 unsigned int busy_idx)
+{
+	driver_init(drv, true);
+	drv->move_mode = mode;
+	fill_vram(drv, fillers);
+	*b = new_bo(drv, &system_only);
+	fill(*b, 2);
+	return make_busy(fillers[busy_idx]);
+}
+
+/*
+ * Run what can run: @b's copy must not, as it waits for the busy
+ * filler's; then let that one go and check every content.
+ */
+static void pipelined_check(struct driver *drv, struct ttm_bo **fillers,
+			    struct ttm_bo *b, struct ttm_fence *busy)
+{
+	unsigned int i;
+
+	assert_int_equal(ttm_gpu_advance(drv->gpu, 1000000), 0);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(b),
+					    TTM_RESV_USAGE_KERNEL));
+	assert_int_equal(ttm_fence_signal(busy, 0), 0);
+	ttm_fence_put(busy);
+	assert_int_equal(ttm_gpu_advance(drv->gpu, 1000000), 0);
+	for (i = 0; i < 4; i++)
+		expect_fill(fillers[i], 10 + i);
+	expect_fill(b, 2);
+	put_all(fillers, 4);
+	ttm_bo_put(b);
+	driver_fini(drv);
+}
+
+/*
+ * Pipelined eviction with a driver that copies on two rings, each copy
+ * after its buffer's fences: a's move out of VRAM waits for a's busy
+ * fence; b, moved into the range a left, copies on the other ring at
+ * once unless the range's pending copy (a's) is among b's fences. Both
+ * keep their contents only if b's copy waits for a's.
+ */
+static void test_pipelined_reuse_orders_copies(void **state)
+{
+	struct ttm_bo *b, *fillers[4];
+	struct ttm_fence *busy;
+	struct driver drv;
+
+	(void)state;
+	busy = pipelined_setup(&drv, 3, fillers, &b, 0);
+	assert_int_equal(validate(&drv, fillers[0], &system_only), 0);
+	/* a's range is the only room in VRAM: b takes it at once. */
+	assert_int_equal(validate(&drv, b, &vram_only), 0);
+	assert_int_equal(ttm_bo_offset(b), 0);
+	pipelined_check(&drv, fillers, b, busy);
+}
+
+/*
+ * Two copies out of VRAM on two timelines (a driver's rings): the first
+ * (a1, idle) is the domain's move fence, the second (a2, busy) is not
+ * covered by it. b, moved into a2's old range on a third ring, must wait
+ * for a2's copy, found by its range, not only for a1's.
+ */
+static void test_pipelined_reuse_two_timelines(void **state)
+{
+	struct ttm_bo *b, *fillers[4];
+	struct ttm_fence *busy;
+	struct driver drv;
+
+	(void)state;
+	busy = pipelined_setup(&drv, 4, fillers, &b, 1);
+	/* a1 = fillers[3] on engine 0, a2 = fillers[1] on engine 2. */
+	assert_int_equal(validate(&drv, fillers[3], &system_only), 0);
+	assert_int_equal(validate(&drv, fillers[1], &system_only), 0);
+	/* First fit: a2's range, the lower hole. */
+	assert_int_equal(validate(&drv, b, &vram_only), 0);
+	assert_int_equal(ttm_bo_offset(b), BO_SIZE);
+	pipelined_check(&drv, fillers, b, busy);
 }
 
 /*
@@ -891,6 +1038,8 @@ int main(void)
 		TEST(test_move_veto),
 		TEST(test_multihop),
 		TEST(test_fence_and_notify_before_reuse),
+		TEST(test_pipelined_reuse_orders_copies),
+		TEST(test_pipelined_reuse_two_timelines),
 		TEST(test_move_slot),
 		TEST(test_eviction_veto),
 		TEST(test_eviction_veto_holes),

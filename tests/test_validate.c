@@ -2,7 +2,8 @@
 /*
  * Validation, moves and eviction (ttm_bo_validate()): placements, copies
  * byte for byte on the GPU and the CPU, the KERNEL fence later jobs wait
- * for, move sources (ghosts) kept accounted until their copy signals, LRU
+ * for, move sources (ghosts) whose range is reused at once but written
+ * only after their copy read it (pipelined eviction), LRU
  * order, pinned and in-use buffers never evicted, -ENOSPC, the
  * -EDEADLK of a contended eviction going back through the locking helper
  * (Wait-Die) or the eviction waiting and wounding instead (Wound-Wait),
@@ -238,7 +239,7 @@ static void test_place_twice(void **state)
 
 /* ---- moves ------------------------------------------------------------ */
 
-/* Contents survive a move; the source stays accounted until the copy. */
+/* Contents survive a move; the source's room is free before the copy. */
 static void test_move_copies(void **state)
 {
 	struct ttm_bo *bo;
@@ -250,8 +251,11 @@ static void test_move_copies(void **state)
 	fill(bo, 7);
 	assert_int_equal(validate(&f, bo, &gtt_only), 0);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_GTT);
-	/* In flight: both copies are accounted, the KERNEL fence pending. */
-	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 2 * BO_SIZE);
+	/*
+	 * In flight: the source's range is free at once (pipelined, its
+	 * next owner ordered after the copy), the KERNEL fence pending.
+	 */
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 0);
 	assert_int_equal(used(&f, TTM_DOMAIN_GTT), 2 * BO_SIZE);
 	assert_int_equal(stats(&f).domain[TTM_DOMAIN_VRAM].buffers, 0);
 	assert_false(ttm_resv_test_signaled(ttm_bo_resv(bo),
@@ -283,8 +287,14 @@ static void test_move_cpu(void **state)
 	fixture_fini(&f);
 }
 
-/* The memory of a move's source is not reused before its copy ends. */
-static void test_ghost_not_reused(void **state)
+/*
+ * A move's source range is reused at once, but never written before its
+ * copy read it: creating a buffer there (zeroed on the CPU) or moving one
+ * in (a copy after the source's) waits for that copy, so with
+ * no_wait_gpu both are -EBUSY while it is in flight; without, the move
+ * in is ordered after it, and both buffers keep their contents.
+ */
+static void test_ghost_reused_in_order(void **state)
 {
 	struct ttm_operation_ctx nowait = { .no_wait_gpu = true };
 	struct ttm_bo *big, *other, *tmp = NULL;
@@ -294,9 +304,11 @@ static void test_ghost_not_reused(void **state)
 	fixture_init(&f, 1, 16 * KiB);
 	big = new_bo(&f, 16 * KiB, &vram_only);
 	other = new_bo(&f, 16 * KiB, &system_only);
+	fill(big, 5);
+	fill(other, 6);
 	assert_int_equal(validate(&f, big, &gtt_only), 0);
-	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 16 * KiB);
-	/* Nothing to evict: only waiting for the copy would make room. */
+	/* The copy has not run: the room is free, its bytes still read. */
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 0);
 	assert_int_equal(ttm_bo_create(f.dev, BO_SIZE, &vram_only,
 				       TTM_BO_CREATE_NO_WAIT_GPU, &tmp),
 			 -EBUSY);
@@ -305,11 +317,16 @@ static void test_ghost_not_reused(void **state)
 	assert_int_equal(ttm_bo_validate(other, &vram_only, &nowait),
 			 -EBUSY);
 	ttm_bo_unreserve(other);
-	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 16 * KiB);
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 0);
 	assert_int_equal(stats(&f).enospc, 0);
-	advance(&f);
+	/* Waiting allowed: taken at once, its copy queued after big's. */
 	assert_int_equal(validate(&f, other, &vram_only), 0);
 	assert_int_equal(ttm_bo_domain(other), TTM_DOMAIN_VRAM);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(big),
+					    TTM_RESV_USAGE_KERNEL));
+	advance(&f);
+	expect_fill(big, 5, 0);
+	expect_fill(other, 6, 0);
 	ttm_bo_put(big);
 	ttm_bo_put(other);
 	fixture_fini(&f);
@@ -773,49 +790,39 @@ static int validate_interrupted(struct vstep *v, void (*rescue)(void *),
 	return ret;
 }
 
-static void rescue_advance(void *arg)
-{
-	struct fixture *f = arg;
-
-	ttm_gpu_advance(f->gpu, ADVANCE_US);
-}
-
 static void rescue_signal(void *fence)
 {
 	ttm_fence_signal(fence, 0);
 }
 
 /*
- * (a) VRAM's only content is the source of a move in flight: room comes
- * only when its copy ends (bo_ghost_wait()), and that wait is interrupted.
+ * (a) VRAM's only content is the source of a move in flight: its room is
+ * free at once (pipelined), so the validation has nothing to wait for
+ * and leaves the interrupt pending; the data survives both copies.
  */
-static void eintr_ghost_wait(void)
+static void eintr_ghost_no_wait(void)
 {
-	struct ttm_device_stats before;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_bo *big, *bo;
 	struct fixture f;
-	struct vstep v = { .placement = &vram_only };
 
 	fixture_init(&f, 1, 16 * KiB);
 	big = new_bo(&f, 16 * KiB, &vram_only);
 	bo = new_bo(&f, BO_SIZE, &system_only);
+	fill(big, 20);
 	fill(bo, 21);
 	assert_int_equal(validate(&f, big, &gtt_only), 0);
-	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 16 * KiB);
-	before = stats(&f);
+	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 0);
 
-	v.bo = bo;
-	assert_int_equal(validate_interrupted(&v, rescue_advance, &f), -EINTR);
-	assert_int_equal(v.domain, TTM_DOMAIN_SYSTEM);
-	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_SYSTEM);
-	expect_unchanged(&f, &before);
-	/* The copy is still in flight: nothing ran it early. */
-	assert_int_equal(used(&f, TTM_DOMAIN_VRAM), 16 * KiB);
-
-	advance(&f);
-	assert_int_equal(validate(&f, bo, &vram_only), 0);
+	assert_int_equal(ttm_bo_reserve(bo, false, false, NULL), 0);
+	assert_int_equal(ttm_interrupt_thread(pthread_self()), 0);
+	assert_int_equal(ttm_bo_validate(bo, &vram_only, &ctx), 0);
+	assert_true(ttm_interrupt_clear());
+	ttm_bo_unreserve(bo);
 	assert_int_equal(ttm_bo_domain(bo), TTM_DOMAIN_VRAM);
+	assert_int_equal(stats(&f).room_waits, 0);
 	advance(&f);
+	expect_fill(big, 20, 0);
 	expect_fill(bo, 21, 0);
 	ttm_bo_put(big);
 	ttm_bo_put(bo);
@@ -908,8 +915,8 @@ static void eintr_cpu_evict(void)
 }
 
 /*
- * -EINTR ends validation wherever it waits: for a move source in flight
- * to free room, for a busy buffer's fences before a CPU copy, the
+ * -EINTR ends validation wherever it waits (a move source in flight frees
+ * its room at once: nothing to wait for there), for a busy buffer's fences before a CPU copy, the
  * buffer's own or an eviction victim's. Each time the interrupt is
  * consumed, nothing moved, no byte is left taken, and validating again
  * once the wait would end works.
@@ -917,7 +924,7 @@ static void eintr_cpu_evict(void)
 static void test_validate_eintr(void **state)
 {
 	(void)state;
-	eintr_ghost_wait();
+	eintr_ghost_no_wait();
 	eintr_cpu_move();
 	eintr_cpu_evict();
 }
@@ -1153,7 +1160,7 @@ int main(void)
 		TEST(test_place_twice),
 		TEST(test_move_copies),
 		TEST(test_move_cpu),
-		TEST(test_ghost_not_reused),
+		TEST(test_ghost_reused_in_order),
 		TEST(test_jobs_wait_for_move),
 		TEST(test_evict_lru),
 		TEST(test_evict_to_system),

@@ -35,7 +35,14 @@ struct bo_domain {
 	uint64_t capacity;     /* UINT64_MAX: unlimited */
 	uint64_t used;         /* bytes, exact */
 	uint64_t buffers;      /* resident, pinned or not */
-	uint64_t ghosts;       /* move sources in flight, in @used */
+	uint64_t ghosts;       /* move sources holding room, in @used */
+	/*
+	 * The latest pipelined move source's fence (TTM's manager move
+	 * fence), a reference: every earlier one of its timeline signals
+	 * before it. Whoever takes a range here writes it after this one
+	 * (bo/bo_pipeline.c). Under dev->lock; NULL: none yet.
+	 */
+	struct ttm_fence *move_fence;
 	/*
 	 * Bytes taken for moves into this domain whose buffer has not been
 	 * switched in yet, in @used: the lock is dropped between taking the
@@ -156,6 +163,8 @@ struct ttm_device {
 	struct ttm_bo_profile *profiles[BO_PROFILE_BUCKETS];
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
+	/* Pipelined ghosts not covered by their domain's move_fence. */
+	uint64_t n_scanned_ghosts;
 	/*
 	 * Whether ttm_device_destroy() is waiting for zombies and ghosts:
 	 * what a test reads to signal a fence only once it is (test_bo.c).
@@ -184,8 +193,11 @@ struct ttm_device {
 };
 
 /*
- * The source of a move still in flight: its memory stays allocated and
- * accounted in its domain until the copy's fence signals, when the
+ * The source of a move still in flight. A range of a limited domain is
+ * given back at once (pipelined, as TTM's move fence): the ghost only
+ * remembers it, so that whoever takes an overlapping range writes it
+ * after the copy read it (bo/bo_pipeline.c). SYSTEM's block stays
+ * allocated and accounted until the copy's fence signals, when the
  * callback frees it (bo/bo_move.c).
  */
 struct bo_ghost {
@@ -194,6 +206,10 @@ struct bo_ghost {
 	struct ttm_device *dev;
 	struct ttm_resource *res; /* the source, given back at the fence */
 	struct list_node node;    /* on dev->ghosts, under dev->lock */
+	bool pipelined;           /* @res's range already given back */
+	bool scanned;             /* not on its domain's move_fence timeline */
+	/* The move fence it replaced, for move_finish() to put unlocked. */
+	struct ttm_fence *stale;
 };
 
 /*
@@ -410,10 +426,12 @@ bool bo_worker_flush(struct ttm_device *dev);
 void bo_account_in_locked(struct ttm_bo *bo, struct ttm_resource *res);
 
 /*
- * A new buffer's first resource: its bytes zeroed, then @bo accounted
- * in it; on failure (-ENOMEM) the room goes back. No lock held.
+ * A new buffer's first resource: its bytes zeroed once no copy reads its
+ * range any more (bo_ghost_await() with @ctx), then @bo accounted in it;
+ * on failure (-ENOMEM, -EBUSY, -EINTR) the room goes back. No lock held.
  */
-int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res);
+int bo_res_settle(struct ttm_bo *bo, struct ttm_resource *res,
+		  const struct ttm_operation_ctx *ctx);
 
 /*
  * Creation's fallback when no domain of @bo's placement has room: make
@@ -573,6 +591,51 @@ int bo_move(struct ttm_bo *bo, struct ttm_resource *res,
  */
 int bo_ghost_wait(struct ttm_device *dev, int domain,
 		  const struct ttm_operation_ctx *ctx);
+
+/*
+ * Pipelined eviction (bo/bo_pipeline.c): a move source's range of a
+ * limited domain is free as soon as its copy is queued; whoever takes an
+ * overlapping range must not write it before that copy read it.
+ *
+ * bo_ghost_fences() - references to the fences @res's first write must
+ * come after: its domain's move fence (the latest copy on the moves'
+ * timeline, if not signalled) and those of the other move sources in
+ * flight whose range overlaps @res's (a malloc()ed array in *@ret_fences,
+ * NULL if none; their count in *@ret_n). No lock held. 0 or -ENOMEM.
+ */
+int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
+		    struct ttm_fence ***ret_fences, unsigned int *ret_n);
+
+/*
+ * Order every later use of reserved @bo after the copies still reading
+ * @res's range: their fences go into @bo's reservation as KERNEL fences,
+ * which the move into @res (on the GPU, the driver's or on the CPU)
+ * waits for. 0, -ENOMEM, or -EBUSY for @ctx->no_wait_gpu if one has not
+ * signalled (as TTM's move fence); the caller's reserved slots are left
+ * as they were.
+ */
+/*
+ * Track pipelined @ghost (fence set, on dev->ghosts): its fence becomes
+ * its domain's move fence if it is on the same timeline and later (or
+ * the old one signalled), else it is scanned for overlaps. Untrack it
+ * when it is released. dev->lock held.
+ */
+void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost);
+void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost);
+
+/* Drop the domains' move fences; at the device's free. */
+void bo_ghost_fini_device(struct ttm_device *dev);
+
+int bo_ghost_order(struct ttm_bo *bo, const struct ttm_resource *res,
+		   const struct ttm_operation_ctx *ctx);
+
+/*
+ * For a CPU write into fresh @res (creation zeroes it): wait until the
+ * copies still reading its range are done. 0, -EBUSY for
+ * @ctx->no_wait_gpu (NULL: wait), -EINTR.
+ */
+int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
+		   const struct ttm_operation_ctx *ctx);
 
 /*
  * Candidates the driver's eviction_valuable hook refused during the last
