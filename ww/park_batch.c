@@ -26,13 +26,27 @@
  * involuntary context switches than no switching at all). The threads sharing the out-of-memory
  * fallback struct are not switched (one flag for several threads). If the
  * system refuses the change (a seccomp filter, say), it is not tried again.
+ * TTMSIM_SCHED_BATCH=0 (or off), the switch of the library's worker
+ * threads (include/util/sched_batch.h), turns this off too; read once,
+ * when the library loads.
  */
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ww/park_batch.h"
 #include "ww/thread.h"
 
-static int park_batch_off; /* atomic: the system refused once */
+/* atomic: the system refused once, or TTMSIM_SCHED_BATCH said no */
+static int park_batch_off;
+
+__attribute__((constructor)) static void read_batch_env(void)
+{
+	const char *env = getenv("TTMSIM_SCHED_BATCH");
+
+	if (env && (!strcmp(env, "0") || !strcmp(env, "off")))
+		park_batch_off = 1;
+}
 
 void ww_park_batch_begin(struct ww_thread *self)
 {
