@@ -10,14 +10,14 @@
  *   REPEAT          the younger transactions start again forever after
  *                   they finish (for the progress check of the oldest)
  *   SPURIOUS        ww_thread_park() may return without a wake-up
- *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:142 `wound`)
+ *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:143 `wound`)
  *   BUG_NO_HANDOFF  seeded bug: the unlock slow path ignores WW_HANDOFF
- *                   (lock_slow.c:327 `WW_HANDOFF`) and always just wakes the first
+ *                   (lock_slow.c:334 `WW_HANDOFF`) and always just wakes the first
  *   BUG_NO_DIE_WAKE seeded bug: wake_younger_to_die() wakes nobody
- *                   (lock_slow.c:72 `ww_thread_wake`)
+ *                   (lock_slow.c:73 `ww_thread_wake`)
  *   BUG_FAST_STORE  seeded bug: the fast path loads the word, sees it free
  *                   and stores its token, a load and a store where
- *                   ww_mutex.c:130-133 `ww_word_cas` must be one
+ *                   ww_mutex.c:131-134 `ww_word_cas` must be one
  *                   compare-exchange: a locker in between is overwritten
  *                   (mutual exclusion, not a deadlock)
  */
@@ -45,7 +45,7 @@ bool granted[NT];       /* struct ww_waiter::granted */
 
 /*
  * struct ww_thread::wake_seq: "changed since ww_thread_seq() was read".
- * Cleared where the waiter reads the sequence (lock_slow.c:236 `ww_thread_seq`), set by
+ * Cleared where the waiter reads the sequence (lock_slow.c:237 `ww_thread_seq`), set by
  * ww_thread_wake_prepare()/ww_thread_wake(); ww_thread_park() returns
  * once it is set.
  */
@@ -77,7 +77,7 @@ inline take_ghost(t, l)
 }
 
 /*
- * wake_younger_to_die() (lock_slow.c:64 `wake_younger_to_die`): wake every queued context
+ * wake_younger_to_die() (lock_slow.c:65 `wake_younger_to_die`): wake every queued context
  * younger than t that holds locks.
  */
 inline wake_younger_to_die(t, l, u)
@@ -101,9 +101,9 @@ inline wake_younger_to_die(t, l, u)
 }
 
 /*
- * after_contended_acquire() (lock_slow.c:99 `after_contended_acquire`): t took l with waiters
+ * after_contended_acquire() (lock_slow.c:100 `after_contended_acquire`): t took l with waiters
  * queued. Wait-Die: younger holders must die. Wound-Wait: an older queued
- * holder wounds t (older_waiter(.., true), lock_slow.c:77 `older_waiter`).
+ * holder wounds t (older_waiter(.., true), lock_slow.c:78 `older_waiter`).
  */
 inline after_contended_acquire(t, l, u)
 {
@@ -125,7 +125,7 @@ inline after_contended_acquire(t, l, u)
 }
 
 /*
- * judge() (lock_slow.c:117 `judge`): t must wait for l held by thread h. Sets ret
+ * judge() (lock_slow.c:118 `judge`): t must wait for l held by thread h. Sets ret
  * to EDEADLK if t must back off.
  */
 inline judge(t, l, h, ret, u)
@@ -157,7 +157,7 @@ inline judge(t, l, h, ret, u)
 }
 
 /*
- * settle_after_leave() (lock_slow.c:200 `settle_after_leave`): t left l's queue without it.
+ * settle_after_leave() (lock_slow.c:201 `settle_after_leave`): t left l's queue without it.
  */
 inline settle_after_leave(l, f)
 {
@@ -171,7 +171,7 @@ inline settle_after_leave(l, f)
 }
 
 /*
- * ww_lock_slowpath() (lock_slow.c:220 `ww_lock_slowpath`) for the context of thread t on l.
+ * ww_lock_slowpath() (lock_slow.c:221 `ww_lock_slowpath`) for the context of thread t on l.
  * Each pass of the loop under the bucket mutex (:227-286) is one atomic
  * step: see README.md for why that is sound.
  */
@@ -185,7 +185,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 		if
 		:: granted[t] ->                                    /* :232-234 handed over */
 			granted[t] = 0;
-			acquired[t]++;                              /* ww_mutex.c:86 `acquired++` */
+			acquired[t]++;                              /* ww_mutex.c:87 `acquired++` */
 			take_ghost(t, l);
 			act = 1
 		:: !granted[t] && owner[l] == 0 ->                  /* :238 free */
@@ -199,7 +199,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 			:: else
 			fi;
 			f = 0;
-			acquired[t]++;                              /* ww_mutex.c:86 `acquired++` */
+			acquired[t]++;                              /* ww_mutex.c:87 `acquired++` */
 			take_ghost(t, l);
 			act = 1
 		:: !granted[t] && owner[l] != 0 ->                  /* held */
@@ -239,7 +239,7 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 				if
 				:: owner[l] == 0 && !wbit[l] && !hbit[l] ->
 					owner[l] = t + 1;                   /* :164-166 */
-					acquired[t]++;                      /* ww_mutex.c:86 `acquired++` */
+					acquired[t]++;                      /* ww_mutex.c:87 `acquired++` */
 					take_ghost(t, l);
 					act = 1
 				:: true                                     /* gave up: :169-184 */
@@ -266,24 +266,24 @@ inline lock_slowpath(t, l, ret, h, f, u, act)
 }
 
 /*
- * lock_common() (ww_mutex.c:112 `lock_common`), ww_mutex_lock() and ww_mutex_lock_slow()
+ * lock_common() (ww_mutex.c:113 `lock_common`), ww_mutex_lock() and ww_mutex_lock_slow()
  * with a context (no injection, not interruptible).
  */
 inline lock_common(t, l, ret)
 {
 	atomic {
 		if
-		:: acquired[t] == 0 -> wounded[t] = 0               /* ww_mutex.c:56-60 `forget_stale_wound` */
+		:: acquired[t] == 0 -> wounded[t] = 0               /* ww_mutex.c:57-61 `forget_stale_wound` */
 		:: else
 		fi
 	};
 	atomic {
-		assert(owner[l] != t + 1);                          /* ww_mutex.c:79-80: no `-EALREADY` here */
+		assert(owner[l] != t + 1);                          /* ww_mutex.c:80-81: no `-EALREADY` here */
 		if
-		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:130-133 fast CAS `ww_word_cas` */
+		:: owner[l] == 0 && !wbit[l] && !hbit[l] ->         /* ww_mutex.c:131-134 fast CAS `ww_word_cas` */
 #ifndef BUG_FAST_STORE
 			owner[l] = t + 1;
-			acquired[t]++;                              /* ww_mutex.c:131-132 `acquired++` */
+			acquired[t]++;                              /* ww_mutex.c:132-133 `acquired++` */
 			take_ghost(t, l);
 #endif
 			ret = OK
@@ -303,12 +303,12 @@ inline lock_common(t, l, ret)
 	fi;
 #endif
 	if
-	:: ret == SLOW -> lock_slowpath(t, l, ret, h, f, u, act)   /* ww_mutex.c:82 `ww_lock_slowpath` */
+	:: ret == SLOW -> lock_slowpath(t, l, ret, h, f, u, act)   /* ww_mutex.c:83 `ww_lock_slowpath` */
 	:: else
 	fi
 }
 
-/* ww_unlock_slowpath() (lock_slow.c:317 `ww_unlock_slowpath`). */
+/* ww_unlock_slowpath() (lock_slow.c:324 `ww_unlock_slowpath`). */
 inline unlock_slowpath(l, f)
 {
 	atomic {
@@ -335,20 +335,20 @@ inline unlock_slowpath(l, f)
 	}
 }
 
-/* unlock_common() (ww_mutex.c:255 `unlock_common`) by the context of thread t. */
+/* unlock_common() (ww_mutex.c:262 `unlock_common`) by the context of thread t. */
 inline unlock(t, l, f)
 {
 	atomic {
 		assert(owner[l] == t + 1 && (mine[t] & BIT(l)));
 		mine[t] = mine[t] & ~BIT(l);
-		acquired[t]--;                                      /* ww_mutex.c:269-274 `ctx_released`, ww_mutex.c:251 `--ctx->acquired` */
+		acquired[t]--;                                      /* ww_mutex.c:276-281 `ctx_released`, ww_mutex.c:252 `--ctx->acquired` */
 		if
-		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:266-271 fast CAS `__atomic_compare_exchange_n` */
+		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:273-278 fast CAS `__atomic_compare_exchange_n` */
 		:: else -> f = 1
 		fi
 	};
 	if
-	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:275 `ww_unlock_slowpath` */
+	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:282 `ww_unlock_slowpath` */
 	:: else
 	fi
 }
@@ -412,7 +412,7 @@ retry:
 			lock_common(t, l, ret);     /* ww_mutex_lock() */
 			if
 			:: ret == EDEADLK ->
-				contended = l;          /* ww_mutex.c:87-88 `contending_lock` */
+				contended = l;          /* ww_mutex.c:88-89 `contending_lock` */
 				unlock_all(t, l, f);
 				l = contended;
 				assert(acquired[t] == 0);

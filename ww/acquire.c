@@ -3,6 +3,7 @@
 #include "ttmsim/ww_mutex.h"
 #include "util/compiler.h"
 #include "ww/debug.h"
+#include "ww/park_batch.h"
 #include "ww/thread.h"
 
 #include <stddef.h>
@@ -38,6 +39,9 @@ void ww_raw_acquire_done(struct ww_acquire_ctx *ctx)
 
 void ww_raw_acquire_fini(struct ww_acquire_ctx *ctx)
 {
+	/* A transaction that parked holding nothing and gave up. */
+	if (ctx->task->batch && ctx->task == ww_thread_current)
+		ww_park_batch_end(ctx->task);
 	ctx->magic = WW_CTX_FINISHED;
 }
 

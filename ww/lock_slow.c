@@ -16,6 +16,7 @@
 #include "util/compiler.h"
 #include "util/time.h"
 #include "ww/lockword.h"
+#include "ww/park_batch.h"
 #include "ww/slowpath.h"
 #include "ww/spin.h"
 #include "ww/waitq.h"
@@ -297,6 +298,9 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 				continue;
 		}
 		ww_bucket_unlock(b);
+		/* Our wake-up must not preempt a lock holder: ww/park_batch.c. */
+		if (ctx)
+			ww_park_batch_begin(self);
 		ww_thread_park(self, seq, NULL);
 		slept = true;
 		if (ttmsim_test_ww_woken)
@@ -311,6 +315,9 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	__atomic_store_n(&self->waiting, 0, __ATOMIC_RELAXED);
 	if (wake)
 		ww_thread_wake_commit(wake);
+	/* Interrupted holding nothing: the transaction may never lock again. */
+	if (ret && self->batch && ctx && ctx->acquired == 0)
+		ww_park_batch_end(self);
 	return ret;
 }
 

@@ -125,6 +125,7 @@ struct ww_thread *ww_thread_attach(void)
 		t->tid = tid;
 		t->attached = true;
 		t->spin_shift = 0; /* a new thread starts with the full budget */
+		t->batch = false; /* its last thread may have exited holding locks */
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (!t)

@@ -10,6 +10,7 @@
 #include "ww/debug.h"
 #include "ww/inject.h"
 #include "ww/lockword.h"
+#include "ww/park_batch.h"
 #include "ww/slowpath.h"
 #include "ww/waitq.h"
 
@@ -248,8 +249,14 @@ TTM_EXPORT int (ww_mutex_trylock)(struct ww_mutex *lock,
 /* @ctx let go of one lock; the last one ends a back-off or a pass. */
 static inline void ctx_released(struct ww_acquire_ctx *ctx)
 {
-	if (--ctx->acquired == 0 && unlikely(ctx->inject_exempt))
-		ww_inject_released_all(ctx);
+	if (--ctx->acquired == 0) {
+		if (unlikely(ctx->inject_exempt))
+			ww_inject_released_all(ctx);
+		/* Holding nothing: a preemption costs nobody a wait. */
+		if (unlikely(ctx->task->batch) &&
+		    ctx->task == ww_thread_current)
+			ww_park_batch_end(ctx->task);
+	}
 }
 
 static inline void unlock_common(struct ww_mutex *lock)

@@ -172,7 +172,11 @@ void ww_acquire_fini(struct ww_acquire_ctx *ctx);
  * @lock: the mutex to acquire.
  * @ctx: the acquire context, or NULL to take @lock as a plain mutex.
  *
- * With a NULL ctx it never returns an error.
+ * With a NULL ctx it never returns an error. A SCHED_OTHER thread that
+ * sleeps here with a ctx sleeps as SCHED_BATCH, so that its wake-up does
+ * not preempt a running lock holder, and is SCHED_OTHER again once @ctx
+ * holds no lock (its last ww_mutex_unlock(), or ww_acquire_fini());
+ * TTMSIM_SCHED_BATCH=0 in the environment turns this off.
  *
  * Context: May sleep. Takes @lock on success (release it with
  * ww_mutex_unlock()); takes nothing on error.

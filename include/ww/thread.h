@@ -38,6 +38,11 @@ struct ww_thread {
 	uint32_t waiting;
 	/* This thread's spin budget is ww_spin_ns >> spin_shift (ww/spin.h). */
 	uint8_t spin_shift;
+	/*
+	 * Switched to SCHED_BATCH by a ww lock wait of its transaction, until
+	 * that holds nothing (ww/park_batch.c); this thread only.
+	 */
+	bool batch;
 	pid_t tid;              /* Linux thread id, 0 until attached */
 	pthread_t self;
 	bool attached;          /* registry: a live thread owns this struct */

@@ -6,7 +6,9 @@
  * --locks ww_mutexes chosen at random out of --pool, in a random order,
  * and backs off as the kernel's ww_mutex documentation does: on -EDEADLK
  * it releases every lock it holds, sleeps on the contended one with
- * ww_mutex_lock_slow() and goes round again, keeping that one. It then
+ * ww_mutex_lock_slow() and goes round again, keeping that one, which it
+ * moves to the front of its locking order (as the kernel's test-ww_mutex
+ * stress does). It then
  * bumps a counter per lock and unlocks them all. Done with the wound-wait
  * class and the wait-die class, the same transactions for both; reported:
  * rollbacks (-EDEADLK returned) and the wall time of each, and their
@@ -124,34 +126,35 @@ static void __attribute__((noreturn)) hs_fail(const char *what, int ret)
 	exit(CLI_EXIT_FAILURE);
 }
 
-/* Unlock picks[0..@n) but @slow, then @slow if one is held (>= 0). */
+/* Unlock picks[0..@n). */
 static void unlock_upto(struct hs_lock *pool, const unsigned int *picks,
-			unsigned int n, int slow)
+			unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if ((int)i != slow)
-			ww_mutex_unlock(&pool[picks[i]].ww);
-	if (slow >= 0)
-		ww_mutex_unlock(&pool[picks[slow]].ww);
+		ww_mutex_unlock(&pool[picks[i]].ww);
 }
 
-/* One transaction over picks[0..n), with the documented back-off. */
-static void hs_tx(struct hs_worker *w, const unsigned int *picks,
-		  unsigned int n)
+/*
+ * One transaction over picks[0..n), with the documented back-off: on
+ * -EDEADLK, release everything, ww_mutex_lock_slow() the contended lock
+ * and move it to the front of the locking order (the kernel's
+ * test-ww_mutex stress_reorder_work, method #2 of the design document),
+ * then take the rest again. A lock that was contended once is shared with
+ * a transaction still running: taken first on every retry, it is waited
+ * for while we hold few locks, where a wound costs little.
+ */
+static void hs_tx(struct hs_worker *w, unsigned int *picks, unsigned int n)
 {
 	struct hs_lock *pool = w->run->pool;
 	struct ww_acquire_ctx ctx;
-	int slow = -1; /* the pick taken by the slow path, held */
-	unsigned int i;
+	unsigned int i, c, first = 0; /* picks[0] held after a back-off */
 	int ret;
 
 	ww_acquire_init(&ctx, w->run->cls);
 	for (;;) {
-		for (i = 0, ret = 0; i < n; i++) {
-			if ((int)i == slow)
-				continue;
+		for (i = first, ret = 0; i < n; i++) {
 			ret = ww_mutex_lock(&pool[picks[i]].ww, &ctx);
 			if (ret)
 				break;
@@ -160,16 +163,19 @@ static void hs_tx(struct hs_worker *w, const unsigned int *picks,
 			break;
 		if (ret != -EDEADLK)
 			hs_fail("ww_mutex_lock", ret);
-		unlock_upto(pool, picks, i, slow);
+		unlock_upto(pool, picks, i);
 		w->rollbacks++;
 		ww_mutex_lock_slow(&pool[picks[i]].ww, &ctx);
-		slow = (int)i;
+		c = picks[i];
+		memmove(&picks[1], &picks[0], i * sizeof(*picks));
+		picks[0] = c;
+		first = 1;
 	}
 	ww_acquire_done(&ctx);
 	for (i = 0; i < n; i++)
 		pool[picks[i]].count++;
 	w->increments += n;
-	unlock_upto(pool, picks, n, -1);
+	unlock_upto(pool, picks, n);
 	ww_acquire_fini(&ctx);
 }
 
@@ -551,7 +557,8 @@ static const char hs_about[] =
 	"transactions, each locking --locks ww_mutexes chosen at\n"
 	"random out of --pool, in a random order, backing off as the\n"
 	"kernel documents (on -EDEADLK: drop all, ww_mutex_lock_slow()\n"
-	"the contended one, retry). For each thread count, wound-wait\n"
+	"the contended one, move it to the front of the order, retry).\n"
+	"For each thread count, wound-wait\n"
 	"and wait-die on the same transactions: rollbacks (-EDEADLK)\n"
 	"and wall time, median of the reps, their ratios WW/WD next to\n"
 	"the published ones (4 cores: 4 threads WW ~100 rollbacks /\n"

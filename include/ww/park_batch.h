@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A ww_mutex waiter sleeps as SCHED_BATCH, so that its wake-up does not
+ * preempt a running thread (ww/park_batch.c says why).
+ */
+#ifndef TTMSIM_WW_PARK_BATCH_H
+#define TTMSIM_WW_PARK_BATCH_H
+
+#include <stdbool.h>
+
+struct ww_thread;
+
+/*
+ * Before @self (the calling thread) parks in a ww lock wait of a
+ * transaction: switch it from SCHED_OTHER to SCHED_BATCH, unless it was
+ * already, has another policy, or the system refused once.
+ */
+void ww_park_batch_begin(struct ww_thread *self);
+
+/* Back to SCHED_OTHER; @self is the calling thread, with t->batch set. */
+void ww_park_batch_end(struct ww_thread *self);
+
+#endif /* TTMSIM_WW_PARK_BATCH_H */
