@@ -845,7 +845,10 @@ void sched_set_backend(struct ttm_sched *s, void *data,
 
 void sched_set_direct(struct ttm_sched *s)
 {
+	/* The thread, already running, reads it under the lock. */
+	pthread_mutex_lock(&s->lock);
 	s->direct = !s->gpu;
+	pthread_mutex_unlock(&s->lock);
 }
 
 void sched_set_in_order(struct ttm_sched *s)
