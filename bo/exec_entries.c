@@ -42,6 +42,30 @@ static void entry_swap(struct ttm_exec_entry *a, struct ttm_exec_entry *b)
 	*b = t;
 }
 
+/*
+ * Entries a job lists are few (8 in bench execbuf): an insertion sort of
+ * them costs a fraction of qsort()'s calls through a comparator pointer
+ * (qsort was 7% of bench execbuf's CPU). Larger lists: qsort().
+ */
+#define ENTRIES_INSERTION_MAX 16
+
+static void entries_sort(struct ttm_exec_entry *v, unsigned int n,
+			 int (*cmp)(const void *, const void *))
+{
+	if (n > ENTRIES_INSERTION_MAX) {
+		qsort(v, n, sizeof(*v), cmp);
+		return;
+	}
+	for (unsigned int i = 1; i < n; i++) {
+		struct ttm_exec_entry t = v[i];
+		unsigned int j = i;
+
+		for (; j && cmp(&v[j - 1], &t) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
 TTM_EXPORT unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
 					      unsigned int n,
 					      unsigned int *ret_first_dup)
@@ -50,8 +74,7 @@ TTM_EXPORT unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
 
 	for (i = 0; i < n; i++)
 		entries[i].index = i;
-	if (n > 1)
-		qsort(entries, n, sizeof(*entries), cmp_bo_index);
+	entries_sort(entries, n, cmp_bo_index);
 	/*
 	 * Runs of one buffer are adjacent now, each led by its first entry.
 	 * Kept entries gather at the front by swapping, which leaves the
@@ -69,10 +92,8 @@ TTM_EXPORT unsigned int ttm_exec_entries_fold(struct ttm_exec_entry *entries,
 			entry_swap(&entries[kept], &entries[i]);
 		kept++;
 	}
-	if (kept > 1)
-		qsort(entries, kept, sizeof(*entries), cmp_index);
-	if (n - kept > 1)
-		qsort(entries + kept, n - kept, sizeof(*entries), cmp_index);
+	entries_sort(entries, kept, cmp_index);
+	entries_sort(entries + kept, n - kept, cmp_index);
 	if (ret_first_dup)
 		*ret_first_dup = first_dup;
 	return kept;

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "execbuf/submit.h"
 #include "execbuf/syncobj.h"
@@ -22,14 +23,22 @@
 static int deps_add(struct submit_deps *d, struct ttm_fence *fence,
 		    bool explicit)
 {
+	if (!d->cap) {
+		d->v = d->inline_v;
+		d->cap = SUBMIT_DEPS_INLINE;
+	}
 	if (d->n == d->cap) {
-		unsigned int cap = d->cap ? 2 * d->cap : 16;
-		struct ttm_gpu_dep *v = realloc(d->v, cap * sizeof(*v));
+		unsigned int cap = 2 * d->cap;
+		struct ttm_gpu_dep *v = d->v == d->inline_v ?
+					malloc(cap * sizeof(*v)) :
+					realloc(d->v, cap * sizeof(*v));
 
 		if (!v) {
 			ttm_fence_put(fence);
 			return -ENOMEM;
 		}
+		if (d->v == d->inline_v)
+			memcpy(v, d->inline_v, d->n * sizeof(*v));
 		d->v = v;
 		d->cap = cap;
 	}
@@ -43,8 +52,10 @@ void submit_deps_fini(struct submit *s)
 
 	for (i = 0; i < s->deps.n; i++)
 		ttm_fence_put(s->deps.v[i].fence);
-	free(s->deps.v);
-	s->deps = (struct submit_deps){ 0 };
+	if (s->deps.v != s->deps.inline_v)
+		free(s->deps.v);
+	s->deps.v = NULL;
+	s->deps.n = s->deps.cap = 0;
 	if (s->out_syncobjs) {
 		for (i = 0; i < s->args->n_out_syncobjs; i++) {
 			ttm_syncobj_put(s->out_syncobjs[i]);
@@ -186,7 +197,7 @@ int submit_queue(struct submit *s)
 		.hang = args->flags & TTM_EXECBUF_HANG,
 		.tag = args->tag,
 	};
-	struct ttm_gpu_range *ranges;
+	struct ttm_gpu_range *ranges, ranges_inline[SUBMIT_DEPS_INLINE];
 	struct ttm_fence_fd_slot slot = { .fd = -1 };
 	struct ttm_fence *fence = NULL;
 	struct execbuf_job *tracking;
@@ -196,7 +207,8 @@ int submit_queue(struct submit *s)
 	int ret, fd = -1;
 
 	/* Only written buffers change: a read range would be added to. */
-	ranges = calloc(s->n, sizeof(*ranges));
+	ranges = s->n <= SUBMIT_DEPS_INLINE ? ranges_inline :
+					       calloc(s->n, sizeof(*ranges));
 	tracking = execbuf_job_new(s->client->edev);
 	ret = ranges && tracking ? 0 : -ENOMEM;
 	if (ret == 0)
@@ -233,7 +245,8 @@ int submit_queue(struct submit *s)
 		/* Through the client's entity of the engine. */
 		ret = ttm_sched_gpu_submit(entity, &job, &fence);
 	}
-	free(ranges);
+	if (ranges != ranges_inline)
+		free(ranges);
 	if (ret) {
 		ttm_fence_fd_unreserve(&slot);
 		free(tracking);

@@ -27,13 +27,15 @@ void submit_event(struct submit *s, enum ttm_execbuf_phase phase,
 	struct ttm_execbuf_event ev = {
 		.phase = phase,
 		.begin_ns = begin_ns,
-		.end_ns = mono_ns(),
 		.seqno = s->seqno,
 		.result = result,
 	};
 
-	if (tracing(s))
+	/* The clock only for a sink: 5 reads a job were 5% of its CPU. */
+	if (tracing(s)) {
+		ev.end_ns = mono_ns();
 		s->client->event_fn(&ev, s->client->event_data);
+	}
 }
 
 /* The checks that need no lookup; bad_index for a bad entry's flags. */

@@ -157,7 +157,7 @@ static int check_deps(const struct ttm_gpu_job *job)
  * came with the job, so nothing here allocates.
  */
 static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
-			struct ttm_fence **ret_fence)
+			struct ttm_fence **ret_fence, bool *ret_inline)
 {
 	struct ttm_gpu *gpu = e->gpu;
 	bool idle, wake = false;
@@ -188,6 +188,20 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 	if (ret_fence)
 		*ret_fence = ttm_fence_get(job->fence);
 	__atomic_fetch_add(&e->submitted, 1, __ATOMIC_RELAXED);
+	/*
+	 * A ready job of no duration on an idle engine (nothing queued,
+	 * nothing retiring) runs in the caller: waking the worker for it
+	 * costs more than the job (docs/gpu-design.md, "Submitter-run
+	 * jobs"). Real time only; the virtual clock runs jobs at its events.
+	 */
+	if (idle && !gpu_is_virtual(gpu) && !e->worker_busy &&
+	    !e->inline_busy && !job->duration_us && !job->hang &&
+	    !__atomic_load_n(&job->pending, __ATOMIC_SEQ_CST)) {
+		job->started = true;
+		e->inline_busy = true;
+		*ret_inline = true;
+		goto out;
+	}
 	/* A busy engine finds the job by itself: no wake-up. */
 	wake = e->sleepers;
 out:
@@ -219,12 +233,15 @@ int gpu_job_prepare(struct ttm_gpu *gpu, const struct ttm_gpu_job *desc,
 
 int gpu_job_submit(struct gpu_job *job, struct ttm_fence **ret_fence)
 {
+	bool run_inline = false;
 	int ret;
 
 	gpu_job_add_callbacks(job);
-	ret = engine_queue(job->engine, job, ret_fence);
+	ret = engine_queue(job->engine, job, ret_fence, &run_inline);
 	if (ret)
 		gpu_job_discard(job);
+	else if (run_inline)
+		gpu_engine_run_inline(job->engine, job);
 	return ret;
 }
 

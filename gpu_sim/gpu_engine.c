@@ -116,11 +116,33 @@ static struct gpu_job *engine_ready_head(struct gpu_engine *e)
 {
 	struct gpu_job *job = gpu_engine_head(e);
 
-	if (!job || e->stopping ||
+	if (!job || e->stopping || e->inline_busy ||
 	    __atomic_load_n(&job->pending, __ATOMIC_SEQ_CST))
 		return NULL;
 	job->started = true;
+	e->worker_busy = true;
 	return job;
+}
+
+void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job)
+{
+	uint64_t end_us;
+	bool wake;
+	int status;
+
+	status = job_run(e, job, &end_us);
+	pthread_mutex_lock(&e->lock);
+	gpu_engine_pop(e);
+	pthread_mutex_unlock(&e->lock);
+	/* The worker keeps off the engine until this one has signalled. */
+	gpu_job_retire(job, status, end_us);
+	pthread_mutex_lock(&e->lock);
+	e->inline_busy = false;
+	/* Jobs queued meanwhile are the worker's (woken after the unlock). */
+	wake = gpu_engine_head(e) && e->sleepers;
+	pthread_mutex_unlock(&e->lock);
+	if (wake)
+		pthread_cond_broadcast(&e->cond);
 }
 
 void *gpu_engine_main(void *arg)
@@ -135,6 +157,8 @@ void *gpu_engine_main(void *arg)
 	for (;;) {
 		if (!next) {
 			pthread_mutex_lock(&e->lock);
+			/* The last one retired: a submitter may run one. */
+			e->worker_busy = false;
 			while (!e->stopping && !(next = engine_ready_head(e)))
 				engine_wait(e, 0);
 			pthread_mutex_unlock(&e->lock);

@@ -102,10 +102,19 @@ struct ttm_sched {
 	bool draining;          /* ttm_sched_destroy() waits for the ring */
 	/* What the sleeping thread waits for: its deadline, or 0 (awake). */
 	uint64_t sleep_until;
+	/* Jobs ever started; what the thread saw when it last slept. */
+	uint64_t started_seq, started_seen;
+	/* A ready head job waits for credits: a finished job wakes us. */
+	bool credit_blocked;
 };
 
 /* Finished jobs a direct scheduler lets wait for one free_job wake-up. */
 #define SCHED_FREE_BATCH 32
+/*
+ * A direct scheduler's thread, while its ring is in use, wakes this often
+ * by itself to free finished jobs, rather than be woken for them.
+ */
+#define SCHED_DIRECT_TICK_NS 10000000ull
 
 static uint64_t now_ns(void)
 {
@@ -140,15 +149,17 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	s->n_done++;
 	/*
 	 * A direct scheduler frees in batches, and its next direct run frees
-	 * what is done: it wakes the thread only for a full batch, queued
-	 * jobs (they may wait for the credits given back), a killed job,
-	 * ttm_sched_destroy() waiting for the ring to drain, or the ring
-	 * going idle (no next direct run may come: the done jobs would keep
-	 * their memory and fences).
+	 * what is done: it wakes the thread only for a full batch, a job
+	 * waiting for the credits given back, a killed job, or
+	 * ttm_sched_destroy() waiting for the ring to drain. A ring going
+	 * idle does not: the thread's tick (SCHED_DIRECT_TICK_NS) frees
+	 * what no direct run did.
 	 */
-	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->n_queued ||
-	    job->killed || s->draining || !s->pending_head)
+	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->credit_blocked ||
+	    job->killed || s->draining) {
+		s->credit_blocked = false;
 		pthread_cond_signal(&s->wake);
+	}
 	/* A virtual scheduler's destroy may wait for another thread's. */
 	if (s->gpu)
 		pthread_cond_broadcast(&s->idle);
@@ -198,6 +209,8 @@ static void job_done(struct ttm_sched_job *job, int error)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static void run_ready_or_wake_locked(struct ttm_sched *s);
+
 static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 {
 	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
@@ -217,7 +230,8 @@ static void dep_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 	(void)fence;
 	pthread_mutex_lock(&s->lock);
 	job->dep_armed = false;
-	pthread_cond_signal(&s->wake);
+	/* Nothing of @job after this: another runner may take it now. */
+	run_ready_or_wake_locked(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -299,9 +313,12 @@ static struct ttm_sched_entity *select_entity(struct ttm_sched *s)
 		do {
 			struct ttm_sched_job *job = e->q_head;
 
-			if (job && !e->dead && !job->dep_armed &&
-			    job->credits <= s->credit_limit - s->in_flight)
-				return e;
+			if (job && !e->dead && !job->dep_armed) {
+				if (job->credits <= s->credit_limit -
+						    s->in_flight)
+					return e;
+				s->credit_blocked = true;
+			}
 			e = e->rq_next;
 		} while (e != first);
 	}
@@ -388,6 +405,7 @@ static struct ttm_fence *job_start_locked(struct ttm_sched *s,
 	prev = e->last_scheduled;
 	e->last_scheduled = ttm_fence_get(job->finished);
 	s->running = true;
+	s->started_seq++;
 	pthread_cond_broadcast(&s->idle); /* entity flushes */
 	return prev;
 }
@@ -418,6 +436,20 @@ static void job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
 	}
 }
 
+/*
+ * A job started by a thread other than the scheduler's: if one is still
+ * on the ring with a timeout the sleeping thread would miss, wake it.
+ * After the hand-over, so that a job done at once (a submitter-run NOP)
+ * costs no wake-up. Called with the lock held.
+ */
+static void timeout_wake_locked(struct ttm_sched *s)
+{
+	struct ttm_sched_job *j = s->pending_head;
+
+	if (j && j->deadline_ns && j->deadline_ns < s->sleep_until)
+		pthread_cond_signal(&s->wake);
+}
+
 /* Called with the lock held, returns with it held. */
 static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 {
@@ -426,9 +458,12 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	bool ready;
 
 	/*
-	 * Only this thread moves next_dep: a job with no dependency left
-	 * (most of them) goes on without letting go of the lock.
+	 * The ring is held (@running) from here: whoever runs it (the
+	 * thread, a submitter, a dependency's callback) is the only one
+	 * moving next_dep. A job with no dependency left (most of them)
+	 * goes on without letting go of the lock.
 	 */
+	s->running = true;
 	if (job->next_dep < job->n_deps) {
 		e->busy = true;
 		pthread_mutex_unlock(&s->lock);
@@ -436,8 +471,11 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 		pthread_mutex_lock(&s->lock);
 		e->busy = false;
 		pthread_cond_broadcast(&s->idle);
-		if (!ready || e->dead)
+		if (!ready || e->dead) {
+			s->running = false;
+			pthread_cond_broadcast(&s->idle);
 			return;
+		}
 	}
 
 	e->q_head = job->next;
@@ -453,6 +491,47 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	job_hand_over(s, job, prev);
 	pthread_mutex_lock(&s->lock);
 	s->running = false;
+	pthread_cond_broadcast(&s->idle); /* timeouts wait for it */
+	timeout_wake_locked(s);
+}
+
+/* Jobs a thread other than the scheduler's runs in one go, at most. */
+#define SCHED_RUN_READY_MAX 16
+
+/*
+ * Run what is ready on a direct ring in the calling thread, as the
+ * scheduler's thread would (select_entity(), run_one()): a submitter
+ * whose job was queued, a dependency's callback, a submitter-run job's
+ * end that saw work queued meanwhile. Not during recovery or destroy, not
+ * while another runner holds the ring (it will see the work: run_wanted);
+ * then, or after SCHED_RUN_READY_MAX jobs, the thread is woken instead.
+ * So the thread's wake-ups are left for timeouts, done batches and
+ * recovery (docs/sched-design.md, "Cross-ring dependencies"). Called
+ * with the lock held, returns with it held; nothing else of the caller's
+ * may be held that a fence callback or run_job takes.
+ */
+static void run_ready_or_wake_locked(struct ttm_sched *s)
+{
+	struct ttm_sched_entity *e;
+	unsigned int n;
+
+	if (!s->direct || s->stopped || s->stop || s->in_timedout) {
+		pthread_cond_signal(&s->wake);
+		return;
+	}
+	if (s->running) {
+		s->run_wanted = true;
+		return;
+	}
+	for (n = 0; n < SCHED_RUN_READY_MAX; n++) {
+		e = select_entity(s);
+		if (!e)
+			return;
+		run_one(s, e);
+		if (s->stopped || s->stop || s->in_timedout)
+			break;
+	}
+	pthread_cond_signal(&s->wake);
 }
 
 /*
@@ -536,6 +615,19 @@ static void *sched_thread(void *arg)
 		deadline = sched_step(s, &progress);
 		if (s->stop)
 			break;
+		/*
+		 * A direct ring in use: wake by the tick to free what is
+		 * done and see the timeouts of jobs started by others,
+		 * instead of a wake-up per job for either.
+		 */
+		if (s->direct && (s->pending_head || s->done_head ||
+				  s->started_seq != s->started_seen)) {
+			uint64_t tick = now_ns() + SCHED_DIRECT_TICK_NS;
+
+			if (tick < deadline)
+				deadline = tick;
+		}
+		s->started_seen = s->started_seq;
 		s->sleep_until = deadline;
 		if (deadline != UINT64_MAX) {
 			abs_time(&ts, deadline);
@@ -753,12 +845,26 @@ void sched_set_backend(struct ttm_sched *s, void *data,
 
 void sched_set_direct(struct ttm_sched *s)
 {
+	/* The thread, already running, reads it under the lock. */
+	pthread_mutex_lock(&s->lock);
 	s->direct = !s->gpu;
+	pthread_mutex_unlock(&s->lock);
 }
 
 void sched_set_in_order(struct ttm_sched *s)
 {
 	s->in_order = true;
+}
+
+void sched_set_ring_group(struct ttm_sched *s, const void *group)
+{
+	sched_name_set_group(s->name, group);
+}
+
+struct ttm_fence *sched_group_scheduled_of(struct ttm_sched *s,
+					   struct ttm_fence *fence)
+{
+	return sched_fence_scheduled_in_group(fence, s->name);
 }
 
 void *sched_backend(struct ttm_sched *s)
@@ -1033,9 +1139,10 @@ TTM_EXPORT void ttm_sched_job_arm(struct ttm_sched_job *job)
 	job->armed = true;
 }
 
-/* Queue @job on @e for the thread. Called with the lock held. */
-static void entity_queue_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
-				struct ttm_sched_job *job)
+/* Queue @job on @e. Called with the lock held. */
+static void entity_append_locked(struct ttm_sched *s,
+				 struct ttm_sched_entity *e,
+				 struct ttm_sched_job *job)
 {
 	if (e->q_tail)
 		e->q_tail->next = job;
@@ -1043,6 +1150,13 @@ static void entity_queue_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
 		e->q_head = job;
 	e->q_tail = job;
 	s->n_queued++;
+}
+
+/* Queue @job on @e for the thread. Called with the lock held. */
+static void entity_queue_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
+				struct ttm_sched_job *job)
+{
+	entity_append_locked(s, e, job);
 	pthread_cond_signal(&s->wake);
 }
 
@@ -1074,7 +1188,7 @@ static bool direct_ok_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
 }
 
 bool sched_entity_push_job_direct(struct ttm_sched_job *job,
-				  struct ttm_fence **ret_prev)
+				  struct ttm_fence **ret_prev, bool *ret_kick)
 {
 	struct ttm_sched_entity *e = job->entity;
 	struct ttm_sched *s = e->sched;
@@ -1091,14 +1205,39 @@ bool sched_entity_push_job_direct(struct ttm_sched_job *job,
 	direct = direct_ok_locked(s, e, job);
 	if (direct) {
 		*ret_prev = job_start_locked(s, e, job);
-		/* The sleeping thread must see this job's timeout. */
-		if (job->deadline_ns && job->deadline_ns < s->sleep_until)
-			pthread_cond_signal(&s->wake);
+	} else if (s->direct) {
+		/*
+		 * The pusher runs the ring after dropping its locks
+		 * (sched_run_ready()), or the runner holding it sees the job.
+		 */
+		entity_append_locked(s, e, job);
+		if (s->running)
+			s->run_wanted = true;
+		else
+			*ret_kick = true;
 	} else {
 		entity_queue_locked(s, e, job);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return direct;
+}
+
+void sched_run_ready(struct ttm_sched *s)
+{
+	pthread_mutex_lock(&s->lock);
+	run_ready_or_wake_locked(s);
+	/* A submitter: free what is done, as a submitter-run job does. */
+	if (s->done_head && !s->running && !s->in_timedout && !s->stopped) {
+		s->running = true;
+		free_done(s);
+		s->running = false;
+		pthread_cond_broadcast(&s->idle);
+		if (s->run_wanted) {
+			s->run_wanted = false;
+			run_ready_or_wake_locked(s);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev)
@@ -1115,11 +1254,13 @@ void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev)
 	if (s->done_head && !s->in_timedout && !s->stopped)
 		free_done(s);
 	s->running = false;
-	/* Destroyers and timeouts wait for it; the thread, for queued work. */
+	/* Destroyers and timeouts wait for it. */
 	pthread_cond_broadcast(&s->idle);
+	timeout_wake_locked(s);
+	/* Work queued meanwhile: run it here, not by a wake-up. */
 	if (s->run_wanted) {
 		s->run_wanted = false;
-		pthread_cond_signal(&s->wake);
+		run_ready_or_wake_locked(s);
 	}
 	pthread_mutex_unlock(&s->lock);
 }

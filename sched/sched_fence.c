@@ -19,6 +19,11 @@
 
 struct sched_name {
 	uint32_t refcount;      /* atomic */
+	/*
+	 * The rings that wait for each other's jobs themselves
+	 * (sched_name_set_group()): compared, never dereferenced.
+	 */
+	const void *group;
 	char str[32];
 };
 
@@ -54,6 +59,11 @@ void sched_name_put(struct sched_name *n)
 const char *sched_name_str(const struct sched_name *n)
 {
 	return n->str;
+}
+
+void sched_name_set_group(struct sched_name *n, const void *group)
+{
+	n->group = group;
 }
 
 static const char *sched_fence_driver_name(struct ttm_fence *fence)
@@ -155,5 +165,26 @@ struct ttm_fence *sched_fence_scheduled_of(struct ttm_fence *fence,
 	 * refcount 0 it is released (or soon), and a get would release it
 	 * twice. The caller's reference to @fence keeps the memory.
 	 */
+	return ttm_fence_tryget(&f->scheduled);
+}
+
+struct ttm_fence *sched_fence_scheduled_in_group(struct ttm_fence *fence,
+						 const struct sched_name *self)
+{
+	struct sched_fences *f;
+
+	if (!self->group || fence->ops != &finished_ops)
+		return NULL;
+	f = container_of(fence, struct sched_fences, finished);
+	if (f->name == self || f->name->group != self->group)
+		return NULL;
+	/*
+	 * Not signalled: its ring, so the group's owner, is still alive (a
+	 * ring drains before it goes, and its GPU after it), so the group's
+	 * pointer cannot be another one's at a reused address. Signalled:
+	 * nothing to wait for anyway.
+	 */
+	if (ttm_fence_is_signaled(fence))
+		return NULL;
 	return ttm_fence_tryget(&f->scheduled);
 }

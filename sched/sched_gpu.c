@@ -147,18 +147,97 @@ TTM_EXPORT int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
 	sched_set_direct(*ret_sched);
 	/* One engine: its FIFO runs jobs one at a time, in queue order. */
 	sched_set_in_order(*ret_sched);
+	/* And it waits for its jobs' dependencies on the other engines. */
+	sched_set_ring_group(*ret_sched, gpu);
 	return 0;
+}
+
+/*
+ * Ordering dependencies the engine waits for itself, at most, per job;
+ * the scheduler waits for the others' finished fences as before.
+ */
+#define SCHED_GPU_ENGINE_DEPS 16
+
+/*
+ * Cross-ring dependencies (docs/sched-design.md): an ordering dependency
+ * of @job on the finished fence of a job of another ring of this GPU is
+ * split in two. The engine waits for the finished fence (@eng, the
+ * pointers borrowed from @job, one per fence context, the latest), the
+ * scheduler only for that job's scheduled fence (@split[i], a reference;
+ * NULL for a dependency left whole), so the job reaches its engine as
+ * soon as the one it waits for has reached its own, without a wake-up of
+ * the scheduler's thread. No deadlock: a job is handed to its engine only
+ * after every job it waits for, so every wait, on an engine's FIFO or on
+ * a dependency, is for a job handed over earlier.
+ * Return: the number of @eng.
+ */
+static unsigned int split_deps(struct ttm_sched *sched,
+			       const struct ttm_gpu_job *job,
+			       struct ttm_fence **split,
+			       struct ttm_gpu_dep *eng)
+{
+	unsigned int i, k, n = 0;
+
+	for (i = 0; i < job->n_deps && i < SCHED_GPU_ENGINE_DEPS; i++) {
+		struct ttm_fence *f = job->deps[i].fence;
+
+		split[i] = job->deps[i].propagate_error ? NULL :
+			   sched_group_scheduled_of(sched, f);
+		if (!split[i])
+			continue;
+		for (k = 0; k < n; k++)
+			if (ttm_fence_context(eng[k].fence) ==
+			    ttm_fence_context(f))
+				break;
+		if (k == n)
+			eng[n++] = (struct ttm_gpu_dep){ f, false };
+		else if (ttm_fence_is_later(f, eng[k].fence))
+			eng[k].fence = f;
+	}
+	return n;
+}
+
+/* Add @job's dependencies to @j, split as @split says; see split_deps(). */
+static int add_deps(struct sched_gpu_job *j, const struct ttm_gpu_job *job,
+		    struct ttm_fence **split)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < job->n_deps && !ret; i++) {
+		const struct ttm_gpu_dep *d = &job->deps[i];
+		struct ttm_fence *sf = NULL;
+
+		if (i < SCHED_GPU_ENGINE_DEPS) {
+			sf = split[i];
+			split[i] = NULL;
+		}
+		if (!sf) {
+			ret = ttm_sched_job_add_dependency_flags(
+				&j->base, ttm_fence_get(d->fence),
+				d->propagate_error ? 0 : TTM_SCHED_DEP_ORDER);
+		} else if (ttm_fence_is_signaled(sf)) {
+			/* Already on its engine: only ours waits. */
+			ttm_fence_put(sf);
+		} else {
+			ret = ttm_sched_job_add_dependency_flags(
+				&j->base, sf, TTM_SCHED_DEP_ORDER);
+		}
+	}
+	return ret;
 }
 
 TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 				    const struct ttm_gpu_job *job,
 				    struct ttm_fence **ret_finished)
 {
+	struct ttm_fence *split[SCHED_GPU_ENGINE_DEPS];
+	struct ttm_gpu_dep eng[SCHED_GPU_ENGINE_DEPS];
 	struct ttm_sched *sched;
 	struct ttm_fence *prev = NULL;
 	struct ttm_gpu_job hw;
 	struct sched_gpu_job *j;
-	bool direct;
+	bool direct, kick = false;
 	struct sched_gpu *sg;
 	unsigned int i;
 	int ret;
@@ -174,49 +253,54 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 			return -EINVAL;
 	/*
 	 * A bad job fails here, as with ttm_gpu_submit(), not at run_job;
-	 * so does an allocation. The scheduler has the deps.
+	 * so does an allocation. The scheduler has the deps, but for the
+	 * other rings' finished fences the engine waits for.
 	 */
 	hw = *job;
 	hw.engine = sg->engine;
-	hw.deps = NULL;
-	hw.n_deps = 0;
+	hw.deps = eng;
+	hw.n_deps = split_deps(sched, job, split, eng);
+	ret = -ENOMEM;
 	j = calloc(1, sizeof(*j));
-	if (!j)
-		return -ENOMEM;
-	ret = gpu_job_prepare(sg->gpu, &hw, &j->hw);
+	if (j)
+		ret = gpu_job_prepare(sg->gpu, &hw, &j->hw);
 	if (ret) {
 		free(j);
-		return ret;
+		goto put_split;
 	}
 	ret = ttm_sched_job_init(&j->base, entity, 1);
 	if (ret) {
 		gpu_job_free(j->hw);
 		free(j);
-		return ret;
+		goto put_split;
 	}
-	/* The scheduler waits for them; the GPU job then has none. */
-	for (i = 0; i < job->n_deps && !ret; i++)
-		ret = ttm_sched_job_add_dependency_flags(
-			&j->base, ttm_fence_get(job->deps[i].fence),
-			job->deps[i].propagate_error ? 0 :
-						       TTM_SCHED_DEP_ORDER);
+	ret = add_deps(j, job, split);
 	if (ret) {
 		sched_gpu_free_job(&j->base);
-		return ret;
+		goto put_split;
 	}
 	pthread_mutex_lock(&sg->submit_lock);
 	ttm_sched_job_arm(&j->base);
 	/* Before the push: the job may be freed as soon as it is queued. */
 	if (ret_finished)
 		*ret_finished = ttm_fence_get(ttm_sched_job_finished(&j->base));
-	direct = sched_entity_push_job_direct(&j->base, &prev);
+	direct = sched_entity_push_job_direct(&j->base, &prev, &kick);
 	pthread_mutex_unlock(&sg->submit_lock);
 	/*
 	 * A ready job on an idle ring goes to the engine from here: no
 	 * hand-off to the scheduler's thread (the ring is held for it
-	 * meanwhile, so the entity's later jobs still follow it).
+	 * meanwhile, so the entity's later jobs still follow it). A queued
+	 * one on an idle ring: the ring's ready jobs, from here too.
 	 */
 	if (direct)
 		sched_job_run_direct(&j->base, prev);
+	else if (kick)
+		sched_run_ready(sched);
 	return 0;
+
+put_split:
+	/* What add_deps() did not take. */
+	for (i = 0; i < job->n_deps && i < SCHED_GPU_ENGINE_DEPS; i++)
+		ttm_fence_put(split[i]);
+	return ret;
 }

@@ -15,10 +15,18 @@
 
 struct ttm_fence_chain;
 
-/* A job's dependencies: fence references, growing. */
+/* Dependencies a submission holds without an allocation. */
+#define SUBMIT_DEPS_INLINE 16
+
+/*
+ * A job's dependencies: fence references, growing; @v is @inline_v until
+ * they outgrow it (a job of 8 buffers has about that many: no malloc per
+ * job). The struct must not be copied while @v points into it.
+ */
 struct submit_deps {
 	struct ttm_gpu_dep *v;
 	unsigned int n, cap;
+	struct ttm_gpu_dep inline_v[SUBMIT_DEPS_INLINE];
 };
 
 struct submit {

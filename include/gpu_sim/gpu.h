@@ -75,6 +75,12 @@ struct gpu_engine {
 	 */
 	unsigned int sleepers;
 	bool stopping;            /* ttm_gpu_destroy() began */
+	/*
+	 * The worker has a job between taking it and the end of its
+	 * retirement; a submitter runs one itself (gpu_engine_run_inline()).
+	 * Either excludes the other, so jobs still retire in FIFO order.
+	 */
+	bool worker_busy, inline_busy;
 	uint64_t seqno;           /* of the last out-fence */
 	/*
 	 * Id of the head (the oldest unretired job), UINT64_MAX if none,
@@ -147,6 +153,12 @@ void gpu_engine_cancel_all(struct gpu_engine *e);
 
 /* gpu_engine.c: real time. */
 void *gpu_engine_main(void *arg);
+/*
+ * Run @job, which engine_queue() made the started head of its idle engine
+ * (inline_busy set), in the calling thread, retire it, and hand the engine
+ * back to its worker.
+ */
+void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job);
 
 /* gpu_virtual.c: the virtual clock. */
 void gpu_virtual_finish(struct ttm_gpu *gpu);

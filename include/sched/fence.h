@@ -21,6 +21,13 @@ struct sched_name;
 struct sched_name *sched_name_new(const char *name);
 void sched_name_put(struct sched_name *name);
 const char *sched_name_str(const struct sched_name *name);
+/*
+ * Rings whose names share a @group (not NULL; the fake-GPU backend uses
+ * its GPU) run their jobs on hardware that can itself wait for another
+ * ring's finished fence (sched_fence_scheduled_in_group()). Set once,
+ * before the ring's first job.
+ */
+void sched_name_set_group(struct sched_name *name, const void *group);
 
 /*
  * A job's two fences, not yet initialised: *@scheduled and *@finished.
@@ -47,5 +54,14 @@ void sched_fences_free_unarmed(struct ttm_fence *scheduled);
  */
 struct ttm_fence *sched_fence_scheduled_of(struct ttm_fence *fence,
 					   const struct sched_name *name);
+
+/*
+ * If @fence is the finished fence, not yet signalled, of a job of another
+ * ring of @self's group, a new reference to that job's scheduled fence;
+ * else NULL (also if the scheduled fence's last reference has gone, as
+ * sched_fence_scheduled_of()). The caller holds a reference to @fence.
+ */
+struct ttm_fence *sched_fence_scheduled_in_group(struct ttm_fence *fence,
+						 const struct sched_name *self);
 
 #endif /* TTMSIM_SCHED_FENCE_H */

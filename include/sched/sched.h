@@ -38,15 +38,41 @@ void sched_set_direct(struct ttm_sched *sched);
 void sched_set_in_order(struct ttm_sched *sched);
 
 /*
+ * @sched is one of a group of rings (@group, not NULL, compared only)
+ * whose backend can make a job wait on its ring for another ring's
+ * finished fence (the fake GPU's engines wait for their jobs'
+ * dependencies): sched_group_scheduled_of() then lets the backend split
+ * an ordering dependency on another ring of the group in two
+ * (docs/sched-design.md, "Cross-ring dependencies"). Set once, like
+ * sched_set_backend().
+ */
+void sched_set_ring_group(struct ttm_sched *sched, const void *group);
+/*
+ * If @fence is the finished fence, not yet signalled, of a job of another
+ * ring of @sched's group, a new reference to that job's scheduled fence;
+ * else NULL. The caller holds a reference to @fence.
+ */
+struct ttm_fence *sched_group_scheduled_of(struct ttm_sched *sched,
+					   struct ttm_fence *fence);
+
+/*
  * ttm_sched_entity_push_job() for a direct scheduler: if @job may start
  * now, it is started (on the pending list, the ring held for it) instead
  * of queued, *@ret_prev is a reference for sched_job_run_direct(), and
  * the return is true; the caller must then call sched_job_run_direct()
  * without holding anything a fence callback may take. Else it is queued
- * for the thread (false). Same serialisation rule as the push.
+ * (false): for the runner that holds the ring, or, if *@ret_kick is set,
+ * for the caller's sched_run_ready(). Same serialisation rule as the
+ * push.
  */
 bool sched_entity_push_job_direct(struct ttm_sched_job *job,
-				  struct ttm_fence **ret_prev);
+				  struct ttm_fence **ret_prev, bool *ret_kick);
+/*
+ * Run @sched's ready jobs in the calling thread, as its thread would; the
+ * caller of a push that set *@ret_kick (false, queued) must call it once
+ * it holds nothing a fence callback or run_job may take.
+ */
+void sched_run_ready(struct ttm_sched *sched);
 /* Signal @job's scheduled fence, run_job it, and let the ring go. */
 void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev);
 
