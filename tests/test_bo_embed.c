@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/bo_helpers.h"
+#include "lib/bo_profiles.h"
 
 #include "bo/bo.h"  /* the device lock, to check the destroy holds none */
 #include "ttmsim/bo.h"
@@ -917,20 +918,6 @@ static void test_placement_interned(void **state)
 	assert_int_equal(destroyed, 1);
 	assert_dev_ok(dev);
 	ttm_device_destroy(dev);
-}
-
-/* The profiles (interned placements) @dev holds now. */
-static unsigned int profiles_of(struct ttm_device *dev)
-{
-	const struct ttm_bo_profile *p;
-	unsigned int b, n = 0;
-
-	pthread_mutex_lock(&dev->lock);
-	for (b = 0; b < BO_PROFILE_BUCKETS; b++)
-		for (p = dev->profiles[b]; p; p = p->next)
-			n++;
-	pthread_mutex_unlock(&dev->lock);
-	return n;
 }
 
 /*

@@ -15,8 +15,8 @@
  */
 #include "lib/alloc_fail.h"
 #include "lib/bo_helpers.h"
+#include "lib/bo_profiles.h"
 
-#include "bo/bo.h"  /* a device's interned placements, counted */
 
 #include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"
@@ -296,20 +296,6 @@ static void test_execbuf_job_runs(void **state)
 	ttm_client_close(client);
 	assert_int_equal(ttm_device_destroy(dev), 0);
 	ttm_gpu_destroy(gpu);
-}
-
-/* The interned placements (bo/bo_profile.c) @dev holds now. */
-static unsigned int profiles_of(struct ttm_device *dev)
-{
-	const struct ttm_bo_profile *p;
-	unsigned int b, n = 0;
-
-	pthread_mutex_lock(&dev->lock);
-	for (b = 0; b < BO_PROFILE_BUCKETS; b++)
-		for (p = dev->profiles[b]; p; p = p->next)
-			n++;
-	pthread_mutex_unlock(&dev->lock);
-	return n;
 }
 
 /*
