@@ -46,7 +46,11 @@ bool fence_cb_list_remove(struct ttm_fence_cb_list *list,
 	return true;
 }
 
-/* Run @cb and the nodes after it, in order. A callback may free its node. */
+/*
+ * Run @cb and the nodes after it, in order. A callback may free its node,
+ * or reuse its memory (bo/bo_destroy.c queues the buffer by the node's
+ * link): each node's link is read before its callback runs, never after.
+ */
 static void cb_list_run(struct ttm_fence *f, struct ttm_fence_cb *cb)
 {
 	struct ttm_fence_cb *next;

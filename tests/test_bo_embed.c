@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/bo_helpers.h"
+#include "lib/bo_profiles.h"
 
 #include "bo/bo.h"  /* the device lock, to check the destroy holds none */
 #include "ttmsim/bo.h"
@@ -919,20 +920,6 @@ static void test_placement_interned(void **state)
 	ttm_device_destroy(dev);
 }
 
-/* The profiles (interned placements) @dev holds now. */
-static unsigned int profiles_of(struct ttm_device *dev)
-{
-	const struct ttm_bo_profile *p;
-	unsigned int b, n = 0;
-
-	pthread_mutex_lock(&dev->lock);
-	for (b = 0; b < BO_PROFILE_BUCKETS; b++)
-		for (p = dev->profiles[b]; p; p = p->next)
-			n++;
-	pthread_mutex_unlock(&dev->lock);
-	return n;
-}
-
 /*
  * An interned placement goes with the last buffer created with it, and
  * with a creation that fails: a client choosing a new window
@@ -992,6 +979,79 @@ static void test_placement_interned_freed(void **state)
 	ttm_device_destroy(dev);
 }
 
+#define INTERN_THREADS 4
+#define INTERN_ROUNDS 300
+
+struct intern_arg {
+	struct ttm_device *dev;
+	pthread_barrier_t *start;
+	unsigned int seed;
+};
+
+/*
+ * Create and put buffers whose placements the other threads use too, so
+ * that the same profiles are made, shared, and freed with their last
+ * buffer concurrently.
+ */
+static void *intern_thread(void *p)
+{
+	struct intern_arg *arg = p;
+	struct ttm_placement pl = { .count = 1 };
+	struct ttm_bo *bo[2];
+	unsigned int i;
+
+	pthread_barrier_wait(arg->start);
+	for (i = 0; i < INTERN_ROUNDS; i++) {
+		pl.places[0] = (struct ttm_place){
+			.domain = TTM_DOMAIN_GTT,
+			.fpfn = (i + arg->seed) % 3,
+		};
+		if (ttm_bo_create(arg->dev, 4 * KiB, &pl, 0, &bo[0]))
+			return (void *)1;
+		pl.places[0].fpfn = i % 5;
+		if (ttm_bo_create(arg->dev, 4 * KiB, &pl, 0, &bo[1]))
+			return (void *)1;
+		if (ttm_bo_placement(bo[1])->places[0].fpfn != i % 5)
+			return (void *)1;
+		ttm_bo_put(bo[0]);
+		ttm_bo_put(bo[1]);
+	}
+	return NULL;
+}
+
+/*
+ * Threads interning, sharing and dropping the same placements at once
+ * (run under ThreadSanitizer in .ci/run): each buffer gets its own
+ * placement, and none is left after the last buffer.
+ */
+static void test_placement_interned_threads(void **state)
+{
+	struct ttm_device *dev;
+	struct intern_arg arg[INTERN_THREADS];
+	pthread_t t[INTERN_THREADS];
+	pthread_barrier_t start;
+	unsigned int i;
+	void *ret;
+
+	(void)state;
+	assert_int_equal(ttm_device_create(NULL, &dev), 0);
+	assert_int_equal(pthread_barrier_init(&start, NULL, INTERN_THREADS),
+			 0);
+	for (i = 0; i < INTERN_THREADS; i++) {
+		arg[i] = (struct intern_arg){ dev, &start, i };
+		assert_int_equal(pthread_create(&t[i], NULL, intern_thread,
+						&arg[i]), 0);
+	}
+	for (i = 0; i < INTERN_THREADS; i++) {
+		assert_int_equal(pthread_join(t[i], &ret), 0);
+		assert_null(ret);
+	}
+	pthread_barrier_destroy(&start);
+	assert_int_equal(profiles_of(dev), 0);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1010,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_is_driver_bo),
 		cmocka_unit_test(test_placement_interned),
 		cmocka_unit_test(test_placement_interned_freed),
+		cmocka_unit_test(test_placement_interned_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,8 @@
  */
 #include "lib/alloc_fail.h"
 #include "lib/bo_helpers.h"
+#include "lib/bo_profiles.h"
+
 
 #include "ttmsim/execbuf.h"
 #include "ttmsim/fence.h"
@@ -296,6 +298,54 @@ static void test_execbuf_job_runs(void **state)
 	ttm_gpu_destroy(gpu);
 }
 
+/*
+ * An import that runs out of memory after it found its device's interned
+ * placement (another import there made it) leaves nothing behind: that
+ * placement still goes with the last import using it, and the exporter
+ * (its PRIME part made by an earlier import) is intact.
+ */
+static void test_import_nomem(void **state)
+{
+	struct ttm_placement pl = { .count = 1 };
+	struct ttm_device *a, *b, *c;
+	struct ttm_bo *e1, *e2, *i1, *i2;
+	unsigned int refused;
+	int ret;
+
+	(void)state;
+	need_hook();
+	assert_int_equal(ttm_device_create(NULL, &a), 0);
+	assert_int_equal(ttm_device_create(NULL, &b), 0);
+	assert_int_equal(ttm_device_create(NULL, &c), 0);
+	pl.places[0] = (struct ttm_place){ .domain = TTM_DOMAIN_GTT };
+	assert_int_equal(ttm_bo_create(a, 4 * KiB, &pl, 0, &e1), 0);
+	assert_int_equal(ttm_bo_create(a, 4 * KiB, &pl, 0, &e2), 0);
+	/* @e1's PRIME part, left by an import gone since. */
+	assert_int_equal(ttm_bo_import(c, e1, &i1), 0);
+	ttm_bo_put(i1);
+	/* @b's interned import placement, made by an import of @e2. */
+	assert_int_equal(ttm_bo_import(b, e2, &i2), 0);
+	assert_int_equal(profiles_of(b), 1);
+	alloc_fail_begin();
+	ret = ttm_bo_import(b, e1, &i1);
+	refused = alloc_fail_end();
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(refused > 0);
+	assert_int_equal(profiles_of(b), 1);
+	ttm_bo_put(i2);
+	assert_int_equal(profiles_of(b), 0);
+	/* With memory again, the import works. */
+	assert_int_equal(ttm_bo_import(b, e1, &i1), 0);
+	assert_ptr_equal(ttm_bo_exporter(i1), e1);
+	ttm_bo_put(i1);
+	assert_int_equal(profiles_of(b), 0);
+	ttm_bo_put(e2);
+	ttm_bo_put(e1);
+	ttm_device_destroy(c);
+	ttm_device_destroy(b);
+	ttm_device_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_move_copies),
 		cmocka_unit_test(test_execbuf_job_runs),
 		cmocka_unit_test(test_hop_nomem),
+		cmocka_unit_test(test_import_nomem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
