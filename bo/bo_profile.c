@@ -8,7 +8,10 @@
  * created with it and goes with the last of them: placements come from
  * userspace too (GEM_CREATE's fpfn and lpfn), and a table only freed with
  * the device would grow with every distinct window a client ever asked
- * for, its chains walked under the device lock at each creation.
+ * for, its chains walked under the device lock at each creation. For
+ * the same reason the table grows with what is live (two placements a
+ * chain on average): a client asking for thousands of distinct windows
+ * makes creation no slower than one asking for a few.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +35,8 @@ static struct ttm_placement profile_key(const struct ttm_placement *placement)
  * word by word: creation looks it up every time, so it stays a few dozen
  * instructions (a byte-wise hash of the whole key cost ~700 a buffer).
  */
-static unsigned int profile_hash(const struct ttm_placement *key,
-				 void (*destroy)(struct ttm_bo *bo))
+static uint64_t profile_hash(const struct ttm_placement *key,
+			     void (*destroy)(struct ttm_bo *bo))
 {
 	uint64_t h = (uint64_t)(uintptr_t)destroy ^ key->count;
 	unsigned int i;
@@ -46,7 +49,47 @@ static unsigned int profile_hash(const struct ttm_placement *key,
 		h = (h ^ ((uint64_t)pl->fpfn << 32 | pl->lpfn)) *
 		    0x9e3779b97f4a7c15ull;
 	}
-	return (unsigned int)(h >> 59) % BO_PROFILE_BUCKETS;
+	return h;
+}
+
+/* @dev's chain of hash @h: the hash's top bits. dev->lock held. */
+static struct ttm_bo_profile **profile_chain(struct ttm_device *dev,
+					     uint64_t h)
+{
+	return &dev->profiles[h >> (64 - dev->profile_bits)];
+}
+
+/*
+ * Twice the chains once they hold two profiles each on average. Without
+ * memory the table stays as it is: slower lookups, nothing lost.
+ * dev->lock held.
+ */
+static void profile_table_grow(struct ttm_device *dev)
+{
+	unsigned int bits = dev->profile_bits + 1, b;
+	struct ttm_bo_profile **old = dev->profiles, *p, *next;
+	size_t n = (size_t)1 << dev->profile_bits;
+
+	if (dev->n_profiles <= 2 * n || bits > 24)
+		return;
+	dev->profiles = calloc((size_t)1 << bits, sizeof(*dev->profiles));
+	if (!dev->profiles) {
+		dev->profiles = old;
+		return;
+	}
+	dev->profile_bits = bits;
+	for (b = 0; b < n; b++) {
+		for (p = old[b]; p; p = next) {
+			struct ttm_bo_profile **chain = profile_chain(
+				dev, profile_hash(&p->placement, p->destroy));
+
+			next = p->next;
+			p->next = *chain;
+			*chain = p;
+		}
+	}
+	if (old != dev->profile_first)
+		free(old);
 }
 
 const struct ttm_bo_profile *
@@ -54,11 +97,15 @@ bo_profile_get(struct ttm_device *dev, const struct ttm_placement *placement,
 	       void (*destroy)(struct ttm_bo *bo))
 {
 	struct ttm_placement key = profile_key(placement);
-	unsigned int b = profile_hash(&key, destroy);
+	uint64_t h = profile_hash(&key, destroy);
 	struct ttm_bo_profile *p;
 
 	pthread_mutex_lock(&dev->lock);
-	for (p = dev->profiles[b]; p; p = p->next)
+	if (!dev->profiles) {
+		dev->profiles = dev->profile_first;
+		dev->profile_bits = __builtin_ctz(BO_PROFILE_BUCKETS);
+	}
+	for (p = *profile_chain(dev, h); p; p = p->next)
 		if (p->destroy == destroy &&
 		    !memcmp(&p->placement, &key, sizeof(key)))
 			break;
@@ -70,8 +117,10 @@ bo_profile_get(struct ttm_device *dev, const struct ttm_placement *placement,
 			p->placement = key;
 			p->destroy = destroy;
 			p->refs = 1;
-			p->next = dev->profiles[b];
-			dev->profiles[b] = p;
+			p->next = *profile_chain(dev, h);
+			*profile_chain(dev, h) = p;
+			dev->n_profiles++;
+			profile_table_grow(dev);
 		}
 	}
 	pthread_mutex_unlock(&dev->lock);
@@ -85,8 +134,9 @@ void bo_profile_put_locked(struct ttm_device *dev,
 
 	if (--((struct ttm_bo_profile *)profile)->refs)
 		return;
-	link = &dev->profiles[profile_hash(&profile->placement,
-					   profile->destroy)];
+	dev->n_profiles--;
+	link = profile_chain(dev, profile_hash(&profile->placement,
+					       profile->destroy));
 	for (; *link; link = &(*link)->next) {
 		if (*link == profile) {
 			*link = profile->next;
@@ -101,11 +151,16 @@ void bo_profile_fini(struct ttm_device *dev)
 	struct ttm_bo_profile *p, *next;
 	unsigned int b;
 
-	for (b = 0; b < BO_PROFILE_BUCKETS; b++) {
+	if (!dev->profiles)
+		return;
+	for (b = 0; b < (1u << dev->profile_bits); b++) {
 		for (p = dev->profiles[b]; p; p = next) {
 			next = p->next;
 			free(p);
 		}
-		dev->profiles[b] = NULL;
 	}
+	if (dev->profiles != dev->profile_first)
+		free(dev->profiles);
+	dev->profiles = NULL;
+	dev->n_profiles = 0;
 }

@@ -979,6 +979,44 @@ static void test_placement_interned_freed(void **state)
 	ttm_device_destroy(dev);
 }
 
+/*
+ * Placements come from userspace (GEM_CREATE's window): a client with
+ * many distinct windows live must not make every creation walk one long
+ * hash chain under the device lock. The table grows with them.
+ */
+static void test_placement_table_grows(void **state)
+{
+	struct ttm_device_options opts = { .gtt_size = 4096 * 4 * KiB };
+	struct ttm_placement pl = { .count = 1 };
+	enum { N = 1000 };
+	struct ttm_bo *bo[N];
+	struct ttm_device *dev;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	for (i = 0; i < N; i++) {
+		pl.places[0] = (struct ttm_place){
+			.domain = TTM_DOMAIN_GTT, .fpfn = 0, .lpfn = i + 1,
+		};
+		assert_int_equal(ttm_bo_create(dev, 4 * KiB, &pl, 0, &bo[i]),
+				 0);
+	}
+	assert_int_equal(profiles_of(dev), N);
+	pthread_mutex_lock(&dev->lock);
+	/* Two a chain on average, at most. */
+	assert_true(dev->profile_bits > 4);
+	assert_true(N <= 2u << dev->profile_bits);
+	pthread_mutex_unlock(&dev->lock);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(ttm_bo_placement(bo[i])->places[0].lpfn, i + 1);
+		ttm_bo_put(bo[i]);
+	}
+	assert_int_equal(profiles_of(dev), 0);
+	assert_dev_ok(dev);
+	ttm_device_destroy(dev);
+}
+
 #define INTERN_THREADS 4
 #define INTERN_ROUNDS 300
 
@@ -1070,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(test_is_driver_bo),
 		cmocka_unit_test(test_placement_interned),
 		cmocka_unit_test(test_placement_interned_freed),
+		cmocka_unit_test(test_placement_table_grows),
 		cmocka_unit_test(test_placement_interned_threads),
 	};
 

@@ -27,7 +27,7 @@
 #include "ttmsim/fence.h"
 #include "util/list.h"
 
-/* The hash chains of a device's profiles (struct ttm_bo_profile). */
+/* The first hash chains of a device's profiles (struct ttm_bo_profile). */
 #define BO_PROFILE_BUCKETS 16
 
 /* One memory domain's manager. */
@@ -159,8 +159,14 @@ struct ttm_device {
 	uint64_t buffers, zombies;
 	uint64_t evictions, moves, bytes_moved, enospc, room_waits;
 	uint64_t room_wait_timeouts;
-	/* Interned placements (bo/bo_profile.c), under @lock. */
-	struct ttm_bo_profile *profiles[BO_PROFILE_BUCKETS];
+	/*
+	 * Interned placements (bo/bo_profile.c), under @lock: a hash table
+	 * of 1 << @profile_bits chains, @profile_first until it grows.
+	 */
+	struct ttm_bo_profile **profiles;
+	struct ttm_bo_profile *profile_first[BO_PROFILE_BUCKETS];
+	unsigned int profile_bits;
+	uint64_t n_profiles;
 	struct list_node ghosts;  /* sources of moves in flight */
 	uint64_t n_ghosts;        /* on @ghosts; destroy waits for 0 */
 	/* Pipelined ghosts not covered by their domain's move_fence. */

@@ -18,7 +18,7 @@ static inline unsigned int profiles_of(struct ttm_device *dev)
 	unsigned int b, n = 0;
 
 	pthread_mutex_lock(&dev->lock);
-	for (b = 0; b < BO_PROFILE_BUCKETS; b++)
+	for (b = 0; dev->profiles && b < (1u << dev->profile_bits); b++)
 		for (p = dev->profiles[b]; p; p = p->next)
 			n++;
 	pthread_mutex_unlock(&dev->lock);
