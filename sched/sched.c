@@ -376,8 +376,11 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 	}
 	s->in_timedout = false;
 	/*
-	 * The job is still ours: only this thread calls free_job. It may
-	 * have finished meanwhile (it is on the done list then).
+	 * The job is still allocated: it may have finished meanwhile (it is
+	 * on the done list then), but nobody frees it. free_job runs in this
+	 * thread's sched_step() and in direct runners (sched_job_run_direct(),
+	 * sched_run_ready()), and those skip the done list while in_timedout
+	 * is set; we hold the lock from here on, so none can take it now.
 	 */
 	if (stat == TTM_SCHED_STAT_ENODEV)
 		s->no_timeouts = true;

@@ -11,54 +11,13 @@
  *   dependency callback or a later push runs it, not the scheduler's
  *   thread. The retire hook records its thread; no timing decides.
  */
-#include "lib/helpers.h"
+#include "lib/sched_helpers.h"
 
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
 #include "ttmsim/sched.h"
 
 #define WORDS 8
-
-static void ring_new(struct ttm_gpu *gpu, unsigned int engine,
-		     struct ttm_sched **s, struct ttm_sched_entity **e)
-{
-	assert_int_equal(ttm_sched_gpu_create(gpu, engine, NULL, s), 0);
-	assert_int_equal(ttm_sched_entity_create(*s, TTM_SCHED_PRIORITY_NORMAL,
-						 e), 0);
-}
-
-static void ring_free(struct ttm_sched *s, struct ttm_sched_entity *e)
-{
-	ttm_sched_entity_destroy(e, 0);
-	ttm_sched_destroy(s);
-}
-
-static struct ttm_fence *submit(struct ttm_sched_entity *e,
-				const struct ttm_gpu_job *job)
-{
-	struct ttm_fence *fence = NULL;
-
-	assert_int_equal(ttm_sched_gpu_submit(e, job, &fence), 0);
-	assert_non_null(fence);
-	return fence;
-}
-
-static uint64_t gpu_submitted_now(struct ttm_gpu *gpu)
-{
-	struct ttm_gpu_stats st;
-
-	ttm_gpu_get_stats(gpu, &st);
-	return st.submitted;
-}
-
-/* 0 if @fence signalled without an error, else its error. */
-static int status(struct ttm_fence *fence)
-{
-	int st = ttm_fence_get_status(fence);
-
-	assert_int_not_equal(st, 0);    /* signalled */
-	return st < 0 ? st : 0;
-}
 
 static struct ttm_fence *gate_new(void)
 {
@@ -99,12 +58,12 @@ static void test_virtual_cross_ring_waits_for_hand_over(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_create(2, &go, &gpu), 0);
-	ring_new(gpu, 0, &s0, &e0);
-	ring_new(gpu, 1, &s1, &e1);
+	gpu_ring_new(gpu, 0, &s0, &e0);
+	gpu_ring_new(gpu, 1, &s1, &e1);
 	gate_dep = (struct ttm_gpu_dep){ gate, true };
-	fx = submit(e1, &jx);
+	fx = gpu_ring_submit(e1, &jx);
 	x_dep = (struct ttm_gpu_dep){ fx, false };
-	fy = submit(e0, &jy);
+	fy = gpu_ring_submit(e0, &jy);
 	assert_int_equal(ttm_gpu_advance(gpu, 5), 0);           /* t = 5 */
 	assert_int_equal(gpu_submitted_now(gpu), 0);
 	ttm_fence_signal(gate, 0);
@@ -115,13 +74,13 @@ static void test_virtual_cross_ring_waits_for_hand_over(void **state)
 	assert_false(ttm_fence_is_signaled(fx));
 	assert_false(ttm_fence_is_signaled(fy));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);           /* t = 15 */
-	assert_int_equal(status(fx), 0);
+	assert_int_equal(fence_status(fx), 0);
 	assert_false(ttm_fence_is_signaled(fy));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);           /* t = 16 */
-	assert_int_equal(status(fy), 0);
+	assert_int_equal(fence_status(fy), 0);
 	assert_int_equal(c[WORDS - 1], 7);
-	ring_free(s0, e0);
-	ring_free(s1, e1);
+	gpu_ring_free(s0, e0);
+	gpu_ring_free(s1, e1);
 	ttm_gpu_destroy(gpu);
 	ttm_fence_put(gate);
 	ttm_fence_put(fx);
@@ -155,16 +114,16 @@ static void test_virtual_cross_ring_error(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_create(2, &go, &gpu), 0);
-	ring_new(gpu, 0, &s0, &e0);
-	ring_new(gpu, 1, &s1, &e1);
+	gpu_ring_new(gpu, 0, &s0, &e0);
+	gpu_ring_new(gpu, 1, &s1, &e1);
 	/* P on an entity of its own: O must not wait behind it. */
 	assert_int_equal(ttm_sched_entity_create(s0, TTM_SCHED_PRIORITY_NORMAL,
 						 &e0b), 0);
-	fh = submit(e1, &jh);
+	fh = gpu_ring_submit(e1, &jh);
 	dep_o = (struct ttm_gpu_dep){ fh, false };
 	dep_p = (struct ttm_gpu_dep){ fh, true };
-	fo = submit(e0, &jo);
-	fp = submit(e0b, &jp);
+	fo = gpu_ring_submit(e0, &jo);
+	fp = gpu_ring_submit(e0b, &jp);
 	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
 	/* H and O on their engines; P stays in the scheduler. */
 	assert_int_equal(gpu_submitted_now(gpu), 2);
@@ -172,15 +131,15 @@ static void test_virtual_cross_ring_error(void **state)
 	assert_false(ttm_fence_is_signaled(fo));
 	assert_false(ttm_fence_is_signaled(fp));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);           /* t = 1000 */
-	assert_int_equal(status(fh), -ETIMEDOUT);
-	assert_int_equal(status(fo), 0);
+	assert_int_equal(fence_status(fh), -ETIMEDOUT);
+	assert_int_equal(fence_status(fo), 0);
 	assert_int_equal(o[0], 1);
-	assert_int_equal(status(fp), -ETIMEDOUT);
+	assert_int_equal(fence_status(fp), -ETIMEDOUT);
 	assert_int_equal(p[0], 0);
 	assert_int_equal(gpu_submitted_now(gpu), 2);            /* P never */
 	ttm_sched_entity_destroy(e0b, 0);
-	ring_free(s0, e0);
-	ring_free(s1, e1);
+	gpu_ring_free(s0, e0);
+	gpu_ring_free(s1, e1);
 	ttm_gpu_destroy(gpu);
 	ttm_fence_put(fh);
 	ttm_fence_put(fo);
@@ -254,7 +213,7 @@ static void test_gpu_inline_nop(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_submit(gpu, &nop, &f0), 0);
-	assert_int_equal(status(f0), 0);
+	assert_int_equal(fence_status(f0), 0);
 	assert_true(retired_here(&rt, 0));
 	/* Behind a job waiting for its gate: queued, the worker's. */
 	assert_int_equal(ttm_gpu_submit(gpu, &gated, &f1), 0);
@@ -263,7 +222,7 @@ static void test_gpu_inline_nop(void **state)
 	assert_false(ttm_fence_is_signaled(f2));
 	ttm_fence_signal(gate, 0);
 	assert_int_equal(ttm_fence_wait(f2, false, 10000000000LL), 0);
-	assert_int_equal(status(f1), 0);
+	assert_int_equal(fence_status(f1), 0);
 	assert_false(retired_here(&rt, 1));
 	assert_false(retired_here(&rt, 2));
 	/* A duration is the worker's to sleep. */
@@ -304,23 +263,23 @@ static void test_sched_runs_in_callback_and_pusher(void **state)
 	struct ttm_sched *s;
 
 	(void)state;
-	ring_new(gpu, 0, &s, &e);
+	gpu_ring_new(gpu, 0, &s, &e);
 	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
 						 &e2), 0);
-	fa = submit(e, &ja);
+	fa = gpu_ring_submit(e, &ja);
 	ttm_fence_signal(gate_a, 0);
-	assert_int_equal(status(fa), 0);
+	assert_int_equal(fence_status(fa), 0);
 	assert_true(retired_here(&rt, 1));
-	fb = submit(e2, &jb);
-	fc = submit(e, &jc);
-	assert_int_equal(status(fc), 0);
+	fb = gpu_ring_submit(e2, &jb);
+	fc = gpu_ring_submit(e, &jc);
+	assert_int_equal(fence_status(fc), 0);
 	assert_true(retired_here(&rt, 3));
 	assert_false(ttm_fence_is_signaled(fb));
 	ttm_fence_signal(gate_b, 0);
-	assert_int_equal(status(fb), 0);
+	assert_int_equal(fence_status(fb), 0);
 	assert_true(retired_here(&rt, 2));
 	ttm_sched_entity_destroy(e2, 0);
-	ring_free(s, e);
+	gpu_ring_free(s, e);
 	ttm_gpu_destroy(gpu);
 	pthread_mutex_destroy(&rt.lock);
 	ttm_fence_put(gate_a);
