@@ -153,10 +153,13 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	 * waiting for the credits given back, a killed job, or
 	 * ttm_sched_destroy() waiting for the ring to drain. A ring going
 	 * idle does not: the thread's tick (SCHED_DIRECT_TICK_NS) frees
-	 * what no direct run did.
+	 * what no direct run did. Unless the thread sleeps without one (the
+	 * ring was unused when it slept): then nothing would free the job
+	 * (a callback's or a pusher's run frees nothing after it) until the
+	 * next push, so the first done job wakes it, once per idle spell.
 	 */
 	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->credit_blocked ||
-	    job->killed || s->draining) {
+	    job->killed || s->draining || s->sleep_until == UINT64_MAX) {
 		s->credit_blocked = false;
 		pthread_cond_signal(&s->wake);
 	}

@@ -16,6 +16,7 @@
 #include "ttmsim/fence.h"
 #include "ttmsim/gpu.h"
 #include "ttmsim/sched.h"
+#include "util/compiler.h"
 
 #define WORDS 8
 
@@ -289,6 +290,96 @@ static void test_sched_runs_in_callback_and_pusher(void **state)
 	ttm_fence_put(fc);
 }
 
+/* A gate whose release (its last reference gone) the test waits for. */
+struct watched_gate {
+	struct ttm_fence base;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool released;
+};
+
+static const char *watched_name(struct ttm_fence *f)
+{
+	(void)f;
+	return "watched";
+}
+
+/* The memory is the test's: only say it is released. */
+static void watched_release(struct ttm_fence *f)
+{
+	struct watched_gate *w = container_of(f, struct watched_gate, base);
+
+	pthread_mutex_lock(&w->lock);
+	w->released = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static const struct ttm_fence_ops watched_ops = {
+	.get_driver_name = watched_name,
+	.get_timeline_name = watched_name,
+	.release = watched_release,
+};
+
+/* Wait (10 s at most) for @w's release; was it released? */
+static bool watched_wait_released(struct watched_gate *w)
+{
+	struct timespec ts;
+	bool released;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&w->lock);
+	while (!w->released &&
+	       pthread_cond_timedwait(&w->cond, &w->lock, &ts) == 0)
+		;
+	released = w->released;
+	pthread_mutex_unlock(&w->lock);
+	return released;
+}
+
+/*
+ * A job run by its dependency's callback on an otherwise unused ring,
+ * and done at once (a NOP on an idle engine), is freed soon, not kept
+ * until the ring's next push or its destroy: the scheduler's thread,
+ * asleep without a deadline, is woken for it (review of 2026-12-04).
+ * The job's reference to its gate is the gate's last: its release says
+ * the job was freed. Fails (after 10 s) if nothing frees it; without the
+ * wake-up it fails only if the thread has gone to sleep before the
+ * submit (checked with a local pause there: it then failed every time),
+ * which nothing here can force: its start-up pass may free the job.
+ */
+static void test_sched_idle_ring_frees_callback_run_job(void **state)
+{
+	struct retire_threads rt;
+	struct ttm_gpu *gpu = rt_gpu_new(&rt, 1);
+	struct watched_gate w = { .released = false };
+	struct ttm_gpu_dep dep = { &w.base, true };
+	struct ttm_gpu_job ja = { .op = TTM_GPU_OP_NOP, .tag = 1,
+				  .deps = &dep, .n_deps = 1 };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *fa;
+	struct ttm_sched *s;
+
+	(void)state;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	ttm_fence_init(&w.base, &watched_ops, ttm_fence_context_alloc(1), 1);
+	gpu_ring_new(gpu, 0, &s, &e);
+	fa = gpu_ring_submit(e, &ja);
+	ttm_fence_signal(&w.base, 0);
+	assert_int_equal(fence_status(fa), 0);
+	assert_true(retired_here(&rt, 1));
+	ttm_fence_put(&w.base);
+	assert_true(watched_wait_released(&w));
+	gpu_ring_free(s, e);
+	ttm_gpu_destroy(gpu);
+	ttm_fence_put(fa);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+	pthread_mutex_destroy(&rt.lock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_virtual_cross_ring_error),
 		cmocka_unit_test(test_gpu_inline_nop),
 		cmocka_unit_test(test_sched_runs_in_callback_and_pusher),
+		cmocka_unit_test(test_sched_idle_ring_frees_callback_run_job),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
