@@ -106,6 +106,11 @@ struct ttm_sched {
 	uint64_t started_seq, started_seen;
 	/* A ready head job waits for credits: a finished job wakes us. */
 	bool credit_blocked;
+	/*
+	 * A pusher's direct run holds the ring and frees the done list once
+	 * its run_job has returned (sched_job_run_direct()).
+	 */
+	bool direct_frees;
 };
 
 /* Finished jobs a direct scheduler lets wait for one free_job wake-up. */
@@ -156,10 +161,12 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	 * what no direct run did. Unless the thread sleeps without one (the
 	 * ring was unused when it slept): then nothing would free the job
 	 * (a callback's or a pusher's run frees nothing after it) until the
-	 * next push, so the first done job wakes it, once per idle spell.
+	 * next push, so the first done job wakes it, once per idle spell,
+	 * unless a pusher's direct run is about to free it.
 	 */
 	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->credit_blocked ||
-	    job->killed || s->draining || s->sleep_until == UINT64_MAX) {
+	    job->killed || s->draining ||
+	    (s->sleep_until == UINT64_MAX && !s->direct_frees)) {
 		s->credit_blocked = false;
 		pthread_cond_signal(&s->wake);
 	}
@@ -1211,6 +1218,7 @@ bool sched_entity_push_job_direct(struct ttm_sched_job *job,
 	direct = direct_ok_locked(s, e, job);
 	if (direct) {
 		*ret_prev = job_start_locked(s, e, job);
+		s->direct_frees = true;
 	} else if (s->direct) {
 		/*
 		 * The pusher runs the ring after dropping its locks
@@ -1252,6 +1260,7 @@ void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev)
 
 	job_hand_over(s, job, prev);
 	pthread_mutex_lock(&s->lock);
+	s->direct_frees = false;
 	/*
 	 * The jobs done since (usually the ones before this): freed here,
 	 * not by a wake-up of the thread per job. Not while a timeout is
