@@ -106,6 +106,11 @@ struct ttm_sched {
 	uint64_t started_seq, started_seen;
 	/* A ready head job waits for credits: a finished job wakes us. */
 	bool credit_blocked;
+	/*
+	 * A pusher's direct run holds the ring and frees the done list once
+	 * its run_job has returned (sched_job_run_direct()).
+	 */
+	bool direct_frees;
 };
 
 /* Finished jobs a direct scheduler lets wait for one free_job wake-up. */
@@ -153,10 +158,15 @@ static void done_append(struct ttm_sched *s, struct ttm_sched_job *job)
 	 * waiting for the credits given back, a killed job, or
 	 * ttm_sched_destroy() waiting for the ring to drain. A ring going
 	 * idle does not: the thread's tick (SCHED_DIRECT_TICK_NS) frees
-	 * what no direct run did.
+	 * what no direct run did. Unless the thread sleeps without one (the
+	 * ring was unused when it slept): then nothing would free the job
+	 * (a callback's or a pusher's run frees nothing after it) until the
+	 * next push, so the first done job wakes it, once per idle spell,
+	 * unless a pusher's direct run is about to free it.
 	 */
 	if (!s->direct || s->n_done >= SCHED_FREE_BATCH || s->credit_blocked ||
-	    job->killed || s->draining) {
+	    job->killed || s->draining ||
+	    (s->sleep_until == UINT64_MAX && !s->direct_frees)) {
 		s->credit_blocked = false;
 		pthread_cond_signal(&s->wake);
 	}
@@ -376,8 +386,11 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
 	}
 	s->in_timedout = false;
 	/*
-	 * The job is still ours: only this thread calls free_job. It may
-	 * have finished meanwhile (it is on the done list then).
+	 * The job is still allocated: it may have finished meanwhile (it is
+	 * on the done list then), but nobody frees it. free_job runs in this
+	 * thread's sched_step() and in direct runners (sched_job_run_direct(),
+	 * sched_run_ready()), and those skip the done list while in_timedout
+	 * is set; we hold the lock from here on, so none can take it now.
 	 */
 	if (stat == TTM_SCHED_STAT_ENODEV)
 		s->no_timeouts = true;
@@ -1205,6 +1218,7 @@ bool sched_entity_push_job_direct(struct ttm_sched_job *job,
 	direct = direct_ok_locked(s, e, job);
 	if (direct) {
 		*ret_prev = job_start_locked(s, e, job);
+		s->direct_frees = true;
 	} else if (s->direct) {
 		/*
 		 * The pusher runs the ring after dropping its locks
@@ -1246,6 +1260,7 @@ void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev)
 
 	job_hand_over(s, job, prev);
 	pthread_mutex_lock(&s->lock);
+	s->direct_frees = false;
 	/*
 	 * The jobs done since (usually the ones before this): freed here,
 	 * not by a wake-up of the thread per job. Not while a timeout is

@@ -6,7 +6,7 @@
  * for a gate fence the test signals, so the jobs behind it stay where the
  * test put them; the test waits on fences or on the GPU's counters.
  */
-#include "lib/helpers.h"
+#include "lib/sched_helpers.h"
 
 #include "ttmsim/bo.h"
 #include "ttmsim/execbuf.h"
@@ -88,29 +88,10 @@ static void block_engine(struct fixture *f)
 	assert_int_equal(ttm_gpu_submit(f->gpu, &job, &f->blocker), 0);
 }
 
-static struct ttm_fence *submit(struct ttm_sched_entity *e,
-				const struct ttm_gpu_job *job)
-{
-	struct ttm_fence *fence = NULL;
-
-	assert_int_equal(ttm_sched_gpu_submit(e, job, &fence), 0);
-	assert_non_null(fence);
-	return fence;
-}
-
-/* 0 if @fence signalled without an error, else its error. */
-static int status(struct ttm_fence *fence)
-{
-	int st = ttm_fence_get_status(fence);
-
-	assert_int_not_equal(st, 0);    /* signalled */
-	return st < 0 ? st : 0;
-}
-
 static int wait_status(struct ttm_fence *fence)
 {
 	assert_int_equal(ttm_fence_wait(fence, false, 10000000000LL), 0);
-	return status(fence);
+	return fence_status(fence);
 }
 
 static struct ttm_gpu *submitted_gpu;
@@ -149,11 +130,11 @@ static void test_ops(void **state)
 	struct ttm_fence *fn, *fa, *fc;
 
 	(void)state;
-	fn = submit(f->entity, &nop);
-	fa = submit(f->entity, &add);
+	fn = gpu_ring_submit(f->entity, &nop);
+	fa = gpu_ring_submit(f->entity, &add);
 	/* The ranges were copied: the caller's array may go. */
 	copy[0] = (struct ttm_gpu_range){ a, sizeof(a) };
-	fc = submit(f->entity, &cp);
+	fc = gpu_ring_submit(f->entity, &cp);
 	copy[0] = (struct ttm_gpu_range){ NULL, 0 };
 	assert_int_equal(wait_status(fc), 0);
 	assert_int_equal(wait_status(fa), 0);
@@ -196,8 +177,8 @@ static void test_dep_error(void **state)
 			 0);
 	da = (struct ttm_gpu_dep){ in, true };
 	db = (struct ttm_gpu_dep){ in, false };
-	fa = submit(f->entity, &ja);
-	fb = submit(f->entity, &jb);
+	fa = gpu_ring_submit(f->entity, &ja);
+	fb = gpu_ring_submit(f->entity, &jb);
 	/* Nothing runs before the dependency. */
 	assert_false(ttm_fence_is_signaled(fa));
 	assert_false(ttm_fence_is_signaled(fb));
@@ -235,11 +216,11 @@ static void test_dep_same_context(void **state)
 	assert_int_equal(ttm_fence_create(ctx, 2, &f2), 0);
 	deps[0] = (struct ttm_gpu_dep){ f1, true };
 	deps[1] = (struct ttm_gpu_dep){ f2, false };
-	fa = submit(f->entity, &job);
+	fa = gpu_ring_submit(f->entity, &job);
 	deps[0].propagate_error = false;
-	fb = submit(f->entity, &job);
+	fb = gpu_ring_submit(f->entity, &job);
 	deps[1].propagate_error = true;
-	fc = submit(f->entity, &job);
+	fc = gpu_ring_submit(f->entity, &job);
 	ttm_fence_signal(f1, -EIO);
 	assert_false(ttm_fence_is_signaled(fa));   /* waits for the later */
 	assert_false(ttm_fence_is_signaled(fb));
@@ -278,8 +259,8 @@ static void test_direct_after_queued(void **state)
 	assert_int_equal(ttm_fence_create(ttm_fence_context_alloc(1), 1,
 					  &gate), 0);
 	dep = (struct ttm_gpu_dep){ gate, false };
-	fa = submit(f->entity, &ja);
-	fb = submit(f->entity, &jb);
+	fa = gpu_ring_submit(f->entity, &ja);
+	fb = gpu_ring_submit(f->entity, &jb);
 	ttm_fence_signal(gate, 0);
 	assert_int_equal(wait_status(fb), 0);
 	assert_int_equal(wait_status(fa), 0);
@@ -290,7 +271,7 @@ static void test_direct_after_queued(void **state)
 	pthread_mutex_unlock(&f->trace.lock);
 	/* And once idle again, a ready job still goes (direct) and ends. */
 	ttm_fence_put(fb);
-	fb = submit(f->entity, &jb);
+	fb = gpu_ring_submit(f->entity, &jb);
 	assert_int_equal(wait_status(fb), 0);
 	ttm_fence_put(gate);
 	ttm_fence_put(fa);
@@ -317,7 +298,7 @@ static void *race_submit(void *arg)
 	for (unsigned int i = 0; i < RACE_JOBS; i++) {
 		job.tag = r->tag_base + i;
 		ttm_fence_put(r->last);
-		r->last = submit(r->entity, &job);
+		r->last = gpu_ring_submit(r->entity, &job);
 	}
 	return NULL;
 }
@@ -379,15 +360,15 @@ static void test_priority_overtakes(void **state)
 						 &high), 0);
 	block_engine(f);
 	job.tag = 1;
-	fences[0] = submit(f->entity, &job);
+	fences[0] = gpu_ring_submit(f->entity, &job);
 	/* Job 1 holds the only credit, behind the blocker. */
 	wait_gpu_submitted(f->gpu, 2);
 	for (int i = 2; i <= 4; i++) {
 		job.tag = (uint64_t)i;
-		fences[i - 1] = submit(f->entity, &job);
+		fences[i - 1] = gpu_ring_submit(f->entity, &job);
 	}
 	job.tag = 9;
-	fences[4] = submit(high, &job);
+	fences[4] = gpu_ring_submit(high, &job);
 	ttm_fence_signal(f->gate, 0);
 	for (int i = 0; i < 5; i++) {
 		assert_int_equal(wait_status(fences[i]), 0);
@@ -419,8 +400,8 @@ static void test_hang_timeout(void **state)
 	struct ttm_fence *fh, *fn;
 
 	(void)state;
-	fh = submit(f->entity, &hang);
-	fn = submit(f->entity, &next);
+	fh = gpu_ring_submit(f->entity, &hang);
+	fn = gpu_ring_submit(f->entity, &next);
 	assert_int_equal(wait_status(fh), -ETIMEDOUT);
 	assert_int_equal(wait_status(fn), 0);
 	for (int i = 0; i < WORDS; i++)
@@ -451,7 +432,7 @@ static void test_destroy_queued(void **state)
 	(void)state;
 	block_engine(f);
 	for (int i = 0; i < 3; i++)
-		fences[i] = submit(f->entity, &job);
+		fences[i] = gpu_ring_submit(f->entity, &job);
 	wait_gpu_submitted(f->gpu, 2);
 	ttm_sched_entity_destroy(f->entity, 0);
 	f->entity = NULL;
@@ -484,13 +465,13 @@ static void test_destroy_waits(void **state)
 
 	(void)state;
 	for (int i = 0; i < 8; i++)
-		fences[i] = submit(f->entity, &job);
+		fences[i] = gpu_ring_submit(f->entity, &job);
 	ttm_sched_entity_destroy(f->entity, UINT64_MAX);
 	f->entity = NULL;
 	ttm_sched_destroy(f->sched);
 	f->sched = NULL;
 	for (int i = 0; i < 8; i++) {
-		assert_int_equal(status(fences[i]), 0);
+		assert_int_equal(fence_status(fences[i]), 0);
 		ttm_fence_put(fences[i]);
 	}
 	fixture_free(f);
@@ -554,21 +535,6 @@ static void test_bad_args(void **state)
 
 /* ---- the virtual clock ------------------------------------------------ */
 
-/* A scheduler on @engine of @gpu, with one entity. */
-static void ring_new(struct ttm_gpu *gpu, unsigned int engine,
-		     struct ttm_sched **s, struct ttm_sched_entity **e)
-{
-	assert_int_equal(ttm_sched_gpu_create(gpu, engine, NULL, s), 0);
-	assert_int_equal(ttm_sched_entity_create(*s, TTM_SCHED_PRIORITY_NORMAL,
-						 e), 0);
-}
-
-static void ring_free(struct ttm_sched *s, struct ttm_sched_entity *e)
-{
-	ttm_sched_entity_destroy(e, 0);
-	ttm_sched_destroy(s);
-}
-
 /*
  * On a deterministic GPU nothing reaches the engine before the next
  * ttm_gpu_advance(), where the scheduler steps: then jobs run at exact
@@ -594,41 +560,33 @@ static void test_virtual(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
-	ring_new(gpu, 0, &s, &e);
-	fa = submit(e, &add);
-	fh = submit(e, &hang);
+	gpu_ring_new(gpu, 0, &s, &e);
+	fa = gpu_ring_submit(e, &add);
+	fh = gpu_ring_submit(e, &hang);
 	add.add_value = 2;
 	add.duration_us = 5;
-	fb = submit(e, &add);
+	fb = gpu_ring_submit(e, &add);
 	ttm_gpu_get_stats(gpu, &st);
 	assert_int_equal(st.submitted, 0);      /* queued in the entity */
 	assert_int_equal(ttm_gpu_advance(gpu, 9), 0);
 	assert_false(ttm_fence_is_signaled(fa));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 10 */
-	assert_int_equal(status(fa), 0);
+	assert_int_equal(fence_status(fa), 0);
 	assert_int_equal(a[0], 1);
 	assert_int_equal(ttm_gpu_advance(gpu, 999), 0);       /* t = 1009 */
 	assert_false(ttm_fence_is_signaled(fh));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1010 */
-	assert_int_equal(status(fh), -ETIMEDOUT);
+	assert_int_equal(fence_status(fh), -ETIMEDOUT);
 	assert_int_equal(ttm_gpu_advance(gpu, 4), 0);
 	assert_false(ttm_fence_is_signaled(fb));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);         /* t = 1015 */
-	assert_int_equal(status(fb), 0);
+	assert_int_equal(fence_status(fb), 0);
 	assert_int_equal(a[WORDS - 1], 3);
-	ring_free(s, e);
+	gpu_ring_free(s, e);
 	ttm_gpu_destroy(gpu);
 	ttm_fence_put(fa);
 	ttm_fence_put(fh);
 	ttm_fence_put(fb);
-}
-
-static uint64_t gpu_submitted_now(struct ttm_gpu *gpu)
-{
-	struct ttm_gpu_stats st;
-
-	ttm_gpu_get_stats(gpu, &st);
-	return st.submitted;
 }
 
 /*
@@ -663,12 +621,12 @@ static void test_virtual_same_ring_dep(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_create(2, &go, &gpu), 0);
-	ring_new(gpu, 0, &s0, &e0);
-	ring_new(gpu, 1, &s1, &e1);
-	fa = submit(e0, &ja);
+	gpu_ring_new(gpu, 0, &s0, &e0);
+	gpu_ring_new(gpu, 1, &s1, &e1);
+	fa = gpu_ring_submit(e0, &ja);
 	dep = (struct ttm_gpu_dep){ fa, false };
-	fb = submit(e0, &jb);
-	fc = submit(e1, &jc);
+	fb = gpu_ring_submit(e0, &jb);
+	fc = gpu_ring_submit(e1, &jc);
 	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
 	/* A and B on engine 0; C on engine 1, waiting there for A's end. */
 	assert_int_equal(gpu_submitted_now(gpu), 3);
@@ -678,12 +636,12 @@ static void test_virtual_same_ring_dep(void **state)
 	assert_false(ttm_fence_is_signaled(fa));
 	assert_false(ttm_fence_is_signaled(fc));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);          /* t = 10 */
-	assert_int_equal(status(fa), 0);
+	assert_int_equal(fence_status(fa), 0);
 	assert_false(ttm_fence_is_signaled(fb));
-	assert_int_equal(status(fc), 0);
+	assert_int_equal(fence_status(fc), 0);
 	assert_int_equal(c[0], 1);       /* A's result, not B's */
 	assert_int_equal(ttm_gpu_advance(gpu, 5), 0);          /* t = 15 */
-	assert_int_equal(status(fb), 0);
+	assert_int_equal(fence_status(fb), 0);
 	assert_int_equal(a[WORDS - 1], 3);
 	/*
 	 * A is freed now, and so is its scheduled fence (only its finished
@@ -691,15 +649,15 @@ static void test_virtual_same_ring_dep(void **state)
 	 * bring that fence back (a second release would free fa under us;
 	 * ASan sees it).
 	 */
-	fd = submit(e0, &jb);
+	fd = gpu_ring_submit(e0, &jb);
 	assert_int_equal(ttm_gpu_advance(gpu, 5), 0);          /* t = 20 */
-	assert_int_equal(status(fd), 0);
+	assert_int_equal(fence_status(fd), 0);
 	assert_int_equal(a[0], 5);
 	ttm_fence_put(fd);
 	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
-	assert_int_equal(status(fa), 0);
-	ring_free(s0, e0);
-	ring_free(s1, e1);
+	assert_int_equal(fence_status(fa), 0);
+	gpu_ring_free(s0, e0);
+	gpu_ring_free(s1, e1);
 	ttm_gpu_destroy(gpu);
 	ttm_fence_put(fa);
 	ttm_fence_put(fb);
@@ -735,12 +693,12 @@ static void test_virtual_same_ring_dep_error(void **state)
 
 	(void)state;
 	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
-	ring_new(gpu, 0, &s, &e);
-	fh = submit(e, &hang);
+	gpu_ring_new(gpu, 0, &s, &e);
+	fh = gpu_ring_submit(e, &hang);
 	dep_o = (struct ttm_gpu_dep){ fh, false };
 	dep_p = (struct ttm_gpu_dep){ fh, true };
-	fo = submit(e, &jo);
-	fp = submit(e, &jp);
+	fo = gpu_ring_submit(e, &jo);
+	fp = gpu_ring_submit(e, &jp);
 	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
 	assert_int_equal(gpu_submitted_now(gpu), 2);         /* H and O */
 	assert_int_equal(ttm_gpu_advance(gpu, 999), 0);      /* t = 999 */
@@ -748,16 +706,16 @@ static void test_virtual_same_ring_dep_error(void **state)
 	assert_false(ttm_fence_is_signaled(fo));
 	assert_false(ttm_fence_is_signaled(fp));
 	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);        /* t = 1000 */
-	assert_int_equal(status(fh), -ETIMEDOUT);
+	assert_int_equal(fence_status(fh), -ETIMEDOUT);
 	assert_int_equal(ttm_gpu_advance(gpu, 0), 0);
-	assert_int_equal(status(fo), 0);
-	assert_int_equal(status(fp), -ETIMEDOUT);
+	assert_int_equal(fence_status(fo), 0);
+	assert_int_equal(fence_status(fp), -ETIMEDOUT);
 	assert_int_equal(gpu_submitted_now(gpu), 2);         /* P never */
 	for (int i = 0; i < WORDS; i++) {
 		assert_int_equal(o[i], 1);
 		assert_int_equal(p[i], 0);
 	}
-	ring_free(s, e);
+	gpu_ring_free(s, e);
 	ttm_gpu_destroy(gpu);
 	ttm_fence_put(fh);
 	ttm_fence_put(fo);
@@ -882,7 +840,7 @@ static void test_client_close_kills(void **state)
 	out = client_nop(a, ha, 1, in);
 	assert_false(ttm_fence_is_signaled(out));
 	ttm_client_close(a);
-	assert_int_equal(status(out), -ESRCH);
+	assert_int_equal(fence_status(out), -ESRCH);
 	ttm_fence_signal(in, 0);
 	ttm_gpu_get_stats(d.f->gpu, &gs);
 	assert_int_equal(gs.submitted, 0);

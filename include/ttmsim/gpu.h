@@ -109,9 +109,12 @@ struct ttm_gpu_job_info {
  * fence waits for it), under the rules of a fence callback
  * (ttm_fence_begin_signalling(): no blocking reservation, ww_mutex, fence
  * wait or buffer allocation; rule 13 of the ww debug checker). Runs in the
- * engine's worker thread (real time), or in the caller of
- * ttm_gpu_advance() or ttm_gpu_destroy() (virtual clock). It may submit
- * jobs, but must not call ttm_gpu_advance() or ttm_gpu_destroy().
+ * engine's worker thread or in the thread that submitted the job (real
+ * time, see ttm_gpu_submit()), or in the caller of ttm_gpu_advance() or
+ * ttm_gpu_destroy() (virtual clock). It may submit jobs (the hook may
+ * then run again, nested, for one of them: hold no lock of its own
+ * across the submit), but must not call ttm_gpu_advance() or
+ * ttm_gpu_destroy().
  */
 typedef void ttm_gpu_retire_fn(const struct ttm_gpu_job_info *info,
 			       void *data);
@@ -217,7 +220,12 @@ void ttm_gpu_destroy(struct ttm_gpu *gpu);
  * the job's fence signals.
  *
  * Context: Does not sleep. Takes and releases the engine's lock. Any
- * thread, the retire hook included.
+ * thread, the retire hook included. In real time a ready job of no
+ * duration (not a hang) on an idle engine runs in the calling thread:
+ * its retire hook and its fence's callbacks have run when this returns
+ * (docs/gpu-design.md, "Submitter-run jobs"), so the caller must hold
+ * nothing they take, the retire hook's own locks included when it is
+ * the caller.
  * Return: 0; -EINVAL for a bad engine, op, range or range count, or a
  * duration beyond TTM_GPU_MAX_DURATION_US; -ENOMEM; -ESHUTDOWN while the
  * GPU is being destroyed.

@@ -601,11 +601,17 @@ int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
  * and the ring has room; a failed dependency fails it unrun, as on the
  * GPU itself. An ordering dependency on a job of the same ring only waits
  * until that job is on the engine (its scheduled fence), whose queue
- * runs it first: the job may reach the engine before it finishes.
+ * runs it first: the job may reach the engine before it finishes. So
+ * does one on a job of another ring of the same GPU: the engine then
+ * waits for that job's end (docs/sched-design.md, "Cross-ring
+ * dependencies").
  *
  * Context: Does not sleep. Any thread, fence callbacks and the GPU's
  * retire hook included; not concurrently with ttm_sched_entity_destroy()
- * of @entity. Serialised with other submissions to the same ring.
+ * of @entity. Serialised with other submissions to the same ring. In
+ * real time the ring's ready jobs may be handed to the GPU, run (see
+ * ttm_gpu_submit()) and freed in the calling thread, their fences'
+ * callbacks included: hold nothing they take.
  * Return: 0; -EINVAL for a bad entity (not of the fake-GPU backend), op,
  * range, range count or dependency; -ENOMEM.
  */
