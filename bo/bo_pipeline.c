@@ -225,3 +225,46 @@ int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
 	fences_put(fences, n);
 	return ret;
 }
+
+/* A reference to the fence of a copy still reading @domain; dev->lock held. */
+static struct ttm_fence *domain_pending_locked(struct ttm_device *dev,
+					       int domain)
+{
+	struct ttm_fence *move = dev->domain[domain].move_fence;
+	struct list_node *node;
+
+	/* It covers every copy of its timeline: the walk is for the rest. */
+	if (move && !fence_done(move))
+		return ttm_fence_get(move);
+	list_for_each(node, &dev->ghosts) {
+		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
+
+		if (g->pipelined && g->res->domain == domain &&
+		    !fence_done(g->fence))
+			return ttm_fence_get(g->fence);
+	}
+	return NULL;
+}
+
+int bo_ghost_drain(struct ttm_device *dev, int domain,
+		   const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_fence *fence;
+	int ret = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&dev->lock);
+		fence = domain_pending_locked(dev, domain);
+		pthread_mutex_unlock(&dev->lock);
+		if (!fence)
+			return 0;
+		/* Polled outside the lock: it may signal here. */
+		if (ctx->no_wait_gpu && !ttm_fence_is_signaled(fence))
+			ret = -EBUSY;
+		else
+			ret = ttm_fence_wait(fence, ctx->interruptible, -1);
+		ttm_fence_put(fence);
+		if (ret)
+			return ret;
+	}
+}

@@ -523,6 +523,15 @@ int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
 void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost);
 void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost);
 
+/*
+ * Wait until no copy reads @domain's given-back ranges any more (the
+ * suspend path, as TTM's evict-all waiting for the manager's move fence):
+ * their room is free, but the memory is not yet. 0, -EBUSY for
+ * @ctx->no_wait_gpu, -EINTR. No lock held.
+ */
+int bo_ghost_drain(struct ttm_device *dev, int domain,
+		   const struct ttm_operation_ctx *ctx);
+
 /* Drop the domains' move fences; at the device's free. */
 void bo_ghost_fini_device(struct ttm_device *dev);
 
