@@ -53,10 +53,25 @@ void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost)
 	}
 }
 
-void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost)
+struct ttm_fence *bo_ghost_untrack_locked(struct ttm_device *dev,
+					  struct bo_ghost *ghost)
 {
+	struct bo_domain *dom = &dev->domain[ghost->res->domain];
+	struct ttm_fence *move = NULL;
+
 	if (ghost->scanned)
 		dev->n_scanned_ghosts--;
+	/*
+	 * Its copy ended, and every earlier one of its timeline: nothing
+	 * is left to order after. Dropped here, not at the device's free,
+	 * so that a driver's fence does not outlive the device's last
+	 * ghost (the driver may tear its rings down once destroy returns).
+	 */
+	if (dom->move_fence == ghost->fence) {
+		move = dom->move_fence;
+		dom->move_fence = NULL;
+	}
+	return move;
 }
 
 void bo_ghost_fini_device(struct ttm_device *dev)
