@@ -225,20 +225,62 @@ int bo_ghost_order(struct ttm_bo *bo, const struct ttm_resource *res,
 	return ret;
 }
 
+/*
+ * A reference to the fence of a copy still reading part of @res's range,
+ * or NULL: only overlapping ranges count, not the whole move fence (a
+ * CPU write into @res touches nothing else). dev->lock held.
+ */
+static struct ttm_fence *overlap_pending_locked(struct ttm_device *dev,
+						const struct ttm_resource *res)
+{
+	struct ttm_fence *move = dev->domain[res->domain].move_fence;
+	const struct range_node *b = &res->node;
+	struct list_node *node;
+
+	/* Its timeline done and nothing off it: the common case, O(1). */
+	if ((!move || fence_done(move)) && !dev->n_scanned_ghosts)
+		return NULL;
+	list_for_each(node, &dev->ghosts) {
+		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
+		const struct range_node *a = &g->res->node;
+
+		if (g->pipelined && g->res->domain == res->domain &&
+		    a->start < b->start + b->size &&
+		    b->start < a->start + a->size && !fence_done(g->fence))
+			return ttm_fence_get(g->fence);
+	}
+	return NULL;
+}
+
 int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
 		   const struct ttm_operation_ctx *ctx)
 {
-	struct ttm_fence **fences;
-	unsigned int i, n;
+	struct ttm_fence *fence;
 	int ret;
 
-	ret = bo_ghost_fences(dev, res, &fences, &n);
-	if (n && ctx && ctx->no_wait_gpu && any_pending(fences, n))
-		ret = -EBUSY;
-	for (i = 0; ret == 0 && i < n; i++)
-		ret = ttm_fence_wait(fences[i], ctx && ctx->interruptible, -1);
-	fences_put(fences, n);
-	return ret;
+	/* SYSTEM's blocks are never shared: nothing to order after. */
+	if (res->domain == TTM_DOMAIN_SYSTEM)
+		return 0;
+	for (;;) {
+		pthread_mutex_lock(&dev->lock);
+		fence = overlap_pending_locked(dev, res);
+		pthread_mutex_unlock(&dev->lock);
+		if (!fence)
+			return 0;
+		/*
+		 * Polled outside the lock (it may signal here). Unlike a
+		 * move, no fence can carry the order: the zero fill is the
+		 * CPU's, now.
+		 */
+		if (ctx && ctx->no_wait_gpu && !ttm_fence_is_signaled(fence))
+			ret = -EBUSY;
+		else
+			ret = ttm_fence_wait(fence, ctx && ctx->interruptible,
+					     -1);
+		ttm_fence_put(fence);
+		if (ret)
+			return ret;
+	}
 }
 
 /* A reference to the fence of a copy still reading @domain; dev->lock held. */
