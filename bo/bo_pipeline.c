@@ -226,52 +226,55 @@ int bo_ghost_order(struct ttm_bo *bo, const struct ttm_resource *res,
 }
 
 /*
- * A reference to the fence of a copy still reading part of @res's range,
- * or NULL: only overlapping ranges count, not the whole move fence (a
- * CPU write into @res touches nothing else). dev->lock held.
+ * A reference to the fence of a pending copy still reading @domain (@b
+ * NULL) or the part of it @b covers, or NULL. For a range only
+ * overlapping copies count, not the whole move fence (a CPU write into
+ * @b touches nothing else). dev->lock held.
  */
-static struct ttm_fence *overlap_pending_locked(struct ttm_device *dev,
-						const struct ttm_resource *res)
+static struct ttm_fence *pending_locked(struct ttm_device *dev, int domain,
+					const struct range_node *b)
 {
-	struct ttm_fence *move = dev->domain[res->domain].move_fence;
-	const struct range_node *b = &res->node;
+	struct ttm_fence *move = dev->domain[domain].move_fence;
+	bool move_pending = move && !fence_done(move);
 	struct list_node *node;
 
 	/* Its timeline done and nothing off it: the common case, O(1). */
-	if ((!move || fence_done(move)) && !dev->n_scanned_ghosts)
+	if (!move_pending && !dev->n_scanned_ghosts)
 		return NULL;
+	/* It covers every copy of its timeline: the walk is for the rest. */
+	if (!b && move_pending)
+		return ttm_fence_get(move);
 	list_for_each(node, &dev->ghosts) {
 		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
 		const struct range_node *a = &g->res->node;
 
-		if (g->pipelined && g->res->domain == res->domain &&
-		    a->start < b->start + b->size &&
-		    b->start < a->start + a->size && !fence_done(g->fence))
+		if (g->pipelined && g->res->domain == domain &&
+		    (!b || (a->start < b->start + b->size &&
+			    b->start < a->start + a->size)) &&
+		    !fence_done(g->fence))
 			return ttm_fence_get(g->fence);
 	}
 	return NULL;
 }
 
-int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
-		   const struct ttm_operation_ctx *ctx)
+/*
+ * Wait for every copy pending_locked() finds, one at a time (the lock is
+ * dropped to wait). 0, -EBUSY for @ctx->no_wait_gpu (NULL: wait), -EINTR.
+ */
+static int pending_wait(struct ttm_device *dev, int domain,
+			const struct range_node *b,
+			const struct ttm_operation_ctx *ctx)
 {
 	struct ttm_fence *fence;
 	int ret;
 
-	/* SYSTEM's blocks are never shared: nothing to order after. */
-	if (res->domain == TTM_DOMAIN_SYSTEM)
-		return 0;
 	for (;;) {
 		pthread_mutex_lock(&dev->lock);
-		fence = overlap_pending_locked(dev, res);
+		fence = pending_locked(dev, domain, b);
 		pthread_mutex_unlock(&dev->lock);
 		if (!fence)
 			return 0;
-		/*
-		 * Polled outside the lock (it may signal here). Unlike a
-		 * move, no fence can carry the order: the zero fill is the
-		 * CPU's, now.
-		 */
+		/* Polled outside the lock: it may signal here. */
 		if (ctx && ctx->no_wait_gpu && !ttm_fence_is_signaled(fence))
 			ret = -EBUSY;
 		else
@@ -283,45 +286,21 @@ int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
 	}
 }
 
-/* A reference to the fence of a copy still reading @domain; dev->lock held. */
-static struct ttm_fence *domain_pending_locked(struct ttm_device *dev,
-					       int domain)
+int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
+		   const struct ttm_operation_ctx *ctx)
 {
-	struct ttm_fence *move = dev->domain[domain].move_fence;
-	struct list_node *node;
-
-	/* It covers every copy of its timeline: the walk is for the rest. */
-	if (move && !fence_done(move))
-		return ttm_fence_get(move);
-	list_for_each(node, &dev->ghosts) {
-		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
-
-		if (g->pipelined && g->res->domain == domain &&
-		    !fence_done(g->fence))
-			return ttm_fence_get(g->fence);
-	}
-	return NULL;
+	/* SYSTEM's blocks are never shared: nothing to order after. */
+	if (res->domain == TTM_DOMAIN_SYSTEM)
+		return 0;
+	/*
+	 * Unlike a move, no fence can carry the order: the zero fill is
+	 * the CPU's, now.
+	 */
+	return pending_wait(dev, res->domain, &res->node, ctx);
 }
 
 int bo_ghost_drain(struct ttm_device *dev, int domain,
 		   const struct ttm_operation_ctx *ctx)
 {
-	struct ttm_fence *fence;
-	int ret = 0;
-
-	for (;;) {
-		pthread_mutex_lock(&dev->lock);
-		fence = domain_pending_locked(dev, domain);
-		pthread_mutex_unlock(&dev->lock);
-		if (!fence)
-			return 0;
-		/* Polled outside the lock: it may signal here. */
-		if (ctx->no_wait_gpu && !ttm_fence_is_signaled(fence))
-			ret = -EBUSY;
-		else
-			ret = ttm_fence_wait(fence, ctx->interruptible, -1);
-		ttm_fence_put(fence);
-		if (ret)
-			return ret;
-	}
+	return pending_wait(dev, domain, NULL, ctx);
 }
