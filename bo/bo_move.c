@@ -24,6 +24,7 @@ static uint64_t move_duration_us(uint64_t size)
 static void ghost_release(struct bo_ghost *ghost)
 {
 	struct ttm_device *dev = ghost->dev;
+	struct ttm_fence *move = NULL;
 
 	pthread_mutex_lock(&dev->lock);
 	list_del(&ghost->node);
@@ -33,12 +34,13 @@ static void ghost_release(struct bo_ghost *ghost)
 		dev->domain[bo_res_domain(ghost->res)].ghosts--;
 		bo_room_changed_locked(dev);
 	} else {
-		bo_ghost_untrack_locked(dev, ghost);
+		move = bo_ghost_untrack_locked(dev, ghost);
 	}
 	if (--dev->n_ghosts == 0)
 		pthread_cond_broadcast(&dev->idle);
 	pthread_mutex_unlock(&dev->lock);
 	/* @dev may be gone from here on (see bo_free()). */
+	ttm_fence_put(move);
 	ttm_fence_put(ghost->fence);
 	bo_res_free(ghost->res);
 	free(ghost);

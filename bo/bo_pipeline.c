@@ -53,10 +53,25 @@ void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost)
 	}
 }
 
-void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost)
+struct ttm_fence *bo_ghost_untrack_locked(struct ttm_device *dev,
+					  struct bo_ghost *ghost)
 {
+	struct bo_domain *dom = &dev->domain[ghost->res->domain];
+	struct ttm_fence *move = NULL;
+
 	if (ghost->scanned)
 		dev->n_scanned_ghosts--;
+	/*
+	 * Its copy ended, and every earlier one of its timeline: nothing
+	 * is left to order after. Dropped here, not at the device's free,
+	 * so that a driver's fence does not outlive the device's last
+	 * ghost (the driver may tear its rings down once destroy returns).
+	 */
+	if (dom->move_fence == ghost->fence) {
+		move = dom->move_fence;
+		dom->move_fence = NULL;
+	}
+	return move;
 }
 
 void bo_ghost_fini_device(struct ttm_device *dev)
@@ -210,18 +225,82 @@ int bo_ghost_order(struct ttm_bo *bo, const struct ttm_resource *res,
 	return ret;
 }
 
+/*
+ * A reference to the fence of a pending copy still reading @domain (@b
+ * NULL) or the part of it @b covers, or NULL. For a range only
+ * overlapping copies count, not the whole move fence (a CPU write into
+ * @b touches nothing else). dev->lock held.
+ */
+static struct ttm_fence *pending_locked(struct ttm_device *dev, int domain,
+					const struct range_node *b)
+{
+	struct ttm_fence *move = dev->domain[domain].move_fence;
+	bool move_pending = move && !fence_done(move);
+	struct list_node *node;
+
+	/* Its timeline done and nothing off it: the common case, O(1). */
+	if (!move_pending && !dev->n_scanned_ghosts)
+		return NULL;
+	/* It covers every copy of its timeline: the walk is for the rest. */
+	if (!b && move_pending)
+		return ttm_fence_get(move);
+	list_for_each(node, &dev->ghosts) {
+		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
+		const struct range_node *a = &g->res->node;
+
+		if (g->pipelined && g->res->domain == domain &&
+		    (!b || (a->start < b->start + b->size &&
+			    b->start < a->start + a->size)) &&
+		    !fence_done(g->fence))
+			return ttm_fence_get(g->fence);
+	}
+	return NULL;
+}
+
+/*
+ * Wait for every copy pending_locked() finds, one at a time (the lock is
+ * dropped to wait). 0, -EBUSY for @ctx->no_wait_gpu (NULL: wait), -EINTR.
+ */
+static int pending_wait(struct ttm_device *dev, int domain,
+			const struct range_node *b,
+			const struct ttm_operation_ctx *ctx)
+{
+	struct ttm_fence *fence;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&dev->lock);
+		fence = pending_locked(dev, domain, b);
+		pthread_mutex_unlock(&dev->lock);
+		if (!fence)
+			return 0;
+		/* Polled outside the lock: it may signal here. */
+		if (ctx && ctx->no_wait_gpu && !ttm_fence_is_signaled(fence))
+			ret = -EBUSY;
+		else
+			ret = ttm_fence_wait(fence, ctx && ctx->interruptible,
+					     -1);
+		ttm_fence_put(fence);
+		if (ret)
+			return ret;
+	}
+}
+
 int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
 		   const struct ttm_operation_ctx *ctx)
 {
-	struct ttm_fence **fences;
-	unsigned int i, n;
-	int ret;
+	/* SYSTEM's blocks are never shared: nothing to order after. */
+	if (res->domain == TTM_DOMAIN_SYSTEM)
+		return 0;
+	/*
+	 * Unlike a move, no fence can carry the order: the zero fill is
+	 * the CPU's, now.
+	 */
+	return pending_wait(dev, res->domain, &res->node, ctx);
+}
 
-	ret = bo_ghost_fences(dev, res, &fences, &n);
-	if (n && ctx && ctx->no_wait_gpu && any_pending(fences, n))
-		ret = -EBUSY;
-	for (i = 0; ret == 0 && i < n; i++)
-		ret = ttm_fence_wait(fences[i], ctx && ctx->interruptible, -1);
-	fences_put(fences, n);
-	return ret;
+int bo_ghost_drain(struct ttm_device *dev, int domain,
+		   const struct ttm_operation_ctx *ctx)
+{
+	return pending_wait(dev, domain, NULL, ctx);
 }

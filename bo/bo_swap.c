@@ -142,7 +142,12 @@ static int evict_all_wait(struct ttm_device *dev, int domain,
 	pthread_mutex_lock(&dev->lock);
 	if (!lru_has_bo_locked(dev, domain)) {
 		pthread_mutex_unlock(&dev->lock);
-		return 0;
+		/*
+		 * Pipelined sources gave their room back at once: their
+		 * copies may still read the domain, which a suspend is
+		 * about to lose.
+		 */
+		return bo_ghost_drain(dev, domain, ctx);
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (ctx->no_wait_gpu)

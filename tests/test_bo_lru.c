@@ -9,6 +9,7 @@
  * The walks that pause do it in process_bo, on an event the test sets, so
  * every interleaving is forced, not slept for.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/bo_helpers.h"
@@ -694,6 +695,63 @@ static void test_evict_all_busy(void **state)
 	assert_int_equal(ttm_device_destroy(dev), 0);
 }
 
+/*
+ * Pipelined eviction: a copy out of VRAM gives its range back at once,
+ * but reads it until it ends. Evict-all, which a suspend follows by
+ * losing VRAM, waits for those copies (as TTM's for its manager's move
+ * fence): -EBUSY with no_wait_gpu while b's copy waits for b's fence,
+ * sleeping on the copy without, 0 once it ran.
+ */
+static void test_evict_all_waits_copies(void **state)
+{
+	struct ttm_gpu_options gopts = { .flags = TTM_GPU_DETERMINISTIC };
+	struct ttm_device_options opts = {
+		.vram_size = 64 * KiB,
+		.gtt_size = 64 * KiB,
+	};
+	struct ttm_operation_ctx no_wait = { .no_wait_gpu = true };
+	struct evict_all_arg e = { .ret = 1 };
+	struct ttm_fence **copy, *fb;
+	struct ttm_device_stats st;
+	struct ttm_device *dev;
+	struct ttm_gpu *gpu;
+	struct ttm_bo *b;
+	unsigned int n;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(ttm_gpu_create(1, &gopts, &gpu), 0);
+	opts.gpu = gpu;
+	assert_int_equal(ttm_device_create(&opts, &dev), 0);
+	e.dev = dev;
+	b = create_bo(dev, 8 * KiB, &vram_only);
+	fb = busy_fence(b);
+	assert_int_equal(ttm_device_evict_all(dev, TTM_DOMAIN_VRAM, &no_wait),
+			 -EBUSY);
+	ttm_device_get_stats(dev, &st);
+	assert_int_equal(st.domain[TTM_DOMAIN_VRAM].used, 0);
+	assert_int_equal(ttm_bo_domain(b), TTM_DOMAIN_GTT);
+
+	/* The copy's fence, the only KERNEL one of b. */
+	assert_int_equal(ttm_resv_get_fences(ttm_bo_resv(b),
+					     TTM_RESV_USAGE_KERNEL, &copy,
+					     &n), 0);
+	assert_int_equal(n, 1);
+	t = start_thread(evict_all_thread, &e);
+	assert_true(wait_for_fence_waiters(copy[0], 1));
+	assert_int_equal(ttm_fence_signal(fb, 0), 0);
+	assert_int_equal(ttm_gpu_advance(gpu, 1000000), 0);
+	join_thread(t);
+	assert_int_equal(e.ret, 0);
+	assert_true(ttm_fence_is_signaled(copy[0]));
+	ttm_fence_put(copy[0]);
+	free(copy);
+	ttm_fence_put(fb);
+	ttm_bo_put(b);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	ttm_gpu_destroy(gpu);
+}
+
 /* ---- bulk moves ---------------------------------------------------------- */
 
 static void set_bulk(struct ttm_bo *bo, struct ttm_lru_bulk_move *bulk)
@@ -965,6 +1023,7 @@ int main(void)
 		LRU_TEST(test_shrinker_with_submitters),
 		LRU_TEST(test_evict_all),
 		LRU_TEST(test_evict_all_busy),
+		LRU_TEST(test_evict_all_waits_copies),
 		LRU_TEST(test_bulk_move),
 		LRU_TEST(test_bulk_move_xdev),
 		LRU_TEST(test_bulk_pin_and_walk),

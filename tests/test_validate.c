@@ -333,6 +333,41 @@ static void test_ghost_reused_in_order(void **state)
 }
 
 /*
+ * Creation zeroes its range on the CPU: it waits only for the copies
+ * reading that range, not for every copy out of the domain (the move
+ * fence). VRAM: a (4 KiB, evicted, its copy pending), x, and 8 KiB free
+ * above: a new 8 KiB buffer fits only above, so it is created at once,
+ * even with no_wait_gpu (and with the virtual clock stopped, a wait
+ * would never end).
+ */
+static void test_create_beside_ghost(void **state)
+{
+	struct ttm_bo *a, *x, *c = NULL;
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 1, 16 * KiB);
+	a = new_bo(&f, BO_SIZE, &vram_only);
+	x = new_bo(&f, BO_SIZE, &vram_only);
+	fill(a, 3);
+	assert_int_equal(validate(&f, a, &gtt_only), 0);
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(a),
+					    TTM_RESV_USAGE_KERNEL));
+	assert_int_equal(ttm_bo_create(f.dev, 2 * BO_SIZE, &vram_only,
+				       TTM_BO_CREATE_NO_WAIT_GPU, &c), 0);
+	assert_int_equal(ttm_bo_offset(c), 2 * BO_SIZE);
+	/* The copy is still pending: nothing waited for it. */
+	assert_false(ttm_resv_test_signaled(ttm_bo_resv(a),
+					    TTM_RESV_USAGE_KERNEL));
+	advance(&f);
+	expect_fill(a, 3, 0);
+	ttm_bo_put(c);
+	ttm_bo_put(x);
+	ttm_bo_put(a);
+	fixture_fini(&f);
+}
+
+/*
  * A job submitted after a move waits for it: an add on another engine,
  * ordered only by the fences of the buffer's reservation, must see the
  * copied data (else the copy overwrites its result).
@@ -1161,6 +1196,7 @@ int main(void)
 		TEST(test_move_copies),
 		TEST(test_move_cpu),
 		TEST(test_ghost_reused_in_order),
+		TEST(test_create_beside_ghost),
 		TEST(test_jobs_wait_for_move),
 		TEST(test_evict_lru),
 		TEST(test_evict_to_system),

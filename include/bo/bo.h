@@ -624,10 +624,22 @@ int bo_ghost_fences(struct ttm_device *dev, const struct ttm_resource *res,
  * Track pipelined @ghost (fence set, on dev->ghosts): its fence becomes
  * its domain's move fence if it is on the same timeline and later (or
  * the old one signalled), else it is scanned for overlaps. Untrack it
- * when it is released. dev->lock held.
+ * when it is released (its copy ended): if it was its domain's move
+ * fence, that reference comes back, for the caller to put once dev->lock
+ * is dropped. dev->lock held.
  */
 void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost);
-void bo_ghost_untrack_locked(struct ttm_device *dev, struct bo_ghost *ghost);
+struct ttm_fence *bo_ghost_untrack_locked(struct ttm_device *dev,
+					  struct bo_ghost *ghost);
+
+/*
+ * Wait until no copy reads @domain's given-back ranges any more (the
+ * suspend path, as TTM's evict-all waiting for the manager's move fence):
+ * their room is free, but the memory is not yet. 0, -EBUSY for
+ * @ctx->no_wait_gpu, -EINTR. No lock held.
+ */
+int bo_ghost_drain(struct ttm_device *dev, int domain,
+		   const struct ttm_operation_ctx *ctx);
 
 /* Drop the domains' move fences; at the device's free. */
 void bo_ghost_fini_device(struct ttm_device *dev);

@@ -267,11 +267,16 @@ struct ttm_operation_ctx;
  * @move: move reserved @bo from @from to @to: copy @bo's memory, @src,
  *	to @dst, new memory of @bo's size that ttmsim allocated in @to
  *	(drivers also invalidate their mappings of @bo here, as in the
- *	kernel). Return 0 with *@ret_fence NULL if the copy is done, or with
- *	the fence of the copy job (a reference, passed to ttmsim), which must
- *	wait for @bo's fences (ttm_bo_resv()) first; ttmsim adds it to @bo's
- *	reservation with KERNEL usage and keeps @src allocated and accounted
- *	until it signals. TTM_MOVE_DEFAULT: ttmsim copies as without the
+ *	kernel). Either way the copy must come after every fence of @bo
+ *	(ttm_bo_resv()): its KERNEL ones include the copies still reading
+ *	@dst's range, which an earlier eviction gave back before its copy
+ *	ended (pipelined eviction). Return 0 with *@ret_fence NULL if the
+ *	copy is done (a CPU copy waits for those fences first), or with
+ *	the fence of the copy job (a reference, passed to ttmsim), which
+ *	must depend on them; ttmsim adds it to @bo's reservation with
+ *	KERNEL usage. @src stays allocated until it signals: a SYSTEM
+ *	block stays accounted too; a VRAM or GTT range is given back at
+ *	once, and whoever takes it next writes it only after this fence. TTM_MOVE_DEFAULT: ttmsim copies as without the
  *	hook. -EMULTIHOP: the move needs a bounce through the domain set in
  *	*@ret_hop (left as set, TTM_DOMAIN_GTT): ttmsim moves @bo there
  *	first (the hook is called for that move too, which may not ask for
@@ -396,7 +401,9 @@ struct ttm_device_options {
 /**
  * struct ttm_domain_stats - one domain, in bytes.
  * @capacity: UINT64_MAX for SYSTEM.
- * @used: bytes allocated in the domain, move sources in flight included;
+ * @used: bytes allocated in the domain, SYSTEM's move sources in flight
+ *	included (a VRAM or GTT source's range is free once its copy is
+ *	queued);
  *	whole pages in VRAM and GTT (a buffer of 5 bytes takes a page).
  * @buffers: resident buffers, pinned or not.
  * @pinned: bytes of the pinned buffers resident in the domain, in @used.
@@ -1111,8 +1118,10 @@ struct ttm_operation_ctx {
  * its domain, its range inside the place's window; struct ttm_place).
  * Otherwise each place is tried in order without evicting, then in order
  * making room (a place whose range is smaller than @bo is passed over):
- * while sources of moves are in flight in the domain, by waiting for
- * their copies (an eviction frees its room only then), else by evicting,
+ * while sources of moves out of SYSTEM are in flight, by waiting for
+ * their copies (their block is freed only then; a VRAM or GTT source's
+ * range is free at once, its next owner's writes ordered after the copy
+ * by KERNEL fences, -EBUSY with @ctx->no_wait_gpu), else by evicting,
  * in LRU order, buffers whose going opens a hole @bo fits in inside the
  * place's window (free bytes elsewhere do not help). Eviction skips
  * pinned buffers, the buffers of @ctx->exec (in use), and buffers locked
