@@ -56,7 +56,7 @@ void bo_ghost_track_locked(struct ttm_device *dev, struct bo_ghost *ghost)
 struct ttm_fence *bo_ghost_untrack_locked(struct ttm_device *dev,
 					  struct bo_ghost *ghost)
 {
-	struct bo_domain *dom = &dev->domain[ghost->res->domain];
+	struct bo_domain *dom = &dev->domain[bo_res_domain(ghost->res)];
 	struct ttm_fence *move = NULL;
 
 	if (ghost->scanned)
@@ -248,7 +248,7 @@ static struct ttm_fence *pending_locked(struct ttm_device *dev, int domain,
 		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
 		const struct range_node *a = &g->res->node;
 
-		if (g->pipelined && g->res->domain == domain &&
+		if (g->pipelined && bo_res_domain(g->res) == domain &&
 		    (!b || (a->start < b->start + b->size &&
 			    b->start < a->start + a->size)) &&
 		    !fence_done(g->fence))
@@ -290,13 +290,13 @@ int bo_ghost_await(struct ttm_device *dev, const struct ttm_resource *res,
 		   const struct ttm_operation_ctx *ctx)
 {
 	/* SYSTEM's blocks are never shared: nothing to order after. */
-	if (res->domain == TTM_DOMAIN_SYSTEM)
+	if (bo_res_domain(res) == TTM_DOMAIN_SYSTEM)
 		return 0;
 	/*
 	 * Unlike a move, no fence can carry the order: the zero fill is
 	 * the CPU's, now.
 	 */
-	return pending_wait(dev, res->domain, &res->node, ctx);
+	return pending_wait(dev, bo_res_domain(res), &res->node, ctx);
 }
 
 int bo_ghost_drain(struct ttm_device *dev, int domain,
