@@ -40,8 +40,7 @@ void ww_raw_acquire_done(struct ww_acquire_ctx *ctx)
 void ww_raw_acquire_fini(struct ww_acquire_ctx *ctx)
 {
 	/* A transaction that parked holding nothing and gave up. */
-	if (ctx->task->batch && ctx->task == ww_thread_current)
-		ww_park_batch_end(ctx->task);
+	ww_park_batch_released(ctx->task);
 	ctx->magic = WW_CTX_FINISHED;
 }
 

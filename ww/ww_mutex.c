@@ -253,9 +253,7 @@ static inline void ctx_released(struct ww_acquire_ctx *ctx)
 		if (unlikely(ctx->inject_exempt))
 			ww_inject_released_all(ctx);
 		/* Holding nothing: a preemption costs nobody a wait. */
-		if (unlikely(ctx->task->batch) &&
-		    ctx->task == ww_thread_current)
-			ww_park_batch_end(ctx->task);
+		ww_park_batch_released(ctx->task);
 	}
 }
 

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-struct ww_thread;
+#include "ww/thread.h"
 
 /*
  * Before @self (the calling thread) parks in a ww lock wait of a
@@ -19,5 +19,18 @@ void ww_park_batch_begin(struct ww_thread *self);
 
 /* Back to SCHED_OTHER; @self is the calling thread, with t->batch set. */
 void ww_park_batch_end(struct ww_thread *self);
+
+/*
+ * @task, a transaction's thread, holds nothing any more: back to
+ * SCHED_OTHER if it parked as SCHED_BATCH. Only the thread itself may
+ * switch its policy; @task is NULL for a ticket never initialised (the
+ * checker reports it, or nothing does with the checker compiled out).
+ */
+static inline void ww_park_batch_released(struct ww_thread *task)
+{
+	if (task && __builtin_expect(task->batch, 0) &&
+	    task == ww_thread_current)
+		ww_park_batch_end(task);
+}
 
 #endif /* TTMSIM_WW_PARK_BATCH_H */
