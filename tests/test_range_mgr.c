@@ -841,7 +841,7 @@ static int op_insert(struct model *m, int k)
 		fail_msg("insert %" PRIu64 " align %" PRIu64 " [%" PRIu64
 			 ", %" PRIu64 ") flags %u: at %" PRIu64 ", model %"
 			 PRIu64, size, align, fpfn, lpfn, flags,
-			 m->nodes[k].start, want);
+			 (uint64_t)m->nodes[k].start, want);
 	model_take(m, k, want, size);
 	return 0;
 }
