@@ -56,7 +56,10 @@ grep -q "libttmsim-tsan\.so\.[0-9]* => $libdir/" <<<"$loaded" ||
 	{ echo "$loaded"; fail "the client loads the plain libttmsim.so"; }
 grep -q "libtsan\.so" <<<"$loaded" || fail "the client is not linked with the TSan runtime"
 lib=$(readlink -f "$libdir/libttmsim-tsan.so")
-nm -D --undefined-only "$lib" | grep -q " __tsan_func_entry$" ||
+# Read whole before the search: grep -q stops at the first match, and
+# under pipefail nm's SIGPIPE then failed an instrumented library.
+undefined=$(nm -D --undefined-only "$lib")
+grep -q " __tsan_func_entry$" <<<"$undefined" ||
 	fail "$lib is not instrumented (no __tsan_func_entry import)"
 
 # A clean run: any report makes TSan exit 66.
