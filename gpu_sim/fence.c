@@ -120,7 +120,7 @@ static void fence_release(struct ttm_fence *f)
 	if (!__atomic_load_n(&f->status, __ATOMIC_RELAXED) &&
 	    (f->cbs.head || f->waiters.head)) {
 		pthread_mutex_lock(&f->lock);
-		fence_signal_unlock(f, -ECANCELED, false);
+		fence_signal_unlock(f, -ECANCELED, false, 0);
 	}
 	if (f->pipe_rd >= 0)
 		fence_fd_release(f);

@@ -95,7 +95,8 @@ bool fence_signalling_now(const struct ttm_fence *f)
 	return false;
 }
 
-void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
+void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd,
+			 uint64_t timestamp_ns)
 {
 	struct ttm_fence_cb *cbs, *waiters;
 	struct signal_frame frame = { f, signalling };
@@ -105,7 +106,7 @@ void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
 	 * First: callbacks and waiters see the fence as signalled, and
 	 * whoever sees the status sees the time (release).
 	 */
-	f->timestamp = mono_ns();
+	f->timestamp = timestamp_ns ? timestamp_ns : mono_ns();
 	__atomic_store_n(&f->status, status, __ATOMIC_RELEASE);
 	if (write_fd && f->pipe_wr >= 0)
 		fence_fd_signal(f);
@@ -127,7 +128,8 @@ void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd)
 	__atomic_store_n(&f->running, 0, __ATOMIC_RELEASE);
 }
 
-TTM_EXPORT int ttm_fence_signal(struct ttm_fence *fence, int error)
+int fence_signal_timestamp(struct ttm_fence *fence, int error,
+			   uint64_t timestamp_ns)
 {
 	if (error > 0 || error < -FENCE_MAX_ERRNO)
 		return -EINVAL;
@@ -138,8 +140,13 @@ TTM_EXPORT int ttm_fence_signal(struct ttm_fence *fence, int error)
 	}
 	if (!error)
 		error = fence->error;
-	fence_signal_unlock(fence, error ? error : 1, true);
+	fence_signal_unlock(fence, error ? error : 1, true, timestamp_ns);
 	return 0;
+}
+
+TTM_EXPORT int ttm_fence_signal(struct ttm_fence *fence, int error)
+{
+	return fence_signal_timestamp(fence, error, 0);
 }
 
 TTM_EXPORT int ttm_fence_add_callback(struct ttm_fence *fence,

@@ -325,6 +325,43 @@ static void test_basic(void **state)
 	mock_free(m);
 }
 
+/*
+ * A job's finished fence records the time its hardware fence signalled,
+ * not a clock read of its own (one fewer per job): the two timestamps
+ * are the same number. A failed run_job has no hardware fence: there the
+ * finished fence reads the clock (test_run_job_error covers its status).
+ */
+static void test_finished_timestamp(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 4, 0);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	struct ttm_fence *fin, *hw;
+	uint64_t hw_ns = 0, fin_ns = 0;
+
+	(void)state;
+	fin = push(m, e, 0, 1, NULL, NULL);
+	wait_run(m, 1);
+	pthread_mutex_lock(&m->lock);
+	hw = ttm_fence_get(m->hw[0]);
+	pthread_mutex_unlock(&m->lock);
+	assert_int_equal(ttm_fence_timestamp(fin, &fin_ns), -EBUSY);
+	hw_done(m, 0, 0);
+	assert_int_equal(ttm_fence_wait(fin, false, -1), 0);
+	assert_int_equal(ttm_fence_get_status(fin), 1);
+	assert_int_equal(ttm_fence_timestamp(hw, &hw_ns), 0);
+	assert_int_equal(ttm_fence_timestamp(fin, &fin_ns), 0);
+	assert_true(hw_ns != 0);
+	assert_true(fin_ns == hw_ns);
+	ttm_fence_put(hw);
+	ttm_fence_put(fin);
+	wait_freed(m, 1);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	mock_free(m);
+}
+
 /* A high-priority job overtakes queued normal ones. */
 static void test_priority_overtakes(void **state)
 {
@@ -899,6 +936,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, mock_fence_setup, \
 					     mock_fence_teardown)
 		T(test_basic),
+		T(test_finished_timestamp),
 		T(test_priority_overtakes),
 		T(test_fairness),
 		T(test_deps_across),

@@ -92,9 +92,20 @@ void fence_lib_setup(struct ttm_fence *f, uint64_t context, uint64_t seqno);
 /*
  * fence_cb.c: signal @f, whose lock the caller holds; it is released
  * before the callbacks run. @write_fd says whether an exported pipe learns
- * of it (not when a fence dies unsignalled).
+ * of it (not when a fence dies unsignalled). @timestamp_ns is the time to
+ * record, or 0 to read the clock now.
  */
-void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd);
+void fence_signal_unlock(struct ttm_fence *f, int status, bool write_fd,
+			 uint64_t timestamp_ns);
+
+/*
+ * fence_cb.c: ttm_fence_signal() recording @timestamp_ns (CLOCK_MONOTONIC
+ * ns, as ttm_fence_timestamp() returns; 0: read the clock) instead of
+ * reading the clock: for a fence that stands for an event another fence
+ * already timed, as dma_fence_signal_timestamp() does. Same returns.
+ */
+int fence_signal_timestamp(struct ttm_fence *fence, int error,
+			   uint64_t timestamp_ns);
 void fence_cb_list_add(struct ttm_fence_cb_list *list,
 		       struct ttm_fence_cb *cb,
 		       ttm_fence_func_t *func);
