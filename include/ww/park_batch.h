@@ -20,4 +20,11 @@ void ww_park_batch_begin(struct ww_thread *self);
 /* Back to SCHED_OTHER; @self is the calling thread, with t->batch set. */
 void ww_park_batch_end(struct ww_thread *self);
 
+/*
+ * @self (the calling thread) woke ww lock waiters in a transaction that
+ * now holds nothing: let them have its CPU (sched_yield()), unless
+ * parking as SCHED_BATCH is off. Clears self->woke.
+ */
+void ww_park_batch_yield(struct ww_thread *self);
+
 #endif /* TTMSIM_WW_PARK_BATCH_H */
