@@ -9,11 +9,14 @@
  *  - interrupted in ww_mutex_lock_interruptible() holding nothing:
  *    SCHED_OTHER at once;
  *  - a thread of another policy (SCHED_IDLE here) is left alone;
+ *  - a transaction whose unlock woke a waiter yields at its last unlock
+ *    (the flag that says so is set until then, and cleared by the yield);
  *  - with --off (run with TTMSIM_SCHED_BATCH=off, tests/meson.build), a
  *    waiter stays SCHED_OTHER.
  *
  * The actor's policy is read from this thread with sched_getscheduler()
- * on its tid, and its parking from its struct ww_thread (white-box).
+ * on its tid, its parking and its woke flag from its struct ww_thread
+ * (white-box: a yield leaves no other trace).
  */
 #include <sched.h>
 
@@ -161,6 +164,41 @@ static void test_other_policy_left_alone(void **state)
 	scene_end(&s, false);
 }
 
+/* A holds l0 and l1; B, waiting for l1, is woken by A's unlock of it. */
+static void test_yield_after_waking(void **state)
+{
+	struct ww_class *cls = *state;
+	struct ww_mutex l0, l1;
+	struct actor a, b;
+
+	ww_mutex_init(&l0, cls);
+	ww_mutex_init(&l1, cls);
+	actor_start(&a, cls);
+	actor_start(&b, cls);
+	actor_run(&a, act_init, NULL);
+	CHECK_INT(actor_run(&a, act_lock, &l0), 0);
+	CHECK_INT(actor_run(&a, act_lock, &l1), 0);
+	actor_run(&b, act_init, NULL);
+	actor_post(&b, act_lock, &l1);
+	CHECK(wait_until(thread_parked, b.ctx.task));
+
+	actor_run(&a, act_unlock, &l1);
+	CHECK_MSG(a.ctx.task->woke, "an unlock that woke a waiter was not "
+		  "noted while the transaction still holds l0");
+	if (CHECK(actor_wait(&b)))
+		CHECK_INT(actor_ret(&b), 0);
+	actor_run(&a, act_unlock, &l0);
+	CHECK_MSG(!a.ctx.task->woke,
+		  "no yield at the transaction's last unlock");
+
+	actor_run(&b, act_unlock, &l1);
+	actor_run(&b, act_fini, NULL);
+	actor_run(&a, act_fini, NULL);
+	actor_stop(&b);
+	actor_stop(&a);
+	assert_checks_passed();
+}
+
 static void test_off_keeps_other(void **state)
 {
 	struct scene s;
@@ -179,6 +217,7 @@ int main(int argc, char **argv)
 		BOTH_CLASSES(test_batch_while_parked),
 		BOTH_CLASSES(test_interrupted_holding_nothing),
 		BOTH_CLASSES(test_other_policy_left_alone),
+		BOTH_CLASSES(test_yield_after_waking),
 	};
 	const struct CMUnitTest off[] = {
 		BOTH_CLASSES(test_off_keeps_other),

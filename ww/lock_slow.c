@@ -321,7 +321,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	return ret;
 }
 
-void ww_unlock_slowpath(struct ww_mutex *lock)
+bool ww_unlock_slowpath(struct ww_mutex *lock)
 {
 	struct ww_bucket *b = ww_bucket_of(lock);
 	struct ww_thread *wake = NULL;
@@ -347,6 +347,7 @@ void ww_unlock_slowpath(struct ww_mutex *lock)
 	/* After the bucket: the woken thread need not wait for it. */
 	if (wake)
 		ww_thread_wake_commit(wake);
+	return wake != NULL;
 }
 
 bool ww_trylock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,

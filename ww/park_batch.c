@@ -26,6 +26,17 @@
  * involuntary context switches than no switching at all). The threads sharing the out-of-memory
  * fallback struct are not switched (one flag for several threads). If the
  * system refuses the change (a seccomp filter, say), it is not tried again.
+ *
+ * The other side: a waiter woken as SCHED_BATCH while both CPUs are busy
+ * waits for a running thread to sleep or end its slice, milliseconds, and
+ * meanwhile every later unlock of the lock it was woken for (stolen by a
+ * running thread) wakes it again: a futex system call each, and under
+ * Wound-Wait it holds its other locks all that time. So a thread whose
+ * transaction's unlocks woke a waiter yields once that transaction holds
+ * nothing (its last unlock, ww/ww_mutex.c): its own preemption then costs
+ * nobody a wait, and a waiter woken on its CPU runs at once. Measured:
+ * docs/benchmarks.md, "[perf] goal 2, second round".
+ *
  * TTMSIM_SCHED_BATCH=0 (or off), the switch of the library's worker
  * threads (include/util/sched_batch.h), turns this off too; read once,
  * when the library loads.
@@ -61,6 +72,13 @@ void ww_park_batch_begin(struct ww_thread *self)
 		self->batch = true;
 	else
 		__atomic_store_n(&park_batch_off, 1, __ATOMIC_RELAXED);
+}
+
+void ww_park_batch_yield(struct ww_thread *self)
+{
+	self->woke = false;
+	if (!__atomic_load_n(&park_batch_off, __ATOMIC_RELAXED))
+		sched_yield();
 }
 
 void ww_park_batch_end(struct ww_thread *self)

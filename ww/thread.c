@@ -126,6 +126,7 @@ struct ww_thread *ww_thread_attach(void)
 		t->attached = true;
 		t->spin_shift = 0; /* a new thread starts with the full budget */
 		t->batch = false; /* its last thread may have exited holding locks */
+		t->woke = false;
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (!t)

@@ -257,10 +257,29 @@ static inline void ctx_released(struct ww_acquire_ctx *ctx)
 	}
 }
 
+/*
+ * After an unlock of @ctx's (ours): a transaction whose unlocks woke
+ * waiters yields once it holds nothing (ww/park_batch.c says why).
+ */
+static inline void yield_if_woke(struct ww_acquire_ctx *ctx, bool woke)
+{
+	struct ww_thread *self = ctx->task;
+
+	/* NULL: a ticket never initialised (test_zeroed_ticket). */
+	if (!self || likely(!woke && !self->woke) ||
+	    self != ww_thread_current || self->shared)
+		return;
+	if (ctx->acquired > 0)
+		self->woke = true;
+	else
+		ww_park_batch_yield(self);
+}
+
 static inline void unlock_common(struct ww_mutex *lock)
 {
 	uintptr_t token = ww_token(ww_word_load(lock));
 	struct ww_acquire_ctx *ctx = ww_token_ctx(token);
+	bool woke;
 
 	/*
 	 * Acquire as well as release: waiters may have read our context
@@ -271,13 +290,17 @@ static inline void unlock_common(struct ww_mutex *lock)
 	if (likely(__atomic_compare_exchange_n(&lock->owner, &token, 0, false,
 					       __ATOMIC_ACQ_REL,
 					       __ATOMIC_RELAXED))) {
-		if (ctx)
+		if (ctx) {
 			ctx_released(ctx);
+			yield_if_woke(ctx, false);
+		}
 		return;
 	}
 	if (ctx)
 		ctx_released(ctx);
-	ww_unlock_slowpath(lock);
+	woke = ww_unlock_slowpath(lock);
+	if (ctx)
+		yield_if_woke(ctx, woke);
 }
 
 void ww_raw_unlock(struct ww_mutex *lock)

@@ -33,4 +33,11 @@ static inline void ww_park_batch_released(struct ww_thread *task)
 		ww_park_batch_end(task);
 }
 
+/*
+ * @self (the calling thread) woke ww lock waiters in a transaction that
+ * now holds nothing: let them have its CPU (sched_yield()), unless
+ * parking as SCHED_BATCH is off. Clears self->woke.
+ */
+void ww_park_batch_yield(struct ww_thread *self);
+
 #endif /* TTMSIM_WW_PARK_BATCH_H */

@@ -18,7 +18,7 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		     bool interruptible);
 
 /* Release @lock whose word carries flags: wake or hand off to a waiter. */
-void ww_unlock_slowpath(struct ww_mutex *lock);
+bool ww_unlock_slowpath(struct ww_mutex *lock);
 
 /* Take @lock, free but with queued waiters, without sleeping. */
 bool ww_trylock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,

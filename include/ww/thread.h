@@ -43,6 +43,11 @@ struct ww_thread {
 	 * that holds nothing (ww/park_batch.c); this thread only.
 	 */
 	bool batch;
+	/*
+	 * An unlock of its transaction woke a waiter: yield once the
+	 * transaction holds nothing (ww/park_batch.c); this thread only.
+	 */
+	bool woke;
 	pid_t tid;              /* Linux thread id, 0 until attached */
 	pthread_t self;
 	bool attached;          /* registry: a live thread owns this struct */
