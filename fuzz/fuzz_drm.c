@@ -89,11 +89,15 @@ struct ioctl_entry {
 	struct ptr_field ptrs[3];
 	/* offset of the __s32 of a descriptor it returns; 0: none */
 	int fd_out;
+	/* offset of the __s32 of a descriptor it takes; 0: none */
+	int fd_in;
 };
 
 #define E(req) { (req), -1, -1, { { 0 } } }
 #define T(req, type, field) { (req), offsetof(type, field), -1, { { 0 } } }
 #define F(req, type, field) { (req), -1, -1, { { 0 } }, offsetof(type, field) }
+#define I(req, type, field) \
+	{ (req), -1, -1, { { 0 } }, 0, offsetof(type, field) }
 #define P(type, ptr, count, u64) \
 	{ offsetof(type, ptr), offsetof(type, count), (u64), true }
 
@@ -108,14 +112,14 @@ static const struct ioctl_entry ioctls[] = {
 	E(DRM_IOCTL_SET_CLIENT_CAP),
 	E(DRM_IOCTL_AUTH_MAGIC),
 	F(DRM_IOCTL_PRIME_HANDLE_TO_FD, struct drm_prime_handle, fd),
-	E(DRM_IOCTL_PRIME_FD_TO_HANDLE),
+	I(DRM_IOCTL_PRIME_FD_TO_HANDLE, struct drm_prime_handle, fd),
 	E(DRM_IOCTL_MODE_CREATE_DUMB),
 	E(DRM_IOCTL_MODE_MAP_DUMB),
 	E(DRM_IOCTL_MODE_DESTROY_DUMB),
 	E(DRM_IOCTL_SYNCOBJ_CREATE),
 	E(DRM_IOCTL_SYNCOBJ_DESTROY),
 	F(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, struct drm_syncobj_handle, fd),
-	E(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE),
+	I(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, struct drm_syncobj_handle, fd),
 	{ DRM_IOCTL_SYNCOBJ_WAIT, offsetof(struct drm_syncobj_wait,
 					   timeout_nsec), -1, {
 		P(struct drm_syncobj_wait, handles, count_handles, false) } },
@@ -147,6 +151,7 @@ static const struct ioctl_entry ioctls[] = {
 	/* Its arrays go through ttm_drm_copy_from_user(): any pointer. */
 	{ DRM_IOCTL_TTMSIM_SUBMIT, -1,
 	  offsetof(struct drm_ttmsim_submit, duration_ns), { { 0 } },
+	  offsetof(struct drm_ttmsim_submit, fence_fd),
 	  offsetof(struct drm_ttmsim_submit, fence_fd) },
 	E(DRM_IOCTL_TTMSIM_SET_PRIORITY),
 	/* requests no table has: -EINVAL */
@@ -211,6 +216,37 @@ static void take_fd(struct user_fds *u, const struct ioctl_entry *e,
 			   e->request, fd);
 	}
 	u->fd[u->n++] = fd;
+}
+
+/*
+ * The descriptor @e takes: one this input's ioctls returned, stdin (open,
+ * not a DRM object), -1 or one never open. Never a raw number from the
+ * input: descriptors are the process's, and the library's own (a fence
+ * pipe's end) would be used while the library closes it in another
+ * thread, a race of the harness's making (TSan saw one), where the
+ * kernel's per-file table gives a caller only its own.
+ */
+static void fix_fd(uint8_t *arg, size_t size, const struct ioctl_entry *e,
+		   const struct user_fds *u)
+{
+	uint32_t raw, pick;
+	int32_t fd;
+
+	if (!e->fd_in || (size_t)e->fd_in + 4 > size) {
+		return;
+	}
+	memcpy(&raw, arg + e->fd_in, 4);
+	pick = raw % (u->n + 3);
+	if (pick < u->n) {
+		fd = u->fd[pick];
+	} else if (pick == u->n) {
+		fd = 0;
+	} else if (pick == u->n + 1) {
+		fd = -1;
+	} else {
+		fd = 1 << 20;
+	}
+	memcpy(arg + e->fd_in, &fd, 4);
 }
 
 static void close_user_fds(struct user_fds *u)
@@ -352,6 +388,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(arg, data + pos, take);
 		pos += take;
 		fix_block(arg, len, e);
+		fix_fd(arg, len, e, &fds);
 		ret = ttm_drm_ioctl(files[how & 1], req, (how & 4) ? NULL : arg);
 		FUZZ_CHECK(ret <= 0, "ioctl %#lx returned %d", req, ret);
 		if (ret == 0 && !(how & 4)) {
