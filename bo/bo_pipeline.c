@@ -88,10 +88,8 @@ void bo_ghost_fini_device(struct ttm_device *dev)
 static bool ghost_overlaps(const struct bo_ghost *g,
 			   const struct ttm_resource *res)
 {
-	const struct range_node *a = &g->res->node, *b = &res->node;
-
 	return g->scanned && bo_res_domain(g->res) == bo_res_domain(res) &&
-	       a->start < b->start + b->size && b->start < a->start + a->size;
+	       range_node_overlaps(&g->res->node, &res->node);
 }
 
 /*
@@ -246,11 +244,9 @@ static struct ttm_fence *pending_locked(struct ttm_device *dev, int domain,
 		return ttm_fence_get(move);
 	list_for_each(node, &dev->ghosts) {
 		struct bo_ghost *g = list_entry(node, struct bo_ghost, node);
-		const struct range_node *a = &g->res->node;
 
 		if (g->pipelined && bo_res_domain(g->res) == domain &&
-		    (!b || (a->start < b->start + b->size &&
-			    b->start < a->start + a->size)) &&
+		    (!b || range_node_overlaps(&g->res->node, b)) &&
 		    !fence_done(g->fence))
 			return ttm_fence_get(g->fence);
 	}

@@ -173,6 +173,14 @@ static inline bool range_node_allocated(const struct range_node *node)
 	return node->next != NULL;
 }
 
+/* Whether the pages of @a and @b (of one manager, linked or not) meet. */
+static inline bool range_node_overlaps(const struct range_node *a,
+				       const struct range_node *b)
+{
+	return (uint64_t)a->start < (uint64_t)b->start + b->size &&
+	       (uint64_t)b->start < (uint64_t)a->start + a->size;
+}
+
 /**
  * range_mgr_used() - Pages in nodes.
  * @mm: The manager.
