@@ -509,6 +509,42 @@ void bench_pick(unsigned int *perm, unsigned int n, unsigned int k,
 	}
 }
 
+/* @iters steps of a dependent chain the compiler cannot drop. */
+uint64_t bench_work_loop(uint64_t iters)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull, i;
+
+	for (i = 0; i < iters; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/*
+ * The best of a few tries, so that a preemption during one does not
+ * count.
+ */
+double bench_work_iters_per_us(void)
+{
+	const uint64_t iters = 200000;
+	double best = 0;
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		uint64_t start = cli_now_ns();
+		double rate;
+
+		bench_work_loop(iters);
+		rate = (double)iters * 1000 / (double)(cli_now_ns() - start + 1);
+		if (rate > best)
+			best = rate;
+	}
+	return best;
+}
+
 /* -------------------------------------------------------------------- */
 /* Running. */
 

@@ -182,4 +182,14 @@ double bench_ratio(double a, double b);
 void bench_pick(unsigned int *perm, unsigned int n, unsigned int k,
 		uint64_t *rng);
 
+/*
+ * Busy work: bench_work_loop() runs @iters steps of a dependent chain the
+ * compiler cannot drop (its result is returned); bench_work_iters_per_us()
+ * is how many steps take a microsecond on this CPU, alone (the best of a
+ * few tries). Work, not a wall-clock wait: a thread preempted in the
+ * middle still owes the rest.
+ */
+uint64_t bench_work_loop(uint64_t iters);
+double bench_work_iters_per_us(void);
+
 #endif /* TTMSIM_TOOLS_BENCH_H */

@@ -214,7 +214,7 @@ struct contended_run {
 	struct slot *slots;
 	unsigned int per_tx;
 	uint64_t hold_ns;
-	uint64_t hold_iters; /* HOLD_WORK: work_loop() iterations */
+	uint64_t hold_iters; /* HOLD_WORK: bench_work_loop() iterations */
 	pthread_barrier_t start;
 	int stop;              /* atomic */
 	unsigned int finished; /* atomic: workers out of their loop */
@@ -258,42 +258,6 @@ static void busy_wait_ns(uint64_t ns)
 		;
 }
 
-/* @iters steps of a dependent chain the compiler cannot drop. */
-static uint64_t work_loop(uint64_t iters)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ull, i;
-
-	for (i = 0; i < iters; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
-
-/*
- * work_loop() iterations per microsecond on this CPU, alone: the best of
- * a few tries, so that a preemption during one does not count.
- */
-static double work_iters_per_us(void)
-{
-	const uint64_t iters = 200000;
-	double best = 0;
-	int i;
-
-	for (i = 0; i < 7; i++) {
-		uint64_t start = cli_now_ns();
-		double rate;
-
-		work_loop(iters);
-		rate = (double)iters * 1000 / (double)(cli_now_ns() - start + 1);
-		if (rate > best)
-			best = rate;
-	}
-	return best;
-}
-
 /* The work done with every lock of the transaction held. */
 static void critical_section(struct worker *w, const unsigned int *picks)
 {
@@ -301,7 +265,7 @@ static void critical_section(struct worker *w, const unsigned int *picks)
 	unsigned int i;
 
 	if (run->hold_iters)
-		work_loop(run->hold_iters);
+		bench_work_loop(run->hold_iters);
 	else if (run->hold_ns)
 		busy_wait_ns(run->hold_ns);
 	for (i = 0; i < run->per_tx; i++)
@@ -601,7 +565,7 @@ int ww_run_point(const struct ww_config *cfg, const struct ww_point *pt,
 	run.per_tx = (unsigned int)pt->per_tx;
 	run.hold_ns = pt->hold_us * 1000;
 	if (pt->hold_kind == HOLD_WORK)
-		run.hold_iters = (uint64_t)(work_iters_per_us() *
+		run.hold_iters = (uint64_t)(bench_work_iters_per_us() *
 					    (double)pt->hold_us);
 	workers = aligned_alloc(64, pt->threads * sizeof(*workers));
 	run.slots = aligned_alloc(64, pt->locks * sizeof(*run.slots));
