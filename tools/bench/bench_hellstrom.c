@@ -20,6 +20,15 @@
  * against the first (one thread per core), one of four times the CPUs or
  * more against the second (oversubscribed); others have no reference.
  *
+ * --gap-us puts busy work with no lock held between a thread's
+ * transactions: the share of each thread's time spent in the lock phase
+ * falls, and with it how often two transactions overlap. Each class's
+ * figures come with the counts that say how much they did overlap:
+ * collisions (a lock found held by another transaction when we went for
+ * it, per transaction), the share of the threads' time in the lock phase,
+ * and the CPUs the threads kept busy (their CPU time over the wall time:
+ * two threads on a loaded 2-core machine may well run one at a time).
+ *
  * The per-lock counters must add up to the increments made: a lost
  * update means mutual exclusion failed, and the run fails (exit 1).
  */
@@ -29,6 +38,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ttmsim/ww_mutex.h"
@@ -37,6 +47,7 @@
 #define MAX_COUNTS 16
 #define MAX_THREADS 1024
 #define MAX_POOL (UINT64_C(1) << 24)
+#define MAX_GAP_US UINT64_C(1000000)
 /*
  * A run still going after this long is taken for a deadlock: 10 minutes,
  * plus 10 us per lock taken (the slowest runs seen took about 0.5 us).
@@ -58,7 +69,7 @@ struct hs_config {
 	struct bench_common c; /* first: the harness's */
 	uint64_t threads[MAX_COUNTS];
 	size_t n_threads;
-	uint64_t tx, locks, pool;
+	uint64_t tx, locks, pool, gap_us;
 };
 _Static_assert(offsetof(struct hs_config, c) == 0, "the harness's first");
 
@@ -103,6 +114,7 @@ struct hs_run {
 	const struct hs_config *cfg;
 	struct ww_class *cls;
 	struct hs_lock *pool;
+	uint64_t gap_iters; /* bench_work_loop() steps between transactions */
 	pthread_barrier_t start;
 	unsigned int finished; /* atomic */
 };
@@ -113,11 +125,19 @@ struct hs_worker {
 	uint64_t rng;
 	unsigned int *perm; /* the pool's indices; the picks lead */
 	uint64_t rollbacks, increments, end_ns;
+	uint64_t collisions; /* locks found held by another at the attempt */
+	uint64_t lock_ns;    /* in transactions: init to the last unlock */
+	uint64_t cpu_ns;     /* the thread's CPU time */
 } __attribute__((aligned(64)));
 
-/* One repetition of one class at one thread count. */
+/*
+ * One repetition of one class at one thread count. Per transaction:
+ * rollbacks and collisions; lock_share: the threads' time in transactions
+ * over their time running the loop; cpus: their CPU time over the wall.
+ */
 struct hs_rep {
 	double time_s, rollbacks;
+	double rollbacks_per_tx, collisions_per_tx, lock_share, cpus;
 };
 
 static void __attribute__((noreturn)) hs_fail(const char *what, int ret)
@@ -155,6 +175,11 @@ static void hs_tx(struct hs_worker *w, unsigned int *picks, unsigned int n)
 	ww_acquire_init(&ctx, w->run->cls);
 	for (;;) {
 		for (i = first, ret = 0; i < n; i++) {
+			/*
+			 * A read of the line the lock is about to take: held
+			 * means held by another (the picks are distinct).
+			 */
+			w->collisions += ww_mutex_is_locked(&pool[picks[i]].ww);
 			ret = ww_mutex_lock(&pool[picks[i]].ww, &ctx);
 			if (ret)
 				break;
@@ -179,19 +204,36 @@ static void hs_tx(struct hs_worker *w, unsigned int *picks, unsigned int n)
 	ww_acquire_fini(&ctx);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
 static void *hs_worker_main(void *arg)
 {
 	struct hs_worker *w = arg;
 	const struct hs_config *cfg = w->run->cfg;
-	uint64_t t;
+	uint64_t t, tx_start, cpu_start;
 
 	pthread_barrier_wait(&w->run->start);
+	cpu_start = thread_cpu_ns();
 	for (t = 0; t < cfg->tx; t++) {
+		/* The gap comes first: threads start out of step. */
+		if (w->run->gap_iters)
+			__asm__ volatile("" : : "r"(bench_work_loop(
+					 w->run->gap_iters)));
 		bench_pick(w->perm, (unsigned int)cfg->pool,
 			   (unsigned int)cfg->locks, &w->rng);
+		tx_start = cli_now_ns();
 		hs_tx(w, w->perm, (unsigned int)cfg->locks);
+		w->lock_ns += cli_now_ns() - tx_start;
 	}
 	w->end_ns = cli_now_ns();
+	w->cpu_ns = thread_cpu_ns() - cpu_start;
 	__atomic_fetch_add(&w->run->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -205,6 +247,7 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 {
 	const struct hs_config *cfg = run->cfg;
 	uint64_t i, j, start, end, made = 0, counted = 0, rollbacks = 0;
+	uint64_t collisions = 0, lock_ns = 0, cpu_ns = 0, run_ns = 0;
 	int ret;
 
 	for (i = 0; i < cfg->pool; i++) {
@@ -219,7 +262,8 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 		w->rng = cli_splitmix64(&s) | 1;
 		for (j = 0; j < cfg->pool; j++)
 			w->perm[j] = (unsigned int)j;
-		w->rollbacks = w->increments = 0;
+		w->rollbacks = w->increments = w->collisions = 0;
+		w->lock_ns = w->cpu_ns = 0;
 	}
 	run->finished = 0;
 	pthread_barrier_init(&run->start, NULL, (unsigned int)threads + 1);
@@ -254,6 +298,10 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 			end = workers[i].end_ns;
 		rollbacks += workers[i].rollbacks;
 		made += workers[i].increments;
+		collisions += workers[i].collisions;
+		lock_ns += workers[i].lock_ns;
+		cpu_ns += workers[i].cpu_ns;
+		run_ns += workers[i].end_ns - start;
 	}
 	pthread_barrier_destroy(&run->start);
 	for (i = 0; i < cfg->pool; i++) {
@@ -262,6 +310,11 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 	}
 	res->time_s = (double)(end - start) / 1e9;
 	res->rollbacks = (double)rollbacks;
+	res->rollbacks_per_tx = (double)rollbacks / (double)(threads * cfg->tx);
+	res->collisions_per_tx = (double)collisions /
+				 (double)(threads * cfg->tx);
+	res->lock_share = bench_ratio((double)lock_ns, (double)run_ns);
+	res->cpus = bench_ratio((double)cpu_ns, (double)(end - start));
 	if (counted != made) {
 		cli_error("bench hellstrom: counters: lost updates: the locks "
 			  "counted %llu, the threads made %llu increments",
@@ -277,6 +330,9 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 
 struct hs_point {
 	struct bench_stat time[NR_CLS], rollbacks[NR_CLS];
+	/* The counts behind them (struct hs_rep), medians of the reps. */
+	struct bench_stat per_tx[NR_CLS], collisions[NR_CLS];
+	struct bench_stat lock_share[NR_CLS], cpus[NR_CLS];
 	double time_ratio, rollbacks_ratio; /* WW/WD, of the medians */
 	const struct published *ref;
 	int reproduced; /* 1, 0; -1: no reference or no figure */
@@ -347,6 +403,12 @@ static void hs_print_point(uint64_t threads, const struct hs_point *p)
 		       p->ref->what, ref_rollbacks_ratio(p->ref),
 		       ref_time_ratio(p->ref));
 	printf("\n  %7s %s\n", "", reading);
+	for (c = 0; c < NR_CLS; c++)
+		printf("  %7s %-11s per tx: %.4g rollbacks, %.4g collisions; "
+		       "in transactions %.0f%% of the time; %.2f CPUs busy\n",
+		       "", class_names[c], p->per_tx[c].median,
+		       p->collisions[c].median, 100 * p->lock_share[c].median,
+		       p->cpus[c].median);
 	fflush(stdout);
 }
 
@@ -365,6 +427,11 @@ static void hs_add_point(struct json_object *results,
 		bench_add_string(r, "class", class_names[c]);
 		bench_add_stat(r, "time_s", &p->time[c], 4);
 		bench_add_stat(r, "rollbacks", &p->rollbacks[c], 0);
+		bench_add_u64(r, "transactions", threads * cfg->tx);
+		bench_add_stat(r, "rollbacks_per_tx", &p->per_tx[c], 6);
+		bench_add_stat(r, "collisions_per_tx", &p->collisions[c], 6);
+		bench_add_stat(r, "lock_phase_share", &p->lock_share[c], 4);
+		bench_add_stat(r, "cpus_busy", &p->cpus[c], 3);
 		a = bench_add_array(r, "reps");
 		for (rep = 0; rep < cfg->c.reps; rep++) {
 			const struct hs_rep *hr = &reps[rep * NR_CLS + c];
@@ -372,6 +439,13 @@ static void hs_add_point(struct json_object *results,
 
 			bench_add_fixed(e, "time_s", hr->time_s, 4);
 			bench_add_u64(e, "rollbacks", (uint64_t)hr->rollbacks);
+			bench_add_fixed(e, "rollbacks_per_tx",
+					hr->rollbacks_per_tx, 6);
+			bench_add_fixed(e, "collisions_per_tx",
+					hr->collisions_per_tx, 6);
+			bench_add_fixed(e, "lock_phase_share", hr->lock_share,
+					4);
+			bench_add_fixed(e, "cpus_busy", hr->cpus, 3);
 			json_object_array_add(a, e);
 		}
 	}
@@ -433,6 +507,9 @@ static int hs_measure(const void *data, struct json_object *results)
 		cli_error("bench hellstrom: out of memory");
 		goto out;
 	}
+	if (cfg->gap_us)
+		run.gap_iters = (uint64_t)(bench_work_iters_per_us() *
+					   (double)cfg->gap_us);
 	if (!cfg->c.json) {
 		printf("\nper thread count: rollbacks and wall time, median of "
 		       "%llu reps (min, best)\n",
@@ -462,6 +539,19 @@ static int hs_measure(const void *data, struct json_object *results)
 			bench_stat(&p.rollbacks[c], &reps[c].rollbacks,
 				   NR_CLS * sizeof(*reps), cfg->c.reps,
 				   BENCH_LOWER);
+			bench_stat(&p.per_tx[c], &reps[c].rollbacks_per_tx,
+				   NR_CLS * sizeof(*reps), cfg->c.reps,
+				   BENCH_LOWER);
+			bench_stat(&p.collisions[c],
+				   &reps[c].collisions_per_tx,
+				   NR_CLS * sizeof(*reps), cfg->c.reps,
+				   BENCH_LOWER);
+			bench_stat(&p.lock_share[c], &reps[c].lock_share,
+				   NR_CLS * sizeof(*reps), cfg->c.reps,
+				   BENCH_LOWER);
+			bench_stat(&p.cpus[c], &reps[c].cpus,
+				   NR_CLS * sizeof(*reps), cfg->c.reps,
+				   BENCH_HIGHER);
 		}
 		hs_judge(&p, cfg->threads[t]);
 		if (!cfg->c.json)
@@ -512,8 +602,9 @@ static void hs_print_config(const void *data)
 		printf("%s%llu", t ? "," : "",
 		       (unsigned long long)cfg->threads[t]);
 	printf(", tx %llu per thread, locks %llu of a pool of %llu, "
-	       "seed %llu%s\n", (unsigned long long)cfg->tx,
+	       "gap %llu us, seed %llu%s\n", (unsigned long long)cfg->tx,
 	       (unsigned long long)cfg->locks, (unsigned long long)cfg->pool,
+	       (unsigned long long)cfg->gap_us,
 	       (unsigned long long)cfg->c.seed, cfg->c.quick ? ", quick" : "");
 }
 
@@ -549,6 +640,14 @@ static const struct bench_option hs_options[] = {
 		.offset = BENCH_AT(struct hs_config, pool, uint64_t),
 		.min = 1, .max = MAX_POOL,
 	},
+	{
+		.name = "gap-us", .arg = "N",
+		.help = "busy work between a thread's transactions,\n"
+			"no lock held: N us of computation on this\n"
+			"CPU alone, 0 to 1000000 (default 0)",
+		.offset = BENCH_AT(struct hs_config, gap_us, uint64_t),
+		.min = 0, .max = MAX_GAP_US,
+	},
 	{ .name = NULL },
 };
 
@@ -567,6 +666,12 @@ static const char hs_about[] =
 	"reproduced if WW/WD rollbacks <= 0.1 and time <= 1.25 at 2 up\n"
 	"to one thread per CPU, or <= 1.0 and <= 1.6 at 4x the CPUs or\n"
 	"more.\n"
+	"Under each point, per class: rollbacks and collisions (a lock\n"
+	"found held by another) per transaction, the share of the\n"
+	"threads' time spent in transactions, and the CPUs they kept\n"
+	"busy. --gap-us lowers that share: transactions that overlap\n"
+	"less collide less, which is how rollbacks depend on the\n"
+	"workload's geometry.\n"
 	"Fails (exit 1) if any per-lock counter lost an update.\n";
 
 const struct bench bench_hellstrom = {
