@@ -11,6 +11,12 @@
  *    the LRU; then the same through the locking helper, 8 buffers per
  *    transaction. Reported in ns per buffer for each N: if the hot path
  *    scanned anything of size N, the figure would grow with N.
+ *    Next to it, the floors and parts that say where the time goes: one
+ *    locked read-modify-write per buffer on a bench-owned line (laid out
+ *    as far apart as the buffers), without and with a software prefetch
+ *    of the line a few buffers ahead; reserve + unreserve alone (no
+ *    validate); and the whole pass with the prefetch of each buffer a few
+ *    ahead, as a caller that knows its next buffers could do.
  *  - eviction: a 16 MiB VRAM, a large GTT, 1 MiB buffers twice as many as
  *    VRAM holds, a real-time fake GPU running the copies. Validating them
  *    round-robin into VRAM only makes every validate evict the LRU head,
@@ -36,6 +42,18 @@
 #define MAX_COUNTS 16
 #define MAX_BUFFERS (UINT64_C(1) << 24)
 #define PER_TX 8 /* buffers per transaction of the helper loop */
+/*
+ * How far ahead the prefetching passes fetch: a miss takes ~100 ns, a
+ * buffer's pass tens, so a few buffers ahead is in time and still cached.
+ */
+#define AHEAD 8
+/*
+ * The bench-owned line of each buffer in the read-modify-write floor, one
+ * per SLOT_BYTES: about what a buffer spans (struct ttm_bo and its
+ * resource, 240 bytes with malloc's headers), so that the floor misses
+ * the TLB as often as the real pass.
+ */
+#define SLOT_BYTES 256
 
 #define EVICT_VRAM (UINT64_C(16) << 20)
 #define EVICT_BO_SIZE (UINT64_C(1) << 20)
@@ -54,11 +72,17 @@ struct count_rep {
 	double touch_ns;  /* ttm_bo_size() alone: the memory-latency floor */
 	double single_ns; /* reserve + validate + unreserve */
 	double exec_ns;   /* the helper, PER_TX per transaction */
+	/* Where single_ns goes (the file's comment). */
+	double rmw_ns;             /* a locked RMW of a bench-owned line */
+	double rmw_prefetch_ns;    /* the same, prefetched AHEAD */
+	double reserve_ns;         /* reserve + unreserve, no validate */
+	double single_prefetch_ns; /* single_ns, each buffer prefetched */
 };
 
 struct count_result {
 	struct count_rep *reps;
 	struct bench_stat touch, single, exec;
+	struct bench_stat rmw, rmw_prefetch, reserve, single_prefetch;
 	double create_s; /* creating the buffers, once */
 	double bookkeeping_bytes; /* per buffer, beyond its contents */
 };
@@ -130,13 +154,71 @@ static double pass_touch(struct ttm_bo **order, uint64_t n)
 	return (double)(cli_now_ns() - start) / (double)n;
 }
 
-static int pass_single(struct ttm_bo **order, uint64_t n)
+/*
+ * One locked read-modify-write per buffer, in a random order: the line of
+ * slot @order[i] of @slots (SLOT_BYTES each). A reserve makes at least
+ * one (the lock's compare-and-swap); on x86 a locked instruction lets no
+ * later load start before it is done, so unlike pass_touch()'s reads the
+ * misses are taken one after the other. With @prefetch, the line AHEAD
+ * slots on is prefetched for writing first: a prefetch is not held back
+ * by the locked instructions, so the misses overlap again.
+ */
+static double pass_rmw(char *slots, const uint32_t *order, uint64_t n,
+		       bool prefetch)
+{
+	uint64_t i, start = cli_now_ns();
+
+	for (i = 0; i < n; i++) {
+		if (prefetch && i + AHEAD < n)
+			__builtin_prefetch(slots + (size_t)order[i + AHEAD] *
+					   SLOT_BYTES, 1);
+		__atomic_fetch_add((uint64_t *)(slots + (size_t)order[i] *
+						SLOT_BYTES), 1,
+				   __ATOMIC_SEQ_CST);
+	}
+	return (double)(cli_now_ns() - start) / (double)n;
+}
+
+/*
+ * What a caller that knows its next buffer can fetch ahead: its struct,
+ * every line of it (the reservation's lock and the LRU node are in it).
+ * What it points to (its resource, its LRU neighbours) takes a read of
+ * it first: only the library could chain those.
+ */
+static void prefetch_bo(struct ttm_bo *bo)
+{
+	const char *p = (const char *)bo;
+	size_t off;
+
+	for (off = 0; off < sizeof(*bo); off += 64)
+		__builtin_prefetch(p + off, 1);
+	__builtin_prefetch(p + sizeof(*bo) - 1, 1);
+}
+
+/* reserve + unreserve alone: the lock and the LRU move, no validate. */
+static int pass_reserve(struct ttm_bo **order, uint64_t n)
+{
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ttm_bo_reserve(order[i], false, false, NULL);
+		if (ret)
+			return fail("ttm_bo_reserve", ret);
+		ttm_bo_unreserve(order[i]);
+	}
+	return 0;
+}
+
+static int pass_single(struct ttm_bo **order, uint64_t n, bool prefetch)
 {
 	struct ttm_operation_ctx ctx = { 0 };
 	uint64_t i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
+		if (prefetch && i + AHEAD < n)
+			prefetch_bo(order[i + AHEAD]);
 		ret = ttm_bo_reserve(order[i], false, false, NULL);
 		if (ret)
 			return fail("ttm_bo_reserve", ret);
@@ -195,6 +277,55 @@ static int pass_exec(struct ttm_device *dev, struct ttm_bo **order,
 	return 0;
 }
 
+/* @order[0..@n) a random permutation of 0..n-1: Fisher-Yates. */
+static void shuffle_index(uint32_t *order, uint64_t n, uint64_t *rng)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	for (i = n - 1; i > 0; i--) {
+		uint64_t j = cli_xorshift64(rng) % (i + 1);
+		uint32_t tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+}
+
+/*
+ * The parts of one repetition after the figures of the first table, each
+ * pass in a new random order (an order just walked leaves each buffer's
+ * LRU neighbours the next ones: cached). @slots and @order: n slots of
+ * the read-modify-write floor and their order.
+ */
+static int parts_rep(struct ttm_bo **bos, uint64_t n, char *slots,
+		     uint32_t *order, uint64_t *rng, struct count_rep *r)
+{
+	uint64_t start;
+	int ret;
+
+	shuffle_index(order, n, rng);
+	r->rmw_ns = pass_rmw(slots, order, n, false);
+	shuffle_index(order, n, rng);
+	r->rmw_prefetch_ns = pass_rmw(slots, order, n, true);
+
+	shuffle(bos, n, rng);
+	start = cli_now_ns();
+	ret = pass_reserve(bos, n);
+	if (ret)
+		return ret;
+	r->reserve_ns = (double)(cli_now_ns() - start) / (double)n;
+
+	shuffle(bos, n, rng);
+	start = cli_now_ns();
+	ret = pass_single(bos, n, true);
+	if (ret)
+		return ret;
+	r->single_prefetch_ns = (double)(cli_now_ns() - start) / (double)n;
+	return 0;
+}
+
 /* The resident set in bytes (/proc/self/statm), or -1. */
 static double rss_bytes(void)
 {
@@ -225,6 +356,8 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 	struct ttm_device_stats st;
 	struct ttm_device *dev;
 	struct ttm_bo **bos;
+	uint32_t *order = NULL;
+	char *slots = NULL;
 	uint64_t i, rep, start, in_vram, rng = rng_seed(cfg->c.seed + n);
 	double rss_before, rss_after;
 	int ret;
@@ -261,6 +394,15 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 	rss_after = rss_bytes();
 	res->bookkeeping_bytes = rss_before < 0 || rss_after < 0 ? NAN :
 		(rss_after - rss_before - (double)(n * cfg->size)) / (double)n;
+	/* After the bookkeeping's measure: the floor's lines, the bench's. */
+	order = malloc(n * sizeof(*order));
+	slots = aligned_alloc(64, n * SLOT_BYTES);
+	if (!order || !slots) {
+		cli_error("bench bo: out of memory");
+		ret = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	memset(slots, 0, n * SLOT_BYTES);
 
 	/* Repetitions outermost, both loops back to back: drift hits both. */
 	for (rep = 0; rep < cfg->c.reps; rep++) {
@@ -269,7 +411,7 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		shuffle(bos, n, &rng);
 		r->touch_ns = pass_touch(bos, n);
 		start = cli_now_ns();
-		ret = pass_single(bos, n);
+		ret = pass_single(bos, n, false);
 		if (ret)
 			goto out;
 		r->single_ns = (double)(cli_now_ns() - start) / (double)n;
@@ -280,6 +422,10 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		if (ret)
 			goto out;
 		r->exec_ns = (double)(cli_now_ns() - start) / (double)n;
+
+		ret = parts_rep(bos, n, slots, order, &rng, r);
+		if (ret)
+			goto out;
 	}
 	bench_stat(&res->touch, &res->reps[0].touch_ns, sizeof(*res->reps),
 		   cfg->c.reps, BENCH_LOWER);
@@ -287,6 +433,14 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		   cfg->c.reps, BENCH_LOWER);
 	bench_stat(&res->exec, &res->reps[0].exec_ns, sizeof(*res->reps),
 		   cfg->c.reps, BENCH_LOWER);
+	bench_stat(&res->rmw, &res->reps[0].rmw_ns, sizeof(*res->reps),
+		   cfg->c.reps, BENCH_LOWER);
+	bench_stat(&res->rmw_prefetch, &res->reps[0].rmw_prefetch_ns,
+		   sizeof(*res->reps), cfg->c.reps, BENCH_LOWER);
+	bench_stat(&res->reserve, &res->reps[0].reserve_ns,
+		   sizeof(*res->reps), cfg->c.reps, BENCH_LOWER);
+	bench_stat(&res->single_prefetch, &res->reps[0].single_prefetch_ns,
+		   sizeof(*res->reps), cfg->c.reps, BENCH_LOWER);
 
 	/* A move would mean the slow path was measured: misconfigured. */
 	ttm_device_get_stats(dev, &st);
@@ -305,6 +459,8 @@ out:
 		ttm_bo_put(bos[i]);
 	if (ttm_device_destroy(dev))
 		ret = fail("device destroy", -EBUSY);
+	free(slots);
+	free(order);
 	free(bos);
 	return ret;
 }
@@ -455,6 +611,17 @@ static void print_count(uint64_t n, const struct count_result *r)
 	fflush(stdout);
 }
 
+/* The second table: where the single figure goes, with its floors. */
+static void print_parts(uint64_t n, const struct count_result *r)
+{
+	printf("  %10llu %8.1f %8.1f %8.1f %10.1f %8.1f %8.1f %8.2fx "
+	       "%8.2fx\n", (unsigned long long)n, r->touch.best, r->rmw.best,
+	       r->rmw_prefetch.best, r->reserve.best, r->single.best,
+	       r->single_prefetch.best,
+	       bench_ratio(r->single.best, r->rmw.best),
+	       bench_ratio(r->single_prefetch.best, r->touch.best));
+}
+
 static void print_evict(const struct evict_result *r)
 {
 	printf("\neviction: VRAM %llu MiB, %llu buffers of %llu MiB "
@@ -481,6 +648,17 @@ static void add_count(struct json_object *results,
 	bench_add_stat(r, "touch_ns_per_buffer", &res->touch, 2);
 	bench_add_fixed(r, "ratio_single_to_touch",
 			bench_ratio(res->single.best, res->touch.best), 4);
+	bench_add_stat(r, "rmw_ns_per_buffer", &res->rmw, 2);
+	bench_add_stat(r, "rmw_prefetch_ns_per_buffer", &res->rmw_prefetch, 2);
+	bench_add_stat(r, "reserve_unreserve_ns_per_buffer", &res->reserve, 2);
+	bench_add_stat(r, "single_prefetch_ns_per_buffer",
+		       &res->single_prefetch, 2);
+	bench_add_fixed(r, "ratio_single_to_rmw",
+			bench_ratio(res->single.best, res->rmw.best), 4);
+	bench_add_fixed(r, "ratio_single_prefetch_to_touch",
+			bench_ratio(res->single_prefetch.best,
+				    res->touch.best), 4);
+	bench_add_u64(r, "prefetch_ahead", AHEAD);
 	bench_add_fixed(r, "create_s", res->create_s, 4);
 	bench_add_fixed(r, "bookkeeping_bytes_per_buffer",
 			res->bookkeeping_bytes, 1);
@@ -492,6 +670,13 @@ static void add_count(struct json_object *results,
 		bench_add_fixed(o, "single_ns_per_buffer", cr->single_ns, 2);
 		bench_add_fixed(o, "exec_ns_per_buffer", cr->exec_ns, 2);
 		bench_add_fixed(o, "touch_ns_per_buffer", cr->touch_ns, 2);
+		bench_add_fixed(o, "rmw_ns_per_buffer", cr->rmw_ns, 2);
+		bench_add_fixed(o, "rmw_prefetch_ns_per_buffer",
+				cr->rmw_prefetch_ns, 2);
+		bench_add_fixed(o, "reserve_unreserve_ns_per_buffer",
+				cr->reserve_ns, 2);
+		bench_add_fixed(o, "single_prefetch_ns_per_buffer",
+				cr->single_prefetch_ns, 2);
 		json_object_array_add(reps, o);
 	}
 }
@@ -568,6 +753,20 @@ static int bo_measure(const void *data, struct json_object *results)
 		if (!cfg->c.json)
 			print_count(cfg->counts[c], &res[c]);
 		add_count(results, cfg, cfg->counts[c], &res[c]);
+	}
+	if (!cfg->c.json) {
+		printf("\nwhere it goes, ns per buffer (best of the reps): "
+		       "touch, one plain read; rmw, one locked\n"
+		       "  read-modify-write of a line (prefetched %d ahead: "
+		       "+pf); reserve + unreserve alone; single\n"
+		       "  (+pf: each buffer prefetched %d ahead); single/rmw, "
+		       "single+pf/touch\n", AHEAD, AHEAD);
+		printf("  %10s %8s %8s %8s %10s %8s %8s %9s %9s\n", "buffers",
+		       "touch", "rmw", "rmw+pf", "res+unres", "single",
+		       "+pf", "/rmw", "+pf/touch");
+		for (c = 0; c < cfg->n_counts; c++)
+			print_parts(cfg->counts[c], &res[c]);
+		fflush(stdout);
 	}
 	ret = run_evict(cfg, ev, &best);
 	if (ret)
@@ -654,6 +853,14 @@ static const char bo_about[] =
 	"              Cache misses make the cost step up once, as\n"
 	"              the buffers outgrow the caches; an O(N) scan\n"
 	"              would make it grow in proportion to N.\n"
+	"              A second table says where the time goes: one\n"
+	"              locked read-modify-write of a line per buffer\n"
+	"              (\"rmw\", on lines of the benchmark's own, as\n"
+	"              far apart as the buffers), the same with a\n"
+	"              prefetch 8 buffers ahead, reserve + unreserve\n"
+	"              alone, and the whole pass with each buffer\n"
+	"              prefetched 8 ahead (what a caller that knows\n"
+	"              its next buffers can do).\n"
 	"  eviction    MiB/s moved and evictions/s: 32 buffers of\n"
 	"              1 MiB validated round-robin into a 16 MiB VRAM,\n"
 	"              so that each validate evicts the LRU head, with\n"
