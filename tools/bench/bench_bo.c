@@ -138,12 +138,20 @@ static void shuffle(struct ttm_bo **bos, uint64_t n, uint64_t *rng)
 /* Per-buffer cost. */
 
 /*
+ * Each pass a function of its own, never inlined: a profile (callgrind's
+ * cache simulation counts the lines missed per buffer) then tells them
+ * apart. Their bodies are inlined into them.
+ */
+#define PASS __attribute__((noinline))
+#define BODY static inline __attribute__((always_inline))
+
+/*
  * The floor of a random-order pass: one read of each buffer's struct, in
  * the same order. Once the buffers outgrow the caches, this is a cache
  * miss per buffer, which the real pass pays too (and more: it also
  * touches its LRU neighbours).
  */
-static double pass_touch(struct ttm_bo **order, uint64_t n)
+PASS static double pass_touch(struct ttm_bo **order, uint64_t n)
 {
 	uint64_t i, sum = 0, start = cli_now_ns();
 
@@ -163,8 +171,8 @@ static double pass_touch(struct ttm_bo **order, uint64_t n)
  * slots on is prefetched for writing first: a prefetch is not held back
  * by the locked instructions, so the misses overlap again.
  */
-static double pass_rmw(char *slots, const uint32_t *order, uint64_t n,
-		       bool prefetch)
+BODY double rmw_body(char *slots, const uint32_t *order, uint64_t n,
+		     bool prefetch)
 {
 	uint64_t i, start = cli_now_ns();
 
@@ -177,6 +185,17 @@ static double pass_rmw(char *slots, const uint32_t *order, uint64_t n,
 				   __ATOMIC_SEQ_CST);
 	}
 	return (double)(cli_now_ns() - start) / (double)n;
+}
+
+PASS static double pass_rmw(char *slots, const uint32_t *order, uint64_t n)
+{
+	return rmw_body(slots, order, n, false);
+}
+
+PASS static double pass_rmw_prefetch(char *slots, const uint32_t *order,
+				     uint64_t n)
+{
+	return rmw_body(slots, order, n, true);
 }
 
 /*
@@ -196,7 +215,7 @@ static void prefetch_bo(struct ttm_bo *bo)
 }
 
 /* reserve + unreserve alone: the lock and the LRU move, no validate. */
-static int pass_reserve(struct ttm_bo **order, uint64_t n)
+PASS static int pass_reserve(struct ttm_bo **order, uint64_t n)
 {
 	uint64_t i;
 	int ret;
@@ -210,7 +229,7 @@ static int pass_reserve(struct ttm_bo **order, uint64_t n)
 	return 0;
 }
 
-static int pass_single(struct ttm_bo **order, uint64_t n, bool prefetch)
+BODY int single_body(struct ttm_bo **order, uint64_t n, bool prefetch)
 {
 	struct ttm_operation_ctx ctx = { 0 };
 	uint64_t i;
@@ -228,6 +247,16 @@ static int pass_single(struct ttm_bo **order, uint64_t n, bool prefetch)
 			return fail("ttm_bo_validate", ret);
 	}
 	return 0;
+}
+
+PASS static int pass_single(struct ttm_bo **order, uint64_t n)
+{
+	return single_body(order, n, false);
+}
+
+PASS static int pass_single_prefetch(struct ttm_bo **order, uint64_t n)
+{
+	return single_body(order, n, true);
 }
 
 /* One transaction of the helper over @bos[0..@n): lock all, validate. */
@@ -262,7 +291,7 @@ out:
 	return ret ? fail("ttm_exec", ret) : 0;
 }
 
-static int pass_exec(struct ttm_device *dev, struct ttm_bo **order,
+PASS static int pass_exec(struct ttm_device *dev, struct ttm_bo **order,
 		     uint64_t n)
 {
 	uint64_t i;
@@ -306,9 +335,9 @@ static int parts_rep(struct ttm_bo **bos, uint64_t n, char *slots,
 	int ret;
 
 	shuffle_index(order, n, rng);
-	r->rmw_ns = pass_rmw(slots, order, n, false);
+	r->rmw_ns = pass_rmw(slots, order, n);
 	shuffle_index(order, n, rng);
-	r->rmw_prefetch_ns = pass_rmw(slots, order, n, true);
+	r->rmw_prefetch_ns = pass_rmw_prefetch(slots, order, n);
 
 	shuffle(bos, n, rng);
 	start = cli_now_ns();
@@ -319,7 +348,7 @@ static int parts_rep(struct ttm_bo **bos, uint64_t n, char *slots,
 
 	shuffle(bos, n, rng);
 	start = cli_now_ns();
-	ret = pass_single(bos, n, true);
+	ret = pass_single_prefetch(bos, n);
 	if (ret)
 		return ret;
 	r->single_prefetch_ns = (double)(cli_now_ns() - start) / (double)n;
@@ -411,7 +440,7 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 		shuffle(bos, n, &rng);
 		r->touch_ns = pass_touch(bos, n);
 		start = cli_now_ns();
-		ret = pass_single(bos, n, false);
+		ret = pass_single(bos, n);
 		if (ret)
 			goto out;
 		r->single_ns = (double)(cli_now_ns() - start) / (double)n;
