@@ -7,7 +7,8 @@ Usage: test_bench.py TTMSIM
 Checks that `bench all --quick --json` prints one well-formed JSON document
 in the envelope of docs/benchmarks.md (for the whole run and for every
 benchmark in it), that checks_ok is true for each, and the records' shape
-(bench hellstrom's, bo's bookkeeping, ww's named case); that bench ww --grid
+(bench hellstrom's with its counts per transaction, bo's bookkeeping and
+floors, ww's named case); that bench ww --grid
 --plot writes valid SVG (XML) with a curve per scheme and the grid's
 records; and that bad options fail with status 2 and a message naming the
 option. It checks no figure: on a shared machine any threshold on a
@@ -85,6 +86,14 @@ def check_hellstrom(e, threads):
               len(r.get("reps", [])) == e["config"].get("reps")
               for r in runs),
           "hellstrom: time_s, rollbacks, their stats, one rep each")
+    counts = ("rollbacks_per_tx", "collisions_per_tx", "lock_phase_share",
+              "cpus_busy")
+    check(all(r.get("transactions") ==
+              r.get("threads") * e["config"].get("tx_per_thread") and
+              all(k in r and k in r.get("stats", {}) for k in counts) and
+              all(k in rep for rep in r.get("reps", []) for k in counts)
+              for r in runs),
+          "hellstrom: the counts per transaction, in stats and each rep")
     ratios = records(e, "hellstrom_ratio")
     check([r.get("threads") for r in ratios] == threads,
           "hellstrom: a ratio record per thread count, in order")
@@ -150,6 +159,17 @@ def check_all():
                   "ratio_single_to_touch" in r
                   for r in records(bo, "per_buffer")),
               "bo: bookkeeping bytes and the ratio to the floor per count")
+        parts = ("rmw_ns_per_buffer", "rmw_prefetch_ns_per_buffer",
+                 "reserve_unreserve_ns_per_buffer",
+                 "single_prefetch_ns_per_buffer")
+        check(all(all(k in r and k in r.get("stats", {}) and
+                      all(k in rep for rep in r.get("reps", []))
+                      for k in parts) and
+                  "ratio_single_to_rmw" in r and
+                  "ratio_single_prefetch_to_touch" in r and
+                  r.get("prefetch_ahead", 0) > 0
+                  for r in records(bo, "per_buffer")),
+              "bo: the floors and parts of the per-buffer time, per count")
     ww = by_name.get("ww")
     if ww:
         case = records(ww, "case")
@@ -167,7 +187,8 @@ def check_all():
 
 def check_hellstrom_options():
     res = run(["bench", "hellstrom", "--threads", "1,2", "--tx", "3",
-               "--locks", "8", "--pool", "64", "--reps", "1", "--json"])
+               "--locks", "8", "--pool", "64", "--reps", "1", "--gap-us",
+               "1", "--json"])
     if res is None:
         return
     status, out, err = res
@@ -181,7 +202,8 @@ def check_hellstrom_options():
     check_envelope(e, "hellstrom")
     check(e["config"].get("threads") == [1, 2] and
           e["config"].get("tx_per_thread") == 3 and
-          e["config"].get("locks") == 8 and e["config"].get("pool") == 64,
+          e["config"].get("locks") == 8 and e["config"].get("pool") == 64 and
+          e["config"].get("gap_us") == 1,
           "hellstrom small: config echoes the options")
     check_hellstrom(e, [1, 2])
     # A reading whatever the figures: a time can round to 0 (no ratio).
@@ -251,6 +273,9 @@ BAD = [
     (["bench", "hellstrom", "--tx", "0"], "--tx"),
     (["bench", "hellstrom", "--locks", "10", "--pool", "5"], "--locks"),
     (["bench", "hellstrom", "--pool", "-1"], "--pool"),
+    (["bench", "hellstrom", "--gap-us", "x"], "--gap-us"),
+    (["bench", "hellstrom", "--gap-us", "1000001"], "--gap-us"),
+    (["bench", "hellstrom", "--gap-us"], "--gap-us"),
     (["bench", "hellstrom", "--bogus"], "--bogus"),
     (["bench", "hellstrom", "extra"], "extra"),
     (["bench", "ww", "--plot", "x.svg"], "--plot"),
@@ -276,7 +301,8 @@ def check_bad_options():
     res = run(["bench", "hellstrom", "--help"], timeout=30)
     if res:
         check(res[0] == 0 and all(o in res[1] for o in (
-            "--threads", "--tx", "--locks", "--pool", "--json")),
+            "--threads", "--tx", "--locks", "--pool", "--gap-us",
+            "--json")),
               "hellstrom --help: every option")
 
 
