@@ -26,8 +26,10 @@
  * figures come with the counts that say how much they did overlap:
  * collisions (a lock found held by another transaction when we went for
  * it, per transaction), the share of the threads' time in the lock phase,
- * and the CPUs the threads kept busy (their CPU time over the wall time:
- * two threads on a loaded 2-core machine may well run one at a time).
+ * the CPUs the threads kept busy (their CPU time over the wall time:
+ * two threads on a loaded 2-core machine may well run one at a time),
+ * and their context switches per transaction: involuntary (preempted: the
+ * machine's load) and voluntary (asleep: waiting for a lock).
  *
  * The per-lock counters must add up to the increments made: a lost
  * update means mutual exclusion failed, and the run fails (exit 1).
@@ -38,6 +40,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +131,7 @@ struct hs_worker {
 	uint64_t collisions; /* locks found held by another at the attempt */
 	uint64_t lock_ns;    /* in transactions: init to the last unlock */
 	uint64_t cpu_ns;     /* the thread's CPU time */
+	uint64_t preempted, slept; /* involuntary, voluntary switches */
 } __attribute__((aligned(64)));
 
 /*
@@ -138,6 +142,7 @@ struct hs_worker {
 struct hs_rep {
 	double time_s, rollbacks;
 	double rollbacks_per_tx, collisions_per_tx, lock_share, cpus;
+	double preempted_per_tx, slept_per_tx;
 };
 
 static void __attribute__((noreturn)) hs_fail(const char *what, int ret)
@@ -213,14 +218,27 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
+/* This thread's context switches so far: involuntary, voluntary. */
+static void thread_switches(uint64_t *preempted, uint64_t *slept)
+{
+	struct rusage ru;
+
+	*preempted = *slept = 0;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return;
+	*preempted = (uint64_t)ru.ru_nivcsw;
+	*slept = (uint64_t)ru.ru_nvcsw;
+}
+
 static void *hs_worker_main(void *arg)
 {
 	struct hs_worker *w = arg;
 	const struct hs_config *cfg = w->run->cfg;
-	uint64_t t, tx_start, cpu_start;
+	uint64_t t, tx_start, cpu_start, preempted, slept;
 
 	pthread_barrier_wait(&w->run->start);
 	cpu_start = thread_cpu_ns();
+	thread_switches(&preempted, &slept);
 	for (t = 0; t < cfg->tx; t++) {
 		/* The gap comes first: threads start out of step. */
 		if (w->run->gap_iters)
@@ -234,6 +252,9 @@ static void *hs_worker_main(void *arg)
 	}
 	w->end_ns = cli_now_ns();
 	w->cpu_ns = thread_cpu_ns() - cpu_start;
+	thread_switches(&w->preempted, &w->slept);
+	w->preempted -= preempted;
+	w->slept -= slept;
 	__atomic_fetch_add(&w->run->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -248,6 +269,7 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 	const struct hs_config *cfg = run->cfg;
 	uint64_t i, j, start, end, made = 0, counted = 0, rollbacks = 0;
 	uint64_t collisions = 0, lock_ns = 0, cpu_ns = 0, run_ns = 0;
+	uint64_t preempted = 0, slept = 0;
 	int ret;
 
 	for (i = 0; i < cfg->pool; i++) {
@@ -301,6 +323,8 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 		collisions += workers[i].collisions;
 		lock_ns += workers[i].lock_ns;
 		cpu_ns += workers[i].cpu_ns;
+		preempted += workers[i].preempted;
+		slept += workers[i].slept;
 		run_ns += workers[i].end_ns - start;
 	}
 	pthread_barrier_destroy(&run->start);
@@ -314,6 +338,8 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 	res->collisions_per_tx = (double)collisions /
 				 (double)(threads * cfg->tx);
 	res->lock_share = bench_ratio((double)lock_ns, (double)run_ns);
+	res->preempted_per_tx = (double)preempted / (double)(threads * cfg->tx);
+	res->slept_per_tx = (double)slept / (double)(threads * cfg->tx);
 	res->cpus = bench_ratio((double)cpu_ns, (double)(end - start));
 	if (counted != made) {
 		cli_error("bench hellstrom: counters: lost updates: the locks "
@@ -333,6 +359,7 @@ struct hs_point {
 	/* The counts behind them (struct hs_rep), medians of the reps. */
 	struct bench_stat per_tx[NR_CLS], collisions[NR_CLS];
 	struct bench_stat lock_share[NR_CLS], cpus[NR_CLS];
+	struct bench_stat preempted[NR_CLS], slept[NR_CLS];
 	double time_ratio, rollbacks_ratio; /* WW/WD, of the medians */
 	const struct published *ref;
 	int reproduced; /* 1, 0; -1: no reference or no figure */
@@ -404,11 +431,12 @@ static void hs_print_point(uint64_t threads, const struct hs_point *p)
 		       ref_time_ratio(p->ref));
 	printf("\n  %7s %s\n", "", reading);
 	for (c = 0; c < NR_CLS; c++)
-		printf("  %7s %-11s per tx: %.4g rollbacks, %.4g collisions; "
-		       "in transactions %.0f%% of the time; %.2f CPUs busy\n",
-		       "", class_names[c], p->per_tx[c].median,
-		       p->collisions[c].median, 100 * p->lock_share[c].median,
-		       p->cpus[c].median);
+		printf("  %7s %-11s per tx: %.4g rollbacks, %.4g collisions, "
+		       "%.3g preempted, %.3g asleep; in transactions %.0f%% "
+		       "of the time; %.2f CPUs busy\n", "", class_names[c],
+		       p->per_tx[c].median, p->collisions[c].median,
+		       p->preempted[c].median, p->slept[c].median,
+		       100 * p->lock_share[c].median, p->cpus[c].median);
 	fflush(stdout);
 }
 
@@ -432,6 +460,8 @@ static void hs_add_point(struct json_object *results,
 		bench_add_stat(r, "collisions_per_tx", &p->collisions[c], 6);
 		bench_add_stat(r, "lock_phase_share", &p->lock_share[c], 4);
 		bench_add_stat(r, "cpus_busy", &p->cpus[c], 3);
+		bench_add_stat(r, "preempted_per_tx", &p->preempted[c], 6);
+		bench_add_stat(r, "slept_per_tx", &p->slept[c], 6);
 		a = bench_add_array(r, "reps");
 		for (rep = 0; rep < cfg->c.reps; rep++) {
 			const struct hs_rep *hr = &reps[rep * NR_CLS + c];
@@ -446,6 +476,9 @@ static void hs_add_point(struct json_object *results,
 			bench_add_fixed(e, "lock_phase_share", hr->lock_share,
 					4);
 			bench_add_fixed(e, "cpus_busy", hr->cpus, 3);
+			bench_add_fixed(e, "preempted_per_tx",
+					hr->preempted_per_tx, 6);
+			bench_add_fixed(e, "slept_per_tx", hr->slept_per_tx, 6);
 			json_object_array_add(a, e);
 		}
 	}
@@ -552,6 +585,12 @@ static int hs_measure(const void *data, struct json_object *results)
 			bench_stat(&p.cpus[c], &reps[c].cpus,
 				   NR_CLS * sizeof(*reps), cfg->c.reps,
 				   BENCH_HIGHER);
+			bench_stat(&p.preempted[c], &reps[c].preempted_per_tx,
+				   NR_CLS * sizeof(*reps), cfg->c.reps,
+				   BENCH_LOWER);
+			bench_stat(&p.slept[c], &reps[c].slept_per_tx,
+				   NR_CLS * sizeof(*reps), cfg->c.reps,
+				   BENCH_LOWER);
 		}
 		hs_judge(&p, cfg->threads[t]);
 		if (!cfg->c.json)
