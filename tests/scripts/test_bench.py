@@ -87,7 +87,7 @@ def check_hellstrom(e, threads):
               for r in runs),
           "hellstrom: time_s, rollbacks, their stats, one rep each")
     counts = ("rollbacks_per_tx", "collisions_per_tx", "lock_phase_share",
-              "cpus_busy")
+              "cpus_busy", "preempted_per_tx", "slept_per_tx")
     check(all(r.get("transactions") ==
               r.get("threads") * e["config"].get("tx_per_thread") and
               all(k in r and k in r.get("stats", {}) for k in counts) and

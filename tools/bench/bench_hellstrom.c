@@ -705,11 +705,12 @@ static const char hs_about[] =
 	"reproduced if WW/WD rollbacks <= 0.1 and time <= 1.25 at 2 up\n"
 	"to one thread per CPU, or <= 1.0 and <= 1.6 at 4x the CPUs or\n"
 	"more.\n"
-	"Under each point, per class: rollbacks and collisions (a lock\n"
-	"found held by another) per transaction, the share of the\n"
-	"threads' time spent in transactions, and the CPUs they kept\n"
-	"busy. --gap-us lowers that share: transactions that overlap\n"
-	"less collide less, which is how rollbacks depend on the\n"
+	"Under each point, per class: rollbacks, collisions (a lock\n"
+	"found held by another) and context switches (preempted,\n"
+	"asleep) per transaction, the share of the threads' time\n"
+	"spent in transactions, and the CPUs they kept busy.\n"
+	"--gap-us lowers that share: transactions that overlap less\n"
+	"collide less, which is how rollbacks depend on the\n"
 	"workload's geometry.\n"
 	"Fails (exit 1) if any per-lock counter lost an update.\n";
 
