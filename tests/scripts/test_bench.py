@@ -94,6 +94,11 @@ def check_hellstrom(e, threads):
               all(k in rep for rep in r.get("reps", []) for k in counts)
               for r in runs),
           "hellstrom: the counts per transaction, in stats and each rep")
+    counted = e["config"].get("collisions") is True
+    check(all((isinstance(r.get("collisions_per_tx"), (int, float))
+               if counted else r.get("collisions_per_tx", 0) is None)
+              for r in runs),
+          "hellstrom: collisions a number with --collisions, else null")
     ratios = records(e, "hellstrom_ratio")
     check([r.get("threads") for r in ratios] == threads,
           "hellstrom: a ratio record per thread count, in order")
@@ -188,7 +193,7 @@ def check_all():
 def check_hellstrom_options():
     res = run(["bench", "hellstrom", "--threads", "1,2", "--tx", "3",
                "--locks", "8", "--pool", "64", "--reps", "1", "--gap-us",
-               "1", "--json"])
+               "1", "--collisions", "--json"])
     if res is None:
         return
     status, out, err = res
@@ -203,7 +208,8 @@ def check_hellstrom_options():
     check(e["config"].get("threads") == [1, 2] and
           e["config"].get("tx_per_thread") == 3 and
           e["config"].get("locks") == 8 and e["config"].get("pool") == 64 and
-          e["config"].get("gap_us") == 1,
+          e["config"].get("gap_us") == 1 and
+          e["config"].get("collisions") is True,
           "hellstrom small: config echoes the options")
     check_hellstrom(e, [1, 2])
     # A reading whatever the figures: a time can round to 0 (no ratio).
@@ -302,7 +308,7 @@ def check_bad_options():
     if res:
         check(res[0] == 0 and all(o in res[1] for o in (
             "--threads", "--tx", "--locks", "--pool", "--gap-us",
-            "--json")),
+            "--collisions", "--json")),
               "hellstrom --help: every option")
 
 

@@ -24,8 +24,10 @@
  * transactions: the share of each thread's time spent in the lock phase
  * falls, and with it how often two transactions overlap. Each class's
  * figures come with the counts that say how much they did overlap:
- * collisions (a lock found held by another transaction when we went for
- * it, per transaction), the share of the threads' time in the lock phase,
+ * with --collisions, collisions (a lock found held by another transaction
+ * when we went for it, per transaction: a read of each lock's word first,
+ * which costs time under contention, hence off by default), the share of
+ * the threads' time in the lock phase,
  * the CPUs the threads kept busy (their CPU time over the wall time:
  * two threads on a loaded 2-core machine may well run one at a time),
  * and their context switches per transaction: involuntary (preempted: the
@@ -73,6 +75,7 @@ struct hs_config {
 	uint64_t threads[MAX_COUNTS];
 	size_t n_threads;
 	uint64_t tx, locks, pool, gap_us;
+	bool collisions;
 };
 _Static_assert(offsetof(struct hs_config, c) == 0, "the harness's first");
 
@@ -184,7 +187,9 @@ static void hs_tx(struct hs_worker *w, unsigned int *picks, unsigned int n)
 			 * A read of the line the lock is about to take: held
 			 * means held by another (the picks are distinct).
 			 */
-			w->collisions += ww_mutex_is_locked(&pool[picks[i]].ww);
+			if (w->run->cfg->collisions)
+				w->collisions +=
+					ww_mutex_is_locked(&pool[picks[i]].ww);
 			ret = ww_mutex_lock(&pool[picks[i]].ww, &ctx);
 			if (ret)
 				break;
@@ -335,8 +340,8 @@ static int hs_rep(struct hs_run *run, struct hs_worker *workers,
 	res->time_s = (double)(end - start) / 1e9;
 	res->rollbacks = (double)rollbacks;
 	res->rollbacks_per_tx = (double)rollbacks / (double)(threads * cfg->tx);
-	res->collisions_per_tx = (double)collisions /
-				 (double)(threads * cfg->tx);
+	res->collisions_per_tx = !cfg->collisions ? NAN :
+		(double)collisions / (double)(threads * cfg->tx);
 	res->lock_share = bench_ratio((double)lock_ns, (double)run_ns);
 	res->preempted_per_tx = (double)preempted / (double)(threads * cfg->tx);
 	res->slept_per_tx = (double)slept / (double)(threads * cfg->tx);
@@ -430,13 +435,16 @@ static void hs_print_point(uint64_t threads, const struct hs_point *p)
 		       p->ref->what, ref_rollbacks_ratio(p->ref),
 		       ref_time_ratio(p->ref));
 	printf("\n  %7s %s\n", "", reading);
-	for (c = 0; c < NR_CLS; c++)
-		printf("  %7s %-11s per tx: %.4g rollbacks, %.4g collisions, "
-		       "%.3g preempted, %.3g asleep; in transactions %.0f%% "
-		       "of the time; %.2f CPUs busy\n", "", class_names[c],
-		       p->per_tx[c].median, p->collisions[c].median,
-		       p->preempted[c].median, p->slept[c].median,
-		       100 * p->lock_share[c].median, p->cpus[c].median);
+	for (c = 0; c < NR_CLS; c++) {
+		printf("  %7s %-11s per tx: %.4g rollbacks, ", "",
+		       class_names[c], p->per_tx[c].median);
+		if (isfinite(p->collisions[c].median))
+			printf("%.4g collisions, ", p->collisions[c].median);
+		printf("%.3g preempted, %.3g asleep; in transactions %.0f%% "
+		       "of the time; %.2f CPUs busy\n", p->preempted[c].median,
+		       p->slept[c].median, 100 * p->lock_share[c].median,
+		       p->cpus[c].median);
+	}
 	fflush(stdout);
 }
 
@@ -687,6 +695,12 @@ static const struct bench_option hs_options[] = {
 		.offset = BENCH_AT(struct hs_config, gap_us, uint64_t),
 		.min = 0, .max = MAX_GAP_US,
 	},
+	{
+		.name = "collisions", .type = BENCH_FLAG,
+		.help = "count collisions: read each lock's word\n"
+			"before taking it (slows a contended run)",
+		.offset = BENCH_AT(struct hs_config, collisions, bool),
+	},
 	{ .name = NULL },
 };
 
@@ -706,9 +720,10 @@ static const char hs_about[] =
 	"to one thread per CPU, or <= 1.0 and <= 1.6 at 4x the CPUs or\n"
 	"more.\n"
 	"Under each point, per class: rollbacks, collisions (a lock\n"
-	"found held by another) and context switches (preempted,\n"
-	"asleep) per transaction, the share of the threads' time\n"
-	"spent in transactions, and the CPUs they kept busy.\n"
+	"found held by another; with --collisions) and context\n"
+	"switches (preempted, asleep) per transaction, the share of\n"
+	"the threads' time spent in transactions, and the CPUs they\n"
+	"kept busy.\n"
 	"--gap-us lowers that share: transactions that overlap less\n"
 	"collide less, which is how rollbacks depend on the\n"
 	"workload's geometry.\n"
