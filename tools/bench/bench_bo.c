@@ -338,6 +338,25 @@ static void shuffle_index(uint32_t *order, uint64_t n, uint64_t *rng)
 }
 
 /*
+ * @pass over @bos in a new random order, after an untimed touch of them
+ * in that order; its ns per buffer into *@ns. Return @pass's status.
+ */
+static int timed_pass(int (*pass)(struct ttm_bo **, uint64_t),
+		      struct ttm_bo **bos, uint64_t n, uint64_t *rng,
+		      double *ns)
+{
+	uint64_t start;
+	int ret;
+
+	shuffle(bos, n, rng);
+	pass_touch(bos, n);
+	start = cli_now_ns();
+	ret = pass(bos, n);
+	*ns = (double)(cli_now_ns() - start) / (double)n;
+	return ret;
+}
+
+/*
  * The parts of one repetition after the figures of the first table, each
  * pass in a new random order (an order just walked leaves each buffer's
  * LRU neighbours the next ones: cached), and each after an untimed plain
@@ -350,24 +369,14 @@ static void shuffle_index(uint32_t *order, uint64_t n, uint64_t *rng)
 static int parts_rep(struct ttm_bo **bos, uint64_t n, char *slots,
 		     uint32_t *order, uint64_t *rng, struct count_rep *r)
 {
-	uint64_t start;
 	int ret;
 
-	shuffle(bos, n, rng);
-	pass_touch(bos, n);
-	start = cli_now_ns();
-	ret = pass_reserve(bos, n);
+	ret = timed_pass(pass_reserve, bos, n, rng, &r->reserve_ns);
+	if (!ret)
+		ret = timed_pass(pass_single_prefetch, bos, n, rng,
+				 &r->single_prefetch_ns);
 	if (ret)
 		return ret;
-	r->reserve_ns = (double)(cli_now_ns() - start) / (double)n;
-
-	shuffle(bos, n, rng);
-	pass_touch(bos, n);
-	start = cli_now_ns();
-	ret = pass_single_prefetch(bos, n);
-	if (ret)
-		return ret;
-	r->single_prefetch_ns = (double)(cli_now_ns() - start) / (double)n;
 
 	/*
 	 * The floors last: their lines, as many bytes as the buffers', push

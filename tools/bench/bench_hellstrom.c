@@ -370,6 +370,46 @@ struct hs_point {
 	int reproduced; /* 1, 0; -1: no reference or no figure */
 };
 
+/* Each figure of struct hs_point, from its field of struct hs_rep. */
+static const struct {
+	size_t point, rep;
+	enum bench_better better;
+} hs_figures[] = {
+	{ offsetof(struct hs_point, time), offsetof(struct hs_rep, time_s),
+	  BENCH_LOWER },
+	{ offsetof(struct hs_point, rollbacks),
+	  offsetof(struct hs_rep, rollbacks), BENCH_LOWER },
+	{ offsetof(struct hs_point, per_tx),
+	  offsetof(struct hs_rep, rollbacks_per_tx), BENCH_LOWER },
+	{ offsetof(struct hs_point, collisions),
+	  offsetof(struct hs_rep, collisions_per_tx), BENCH_LOWER },
+	{ offsetof(struct hs_point, lock_share),
+	  offsetof(struct hs_rep, lock_share), BENCH_LOWER },
+	{ offsetof(struct hs_point, cpus), offsetof(struct hs_rep, cpus),
+	  BENCH_HIGHER },
+	{ offsetof(struct hs_point, preempted),
+	  offsetof(struct hs_rep, preempted_per_tx), BENCH_LOWER },
+	{ offsetof(struct hs_point, slept),
+	  offsetof(struct hs_rep, slept_per_tx), BENCH_LOWER },
+};
+
+/* @p's statistics over @n reps of both classes, class-interleaved. */
+static void hs_stats(struct hs_point *p, const struct hs_rep *reps,
+		     uint64_t n)
+{
+	size_t f;
+	int c;
+
+	for (f = 0; f < sizeof(hs_figures) / sizeof(hs_figures[0]); f++)
+		for (c = 0; c < NR_CLS; c++)
+			bench_stat((struct bench_stat *)((char *)p +
+					hs_figures[f].point) + c,
+				   (const double *)((const char *)&reps[c] +
+					hs_figures[f].rep),
+				   NR_CLS * sizeof(*reps), n,
+				   hs_figures[f].better);
+}
+
 static double ref_time_ratio(const struct published *p)
 {
 	return p->ww_time_s / p->wd_time_s;
@@ -573,33 +613,7 @@ static int hs_measure(const void *data, struct json_object *results)
 					goto out;
 			}
 		}
-		for (c = 0; c < NR_CLS; c++) {
-			bench_stat(&p.time[c], &reps[c].time_s,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-			bench_stat(&p.rollbacks[c], &reps[c].rollbacks,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-			bench_stat(&p.per_tx[c], &reps[c].rollbacks_per_tx,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-			bench_stat(&p.collisions[c],
-				   &reps[c].collisions_per_tx,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-			bench_stat(&p.lock_share[c], &reps[c].lock_share,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-			bench_stat(&p.cpus[c], &reps[c].cpus,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_HIGHER);
-			bench_stat(&p.preempted[c], &reps[c].preempted_per_tx,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-			bench_stat(&p.slept[c], &reps[c].slept_per_tx,
-				   NR_CLS * sizeof(*reps), cfg->c.reps,
-				   BENCH_LOWER);
-		}
+		hs_stats(&p, reps, cfg->c.reps);
 		hs_judge(&p, cfg->threads[t]);
 		if (!cfg->c.json)
 			hs_print_point(cfg->threads[t], &p);
