@@ -166,7 +166,8 @@ def check_all():
               "bo: bookkeeping bytes and the ratio to the floor per count")
         parts = ("rmw_ns_per_buffer", "rmw_prefetch_ns_per_buffer",
                  "reserve_unreserve_ns_per_buffer",
-                 "single_prefetch_ns_per_buffer")
+                 "single_prefetch_ns_per_buffer",
+                 "single_pinned_ns_per_buffer")
         check(all(all(k in r and k in r.get("stats", {}) and
                       all(k in rep for rep in r.get("reps", []))
                       for k in parts) and

@@ -15,8 +15,9 @@
  *    locked read-modify-write per buffer on a bench-owned line (laid out
  *    as far apart as the buffers), without and with a software prefetch
  *    of the line a few buffers ahead; reserve + unreserve alone (no
- *    validate); and the whole pass with the prefetch of each buffer a few
- *    ahead, as a caller that knows its next buffers could do.
+ *    validate); the whole pass with the prefetch of each buffer a few
+ *    ahead, as a caller that knows its next buffers could do; and the
+ *    whole pass over the buffers pinned (no LRU move on unreserve).
  *  - eviction: a 16 MiB VRAM, a large GTT, 1 MiB buffers twice as many as
  *    VRAM holds, a real-time fake GPU running the copies. Validating them
  *    round-robin into VRAM only makes every validate evict the LRU head,
@@ -77,12 +78,14 @@ struct count_rep {
 	double rmw_prefetch_ns;    /* the same, prefetched AHEAD */
 	double reserve_ns;         /* reserve + unreserve, no validate */
 	double single_prefetch_ns; /* single_ns, each buffer prefetched */
+	double single_pinned_ns;   /* single_ns, pinned: no LRU move */
 };
 
 struct count_result {
 	struct count_rep *reps;
 	struct bench_stat touch, single, exec;
 	struct bench_stat rmw, rmw_prefetch, reserve, single_prefetch;
+	struct bench_stat single_pinned;
 	double create_s; /* creating the buffers, once */
 	double bookkeeping_bytes; /* per buffer, beyond its contents */
 };
@@ -338,6 +341,29 @@ static void shuffle_index(uint32_t *order, uint64_t n, uint64_t *rng)
 }
 
 /*
+ * Pin (@pin) or unpin every buffer, each under its reservation. A pinned
+ * buffer stays off the LRU: its unreserve takes the device lock but moves
+ * nothing, so a pass over pinned buffers is the pass without the LRU
+ * move's writes to each buffer's two neighbours.
+ */
+static int pin_all(struct ttm_bo **bos, uint64_t n, bool pin)
+{
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ttm_bo_reserve(bos[i], false, false, NULL);
+		if (ret)
+			return fail("ttm_bo_reserve", ret);
+		ret = pin ? ttm_bo_pin(bos[i]) : ttm_bo_unpin(bos[i]);
+		ttm_bo_unreserve(bos[i]);
+		if (ret)
+			return fail(pin ? "ttm_bo_pin" : "ttm_bo_unpin", ret);
+	}
+	return 0;
+}
+
+/*
  * @pass over @bos in a new random order, after an untimed touch of them
  * in that order; its ns per buffer into *@ns. Return @pass's status.
  */
@@ -375,6 +401,13 @@ static int parts_rep(struct ttm_bo **bos, uint64_t n, char *slots,
 	if (!ret)
 		ret = timed_pass(pass_single_prefetch, bos, n, rng,
 				 &r->single_prefetch_ns);
+	if (!ret)
+		ret = pin_all(bos, n, true);
+	if (!ret)
+		ret = timed_pass(pass_single, bos, n, rng,
+				 &r->single_pinned_ns);
+	if (!ret)
+		ret = pin_all(bos, n, false);
 	if (ret)
 		return ret;
 
@@ -508,6 +541,8 @@ static int run_count(const struct bo_config *cfg, uint64_t n,
 	bench_stat(&res->reserve, &res->reps[0].reserve_ns,
 		   sizeof(*res->reps), cfg->c.reps, BENCH_LOWER);
 	bench_stat(&res->single_prefetch, &res->reps[0].single_prefetch_ns,
+		   sizeof(*res->reps), cfg->c.reps, BENCH_LOWER);
+	bench_stat(&res->single_pinned, &res->reps[0].single_pinned_ns,
 		   sizeof(*res->reps), cfg->c.reps, BENCH_LOWER);
 
 	/* A move would mean the slow path was measured: misconfigured. */
@@ -682,10 +717,10 @@ static void print_count(uint64_t n, const struct count_result *r)
 /* The second table: where the single figure goes, with its floors. */
 static void print_parts(uint64_t n, const struct count_result *r)
 {
-	printf("  %10llu %8.1f %8.1f %8.1f %10.1f %8.1f %8.1f %8.2fx "
+	printf("  %10llu %8.1f %8.1f %8.1f %10.1f %8.1f %8.1f %8.1f %8.2fx "
 	       "%8.2fx\n", (unsigned long long)n, r->touch.best, r->rmw.best,
 	       r->rmw_prefetch.best, r->reserve.best, r->single.best,
-	       r->single_prefetch.best,
+	       r->single_prefetch.best, r->single_pinned.best,
 	       bench_ratio(r->single.best, r->rmw.best),
 	       bench_ratio(r->single_prefetch.best, r->touch.best));
 }
@@ -721,6 +756,8 @@ static void add_count(struct json_object *results,
 	bench_add_stat(r, "reserve_unreserve_ns_per_buffer", &res->reserve, 2);
 	bench_add_stat(r, "single_prefetch_ns_per_buffer",
 		       &res->single_prefetch, 2);
+	bench_add_stat(r, "single_pinned_ns_per_buffer", &res->single_pinned,
+		       2);
 	bench_add_fixed(r, "ratio_single_to_rmw",
 			bench_ratio(res->single.best, res->rmw.best), 4);
 	bench_add_fixed(r, "ratio_single_prefetch_to_touch",
@@ -745,6 +782,8 @@ static void add_count(struct json_object *results,
 				cr->reserve_ns, 2);
 		bench_add_fixed(o, "single_prefetch_ns_per_buffer",
 				cr->single_prefetch_ns, 2);
+		bench_add_fixed(o, "single_pinned_ns_per_buffer",
+				cr->single_pinned_ns, 2);
 		json_object_array_add(reps, o);
 	}
 }
@@ -827,11 +866,12 @@ static int bo_measure(const void *data, struct json_object *results)
 		       "touch, one plain read; rmw, one locked\n"
 		       "  read-modify-write of a line (prefetched %d ahead: "
 		       "+pf); reserve + unreserve alone; single\n"
-		       "  (+pf: each buffer prefetched %d ahead); single/rmw, "
-		       "single+pf/touch\n", AHEAD, AHEAD);
-		printf("  %10s %8s %8s %8s %10s %8s %8s %9s %9s\n", "buffers",
-		       "touch", "rmw", "rmw+pf", "res+unres", "single",
-		       "+pf", "/rmw", "+pf/touch");
+		       "  (+pf: each buffer prefetched %d ahead; pinned: on "
+		       "pinned buffers, no LRU move); single/rmw,\n"
+		       "  single+pf/touch\n", AHEAD, AHEAD);
+		printf("  %10s %8s %8s %8s %10s %8s %8s %8s %9s %9s\n",
+		       "buffers", "touch", "rmw", "rmw+pf", "res+unres",
+		       "single", "+pf", "pinned", "/rmw", "+pf/touch");
 		for (c = 0; c < cfg->n_counts; c++)
 			print_parts(cfg->counts[c], &res[c]);
 		fflush(stdout);
@@ -926,9 +966,10 @@ static const char bo_about[] =
 	"              (\"rmw\", on lines of the benchmark's own, as\n"
 	"              far apart as the buffers), the same with a\n"
 	"              prefetch 8 buffers ahead, reserve + unreserve\n"
-	"              alone, and the whole pass with each buffer\n"
+	"              alone, the whole pass with each buffer\n"
 	"              prefetched 8 ahead (what a caller that knows\n"
-	"              its next buffers can do).\n"
+	"              its next buffers can do), and the whole pass\n"
+	"              over the buffers pinned (no LRU move).\n"
 	"  eviction    MiB/s moved and evictions/s: 32 buffers of\n"
 	"              1 MiB validated round-robin into a 16 MiB VRAM,\n"
 	"              so that each validate evicts the LRU head, with\n"
