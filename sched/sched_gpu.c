@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "gpu_sim/gpu.h"
+#include "gpu_sim/obj_cache.h"
 #include "sched/sched.h"
 #include "util/compiler.h"
 
@@ -85,7 +86,11 @@ static void sched_gpu_free_job(struct ttm_sched_job *job)
 	if (j->hw)
 		gpu_job_free(j->hw);
 	ttm_sched_job_cleanup(job);
-	free(j);
+	/*
+	 * free_job is the scheduler's last word on the job (it is off every
+	 * list, its callbacks done): recycled as free() would.
+	 */
+	obj_cache_free(OBJ_CACHE_SCHED_JOB, j, sizeof(*j));
 }
 
 static const struct ttm_sched_backend_ops sched_gpu_ops = {
@@ -260,18 +265,19 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	hw.engine = sg->engine;
 	hw.deps = eng;
 	hw.n_deps = split_deps(sched, job, split, eng);
+	/* One per job: this thread's cache, not calloc() (init zeroes). */
 	ret = -ENOMEM;
-	j = calloc(1, sizeof(*j));
+	j = obj_cache_alloc(OBJ_CACHE_SCHED_JOB, sizeof(*j));
 	if (j)
 		ret = gpu_job_prepare(sg->gpu, &hw, &j->hw);
 	if (ret) {
-		free(j);
+		obj_cache_free(OBJ_CACHE_SCHED_JOB, j, sizeof(*j));
 		goto put_split;
 	}
 	ret = ttm_sched_job_init(&j->base, entity, 1);
 	if (ret) {
 		gpu_job_free(j->hw);
-		free(j);
+		obj_cache_free(OBJ_CACHE_SCHED_JOB, j, sizeof(*j));
 		goto put_split;
 	}
 	ret = add_deps(j, job, split);

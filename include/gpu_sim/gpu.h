@@ -56,6 +56,7 @@ struct gpu_job {
 	int dep_error;            /* atomic; first error-propagating dep's */
 	bool started;
 	bool hang;
+	bool cached;              /* memory from obj_cache (gpu_job.c) */
 	enum ttm_gpu_op op;
 	uint32_t add_value;
 	unsigned int n_ranges, n_deps;
