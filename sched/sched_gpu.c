@@ -239,7 +239,7 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	struct ttm_fence *split[SCHED_GPU_ENGINE_DEPS];
 	struct ttm_gpu_dep eng[SCHED_GPU_ENGINE_DEPS];
 	struct ttm_sched *sched;
-	struct ttm_fence *prev = NULL;
+	struct sched_start start = { 0 };
 	struct ttm_gpu_job hw;
 	struct sched_gpu_job *j;
 	bool direct, kick = false;
@@ -290,7 +290,7 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	/* Before the push: the job may be freed as soon as it is queued. */
 	if (ret_finished)
 		*ret_finished = ttm_fence_get(ttm_sched_job_finished(&j->base));
-	direct = sched_entity_push_job_direct(&j->base, &prev, &kick);
+	direct = sched_entity_push_job_direct(&j->base, &start, &kick);
 	pthread_mutex_unlock(&sg->submit_lock);
 	/*
 	 * A ready job on an idle ring goes to the engine from here: no
@@ -299,7 +299,7 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	 * one on an idle ring: the ring's ready jobs, from here too.
 	 */
 	if (direct)
-		sched_job_run_direct(&j->base, prev);
+		sched_job_run_direct(&j->base, &start);
 	else if (kick)
 		sched_run_ready(sched);
 	return 0;

@@ -156,10 +156,11 @@ void gpu_engine_cancel_all(struct gpu_engine *e);
 void *gpu_engine_main(void *arg);
 /*
  * Run @job, which engine_queue() made the started head of its idle engine
- * (inline_busy set), in the calling thread, retire it, and hand the engine
- * back to its worker.
+ * (inline_busy set) at @start_ns (CLOCK_MONOTONIC), in the calling
+ * thread, retire it, and hand the engine back to its worker.
  */
-void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job);
+void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job,
+			   uint64_t start_ns);
 
 /* gpu_virtual.c: the virtual clock. */
 void gpu_virtual_finish(struct ttm_gpu *gpu);
