@@ -155,9 +155,11 @@ static int submit_steps(struct submit *s)
 {
 	struct ttm_execbuf_args *args = s->args;
 	uint64_t t = tracing(s) ? mono_ns() : 0;
+	struct submit_objs objs_inline;
 	unsigned int i;
 	int ret;
 
+	s->objs_inline = &objs_inline;
 	ret = submit_in_fences(s);
 	if (ret == 0)
 		ret = submit_lookup(s);
@@ -179,7 +181,7 @@ static int submit_steps(struct submit *s)
 	/* The folded repeats hold a reference too. */
 	for (i = 0; i < s->n_entries; i++)
 		ttm_bo_put(s->objs[i].bo);
-	free(s->objs);
+	submit_lookup_fini(s);
 	submit_deps_fini(s);
 	return ret;
 }

@@ -157,10 +157,11 @@ static int check_deps(const struct ttm_gpu_job *job)
  * came with the job, so nothing here allocates.
  */
 static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
-			struct ttm_fence **ret_fence, bool *ret_inline)
+			struct ttm_fence **ret_fence, uint64_t *ret_inline_ns)
 {
 	struct ttm_gpu *gpu = e->gpu;
 	bool idle, wake = false;
+	uint64_t now_ns = 0;
 	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
@@ -180,7 +181,17 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 		__atomic_store_n(&e->oldest, GPU_ID_ASSIGNING,
 				 __ATOMIC_SEQ_CST);
 	job->info.id = __atomic_add_fetch(&gpu->next_id, 1, __ATOMIC_SEQ_CST);
-	job->info.submit_us = ttm_gpu_now_us(gpu);
+	/*
+	 * ttm_gpu_now_us(), keeping the real-time read: a job run by the
+	 * caller below starts now (it is marked started under this lock),
+	 * and takes this time rather than a second read.
+	 */
+	if (gpu_is_virtual(gpu)) {
+		job->info.submit_us = ttm_gpu_now_us(gpu);
+	} else {
+		now_ns = mono_ns();
+		job->info.submit_us = (now_ns - gpu->epoch_ns) / 1000;
+	}
 	list_add_tail(&job->node, &e->jobs);
 	if (idle)
 		__atomic_store_n(&e->oldest, job->info.id, __ATOMIC_SEQ_CST);
@@ -199,7 +210,7 @@ static int engine_queue(struct gpu_engine *e, struct gpu_job *job,
 	    !__atomic_load_n(&job->pending, __ATOMIC_SEQ_CST)) {
 		job->started = true;
 		e->inline_busy = true;
-		*ret_inline = true;
+		*ret_inline_ns = now_ns;
 		goto out;
 	}
 	/* A busy engine finds the job by itself: no wake-up. */
@@ -233,15 +244,15 @@ int gpu_job_prepare(struct ttm_gpu *gpu, const struct ttm_gpu_job *desc,
 
 int gpu_job_submit(struct gpu_job *job, struct ttm_fence **ret_fence)
 {
-	bool run_inline = false;
+	uint64_t inline_ns = 0;
 	int ret;
 
 	gpu_job_add_callbacks(job);
-	ret = engine_queue(job->engine, job, ret_fence, &run_inline);
+	ret = engine_queue(job->engine, job, ret_fence, &inline_ns);
 	if (ret)
 		gpu_job_discard(job);
-	else if (run_inline)
-		gpu_engine_run_inline(job->engine, job);
+	else if (inline_ns)
+		gpu_engine_run_inline(job->engine, job, inline_ns);
 	return ret;
 }
 

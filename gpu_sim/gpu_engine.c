@@ -63,14 +63,14 @@ static int job_hang(struct gpu_engine *e, uint64_t start_ns)
 }
 
 /*
- * Run @job, whose dependencies have all signalled. Return its status and,
- * in *@end_us, when it ended: for a job that ran, start + duration, the
- * time it slept until (one clock read less per job).
+ * Run @job, whose dependencies have all signalled, starting at @start_ns
+ * (CLOCK_MONOTONIC; 0: now). Return its status and, in *@end_us, when it
+ * ended: for a job that ran, start + duration, the time it slept until
+ * (one clock read less per job).
  */
 static int job_run(struct gpu_engine *e, struct gpu_job *job,
-		   uint64_t *end_us)
+		   uint64_t start_ns, uint64_t *end_us)
 {
-	uint64_t start_ns;
 	struct timespec ts;
 	int err = __atomic_load_n(&job->dep_error, __ATOMIC_SEQ_CST);
 
@@ -78,7 +78,8 @@ static int job_run(struct gpu_engine *e, struct gpu_job *job,
 		*end_us = engine_now_us(e);
 		return err; /* never runs: memory untouched */
 	}
-	start_ns = mono_ns();
+	if (!start_ns)
+		start_ns = mono_ns();
 	job->info.start_us = (start_ns - e->gpu->epoch_ns) / 1000;
 	if (job->hang) {
 		err = job_hang(e, start_ns);
@@ -124,13 +125,14 @@ static struct gpu_job *engine_ready_head(struct gpu_engine *e)
 	return job;
 }
 
-void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job)
+void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job,
+			   uint64_t start_ns)
 {
 	uint64_t end_us;
 	bool wake;
 	int status;
 
-	status = job_run(e, job, &end_us);
+	status = job_run(e, job, start_ns, &end_us);
 	pthread_mutex_lock(&e->lock);
 	gpu_engine_pop(e);
 	pthread_mutex_unlock(&e->lock);
@@ -166,7 +168,7 @@ void *gpu_engine_main(void *arg)
 				break;
 		}
 		job = next;
-		status = job_run(e, job, &end_us);
+		status = job_run(e, job, 0, &end_us);
 		pthread_mutex_lock(&e->lock);
 		gpu_engine_pop(e);
 		next = engine_ready_head(e);

@@ -14,21 +14,56 @@
 #include "util/compiler.h"
 #include "gpu_sim/fence.h"
 #include "gpu_sim/gpu.h"
+#include "gpu_sim/obj_cache.h"
+
+/*
+ * The deps and ranges a job from the per-thread cache has room for, in
+ * bytes after the struct: 8 dependencies (gpu_dep, 48 bytes) and 8
+ * ranges, or any mix that fits (an execbuf job of 8 buffers on a 4-engine
+ * GPU needs at most 4 deps and 8 ranges). Bigger jobs use malloc().
+ */
+#define GPU_JOB_CACHED_TAIL (8 * sizeof(struct gpu_dep) + \
+			     8 * sizeof(struct ttm_gpu_range))
+#define GPU_JOB_CACHED_SIZE (sizeof(struct gpu_job) + GPU_JOB_CACHED_TAIL)
+
+/*
+ * The job's memory, nothing else. To the cache where free() was: by the
+ * time a job is freed, its dependency callbacks are done with it
+ * (pending is 0, or they were removed) and it has left its engine's
+ * FIFO, so nothing refers to it any more.
+ */
+static void job_free_memory(struct gpu_job *job)
+{
+	if (job->cached)
+		obj_cache_free(OBJ_CACHE_GPU_JOB, job, GPU_JOB_CACHED_SIZE);
+	else
+		free(job);
+}
 
 int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,
 		  struct gpu_job **ret_job)
 {
+	size_t tail = desc->n_deps * sizeof(struct gpu_dep) +
+		      desc->n_ranges * sizeof(struct ttm_gpu_range);
+	bool cached = tail <= GPU_JOB_CACHED_TAIL;
 	struct gpu_job *job;
 	unsigned int i;
 
-	job = calloc(1, sizeof(*job) + desc->n_deps * sizeof(job->deps[0]) +
-			desc->n_ranges * sizeof(job->ranges[0]));
+	/*
+	 * One per job: from this thread's cache (gpu_job_free() fills it),
+	 * not calloc(). Zeroed as calloc() did, but for the tail, which is
+	 * written below in full.
+	 */
+	job = cached ? obj_cache_alloc(OBJ_CACHE_GPU_JOB, GPU_JOB_CACHED_SIZE) :
+		       malloc(sizeof(*job) + tail);
 	if (!job)
 		return -ENOMEM;
+	memset(job, 0, sizeof(*job));
+	job->cached = cached;
 	/* Set up only when queued: the seqno follows the FIFO's order. */
 	job->fence = fence_pool_alloc();
 	if (!job->fence) {
-		free(job);
+		job_free_memory(job);
 		return -ENOMEM;
 	}
 	job->engine = e;
@@ -45,11 +80,12 @@ int gpu_job_alloc(struct gpu_engine *e, const struct ttm_gpu_job *desc,
 	if (desc->n_ranges)
 		memcpy(job->ranges, desc->ranges,
 		       desc->n_ranges * sizeof(job->ranges[0]));
-	for (i = 0; i < desc->n_deps; i++) {
-		job->deps[i].fence = ttm_fence_get(desc->deps[i].fence);
-		job->deps[i].propagate_error = desc->deps[i].propagate_error;
-		job->deps[i].job = job;
-	}
+	for (i = 0; i < desc->n_deps; i++)
+		job->deps[i] = (struct gpu_dep){
+			.fence = ttm_fence_get(desc->deps[i].fence),
+			.job = job,
+			.propagate_error = desc->deps[i].propagate_error,
+		};
 	job->pending = desc->n_deps;
 	job->dep_error = 0;
 	*ret_job = job;
@@ -66,7 +102,7 @@ void gpu_job_free(struct gpu_job *job)
 		ttm_fence_put(job->fence);
 	else
 		fence_pool_free(job->fence);  /* never set up nor seen */
-	free(job);
+	job_free_memory(job);
 }
 
 /* Wake whoever runs @e if it sleeps. Called with e->lock held. */

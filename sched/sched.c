@@ -419,25 +419,33 @@ static void handle_timeout(struct ttm_sched *s, struct ttm_sched_job *job)
  * @job of @e leaves the entity for the ring: credits, timeout, pending
  * list, and the entity's last scheduled fence. Marks the ring @running
  * until the caller's job_hand_over() is over. Called with the lock held.
- * Return: the entity's previous last scheduled fence, for job_hand_over()
- * to put.
+ * Sets *@start for job_hand_over(): the entity's previous last scheduled
+ * fence, to put, and the time of the start if the timeout read the
+ * real-time clock: the job is scheduled now, and its scheduled fence
+ * takes that time rather than a clock read of its own.
  */
-static struct ttm_fence *job_start_locked(struct ttm_sched *s,
-					  struct ttm_sched_entity *e,
-					  struct ttm_sched_job *job)
+static void job_start_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
+			     struct ttm_sched_job *job,
+			     struct sched_start *start)
 {
-	struct ttm_fence *prev;
-
+	start->now_ns = 0;
+	job->deadline_ns = 0;
+	if (s->timeout_ns) {
+		if (s->gpu) {
+			job->deadline_ns = sched_now_ns(s) + s->timeout_ns;
+		} else {
+			start->now_ns = now_ns();
+			job->deadline_ns = start->now_ns + s->timeout_ns;
+		}
+	}
 	s->in_flight += job->credits;
-	job->deadline_ns = s->timeout_ns ? sched_now_ns(s) + s->timeout_ns : 0;
 	pending_append(s, job);
 	/* What the entity's killed jobs will wait for. */
-	prev = e->last_scheduled;
+	start->prev = e->last_scheduled;
 	e->last_scheduled = ttm_fence_get(job->finished);
 	s->running = true;
 	s->started_seq++;
 	pthread_cond_broadcast(&s->idle); /* entity flushes */
-	return prev;
 }
 
 /*
@@ -445,12 +453,12 @@ static struct ttm_fence *job_start_locked(struct ttm_sched *s,
  * the callback that ends it. Called without the lock.
  */
 static void job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
-			  struct ttm_fence *prev)
+			  const struct sched_start *start)
 {
 	struct ttm_fence *hw;
 
-	ttm_fence_put(prev);
-	ttm_fence_signal(job->scheduled, 0);
+	ttm_fence_put(start->prev);
+	fence_signal_timestamp(job->scheduled, 0, start->now_ns);
 	if (job->error) {
 		/* A dependency failed: never runs, fails at once. */
 		job_done(job, job->error);
@@ -484,7 +492,7 @@ static void timeout_wake_locked(struct ttm_sched *s)
 static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 {
 	struct ttm_sched_job *job = e->q_head;
-	struct ttm_fence *prev;
+	struct sched_start start;
 	bool ready;
 
 	/*
@@ -516,9 +524,9 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 	/* A guilty context's jobs never reach the hardware again. */
 	if (e->banned && !job->error)
 		job->error = -ECANCELED;
-	prev = job_start_locked(s, e, job);
+	job_start_locked(s, e, job, &start);
 	pthread_mutex_unlock(&s->lock);
-	job_hand_over(s, job, prev);
+	job_hand_over(s, job, &start);
 	pthread_mutex_lock(&s->lock);
 	s->running = false;
 	pthread_cond_broadcast(&s->idle); /* timeouts wait for it */
@@ -1218,7 +1226,8 @@ static bool direct_ok_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
 }
 
 bool sched_entity_push_job_direct(struct ttm_sched_job *job,
-				  struct ttm_fence **ret_prev, bool *ret_kick)
+				  struct sched_start *ret_start,
+				  bool *ret_kick)
 {
 	struct ttm_sched_entity *e = job->entity;
 	struct ttm_sched *s = e->sched;
@@ -1234,7 +1243,7 @@ bool sched_entity_push_job_direct(struct ttm_sched_job *job,
 	pthread_mutex_lock(&s->lock);
 	direct = direct_ok_locked(s, e, job);
 	if (direct) {
-		*ret_prev = job_start_locked(s, e, job);
+		job_start_locked(s, e, job, ret_start);
 		s->direct_frees = true;
 	} else if (s->direct) {
 		/*
@@ -1271,11 +1280,12 @@ void sched_run_ready(struct ttm_sched *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev)
+void sched_job_run_direct(struct ttm_sched_job *job,
+			  const struct sched_start *start)
 {
 	struct ttm_sched *s = job->sched;
 
-	job_hand_over(s, job, prev);
+	job_hand_over(s, job, start);
 	pthread_mutex_lock(&s->lock);
 	s->direct_frees = false;
 	/*

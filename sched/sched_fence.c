@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A job's scheduled and finished fences (include/sched/fence.h), in one
- * allocation, as the kernel's drm_sched_fence.
+ * allocation, as the kernel's drm_sched_fence; from the per-thread cache
+ * (gpu_sim/obj_cache.h), as the kernel's come from a slab.
  *
  * The two fences have their own references but share the memory: the
  * scheduled fence holds a reference to the finished one, and the memory
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "gpu_sim/fence.h"
+#include "gpu_sim/obj_cache.h"
 #include "sched/fence.h"
 #include "util/compiler.h"
 
@@ -95,7 +97,13 @@ static void finished_release(struct ttm_fence *fence)
 					      finished);
 
 	sched_name_put(f->name);
-	free(f);
+	/*
+	 * The finished fence's release op: its grace period is over (and
+	 * the scheduled fence's before it, which held a reference), so no
+	 * lockless reader can reach either fence; recycling the memory is
+	 * as safe as free() was (gpu_sim/fence_rcu.c).
+	 */
+	obj_cache_free(OBJ_CACHE_SCHED_FENCES, f, sizeof(*f));
 }
 
 static const struct ttm_fence_ops scheduled_ops = {
@@ -116,10 +124,13 @@ int sched_fences_alloc(struct sched_name *name,
 		       struct ttm_fence **scheduled,
 		       struct ttm_fence **finished)
 {
-	struct sched_fences *f = calloc(1, sizeof(*f));
+	/* One per job: this thread's cache, zeroed as calloc() did. */
+	struct sched_fences *f = obj_cache_alloc(OBJ_CACHE_SCHED_FENCES,
+						 sizeof(*f));
 
 	if (!f)
 		return -ENOMEM;
+	memset(f, 0, sizeof(*f));
 	f->name = sched_name_get(name);
 	*scheduled = &f->scheduled;
 	*finished = &f->finished;
@@ -146,7 +157,8 @@ void sched_fences_free_unarmed(struct ttm_fence *scheduled)
 		return;
 	f = container_of(scheduled, struct sched_fences, scheduled);
 	sched_name_put(f->name);
-	free(f);
+	/* Never armed: never seen by anyone but the job's owner. */
+	obj_cache_free(OBJ_CACHE_SCHED_FENCES, f, sizeof(*f));
 }
 
 struct ttm_fence *sched_fence_scheduled_of(struct ttm_fence *fence,

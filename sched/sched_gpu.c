@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "gpu_sim/gpu.h"
+#include "gpu_sim/obj_cache.h"
 #include "sched/sched.h"
 #include "util/compiler.h"
 
@@ -85,7 +86,11 @@ static void sched_gpu_free_job(struct ttm_sched_job *job)
 	if (j->hw)
 		gpu_job_free(j->hw);
 	ttm_sched_job_cleanup(job);
-	free(j);
+	/*
+	 * free_job is the scheduler's last word on the job (it is off every
+	 * list, its callbacks done): recycled as free() would.
+	 */
+	obj_cache_free(OBJ_CACHE_SCHED_JOB, j, sizeof(*j));
 }
 
 static const struct ttm_sched_backend_ops sched_gpu_ops = {
@@ -234,7 +239,7 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	struct ttm_fence *split[SCHED_GPU_ENGINE_DEPS];
 	struct ttm_gpu_dep eng[SCHED_GPU_ENGINE_DEPS];
 	struct ttm_sched *sched;
-	struct ttm_fence *prev = NULL;
+	struct sched_start start = { 0 };
 	struct ttm_gpu_job hw;
 	struct sched_gpu_job *j;
 	bool direct, kick = false;
@@ -260,18 +265,19 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	hw.engine = sg->engine;
 	hw.deps = eng;
 	hw.n_deps = split_deps(sched, job, split, eng);
+	/* One per job: this thread's cache, not calloc() (init zeroes). */
 	ret = -ENOMEM;
-	j = calloc(1, sizeof(*j));
+	j = obj_cache_alloc(OBJ_CACHE_SCHED_JOB, sizeof(*j));
 	if (j)
 		ret = gpu_job_prepare(sg->gpu, &hw, &j->hw);
 	if (ret) {
-		free(j);
+		obj_cache_free(OBJ_CACHE_SCHED_JOB, j, sizeof(*j));
 		goto put_split;
 	}
 	ret = ttm_sched_job_init(&j->base, entity, 1);
 	if (ret) {
 		gpu_job_free(j->hw);
-		free(j);
+		obj_cache_free(OBJ_CACHE_SCHED_JOB, j, sizeof(*j));
 		goto put_split;
 	}
 	ret = add_deps(j, job, split);
@@ -284,7 +290,7 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	/* Before the push: the job may be freed as soon as it is queued. */
 	if (ret_finished)
 		*ret_finished = ttm_fence_get(ttm_sched_job_finished(&j->base));
-	direct = sched_entity_push_job_direct(&j->base, &prev, &kick);
+	direct = sched_entity_push_job_direct(&j->base, &start, &kick);
 	pthread_mutex_unlock(&sg->submit_lock);
 	/*
 	 * A ready job on an idle ring goes to the engine from here: no
@@ -293,7 +299,7 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 	 * one on an idle ring: the ring's ready jobs, from here too.
 	 */
 	if (direct)
-		sched_job_run_direct(&j->base, prev);
+		sched_job_run_direct(&j->base, &start);
 	else if (kick)
 		sched_run_ready(sched);
 	return 0;

@@ -9,6 +9,9 @@
  * and without memory the job never ran (its fence failed with -ENOMEM,
  * the add or the copy not done, the buffer's contents wrong).
  *
+ * And a warmed-up thread's jobs through the scheduler allocate nothing at
+ * all (test_sched_steady_no_alloc()).
+ *
  * On the virtual clock, so that the scheduler and the GPU do all their
  * work in the thread that advances it, the one whose allocations fail
  * (lib/alloc_fail.h). Skipped under sanitizers (no allocation hook).
@@ -182,6 +185,64 @@ static void test_sched_job_runs(void **state)
 	ttm_fence_put(f2);
 }
 
+/* Jobs of the steady-state test; twice the per-thread caches' bound. */
+#define STEADY_JOBS 64
+
+/*
+ * No allocation per job once a thread is warmed up (issue 22, goal 3): a
+ * job through a scheduler entity, submitted, run, retired and freed, its
+ * finished fence put, with every allocation failing. The sched job, its
+ * fences and the GPU's job come back from the thread's caches (the fences
+ * once their grace period, ended by the next job's retirement, is over),
+ * the out-fence from the fence pool. Fails with -ENOMEM where a job
+ * callocs any of them.
+ */
+static void test_sched_steady_no_alloc(void **state)
+{
+	uint32_t a[WORDS] = { 0 };
+	struct ttm_gpu_range ra = { a, sizeof(a) };
+	struct ttm_gpu_job add = { .op = TTM_GPU_OP_ADD, .add_value = 1,
+				   .ranges = &ra, .n_ranges = 1,
+				   .duration_us = 10 };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *f;
+	unsigned int i, refused;
+	struct ttm_sched *s;
+	struct ttm_gpu *gpu;
+	int ret = 0;
+
+	(void)state;
+	gpu = virtual_gpu();
+	assert_int_equal(ttm_sched_gpu_create(gpu, 0, NULL, &s), 0);
+	assert_int_equal(ttm_sched_entity_create(s, TTM_SCHED_PRIORITY_NORMAL,
+						 &e), 0);
+	/* Warm-up, with memory: the caches and the fence pool fill. */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ttm_sched_gpu_submit(e, &add, &f), 0);
+		assert_int_equal(ttm_gpu_advance(gpu, 100), 0);
+		assert_true(ttm_fence_is_signaled(f));
+		ttm_fence_put(f);
+	}
+	alloc_fail_begin();
+	for (i = 0; i < STEADY_JOBS && !ret; i++) {
+		ret = ttm_sched_gpu_submit(e, &add, &f);
+		if (ret)
+			break;
+		ret = ttm_gpu_advance(gpu, 100);
+		if (!ttm_fence_is_signaled(f))
+			ret = -EBUSY;
+		ttm_fence_put(f);
+	}
+	refused = alloc_fail_end();
+	assert_int_equal(ret, 0);
+	assert_int_equal(refused, 0);
+	assert_int_equal(a[0], 4 + STEADY_JOBS);
+
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	ttm_gpu_destroy(gpu);
+}
+
 /* A buffer moved from VRAM to GTT keeps its contents. */
 static void test_move_copies(void **state)
 {
@@ -351,6 +412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cb_job_runs),
 		cmocka_unit_test(test_sched_job_runs),
+		cmocka_unit_test(test_sched_steady_no_alloc),
 		cmocka_unit_test(test_move_copies),
 		cmocka_unit_test(test_execbuf_job_runs),
 		cmocka_unit_test(test_hop_nomem),

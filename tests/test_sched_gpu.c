@@ -589,6 +589,78 @@ static void test_virtual(void **state)
 	ttm_fence_put(fb);
 }
 
+/* Jobs run while a fence's memory must stay its own. */
+#define RECYCLE_JOBS 80
+
+/* Submit and run one 1 us job on @e; return its finished fence. */
+static struct ttm_fence *virtual_job(struct ttm_gpu *gpu,
+				     struct ttm_sched_entity *e)
+{
+	struct ttm_gpu_job nop = { .op = TTM_GPU_OP_NOP, .duration_us = 1 };
+	struct ttm_fence *f = gpu_ring_submit(e, &nop);
+
+	assert_int_equal(ttm_gpu_advance(gpu, 1), 0);
+	assert_int_equal(fence_status(f), 0);
+	return f;
+}
+
+/*
+ * A job's fences come from a per-thread cache (gpu_sim/obj_cache.h) and
+ * go back to it at their release op, the end of their grace period: the
+ * memory of a fence is never another job's while a reference is held,
+ * nor while a lockless reader that was in its section when the last
+ * reference went is still in it. Once both are over, it is (the cache is
+ * a LIFO, and every job frees as many blocks as it takes).
+ */
+static void test_virtual_fence_recycle(void **state)
+{
+	struct ttm_gpu_options go = { .flags = TTM_GPU_DETERMINISTIC };
+	struct ttm_sched_entity *e;
+	struct ttm_fence *f1, *f, *held[RECYCLE_JOBS];
+	struct ttm_sched *s;
+	struct ttm_gpu *gpu;
+	bool reused = false;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(ttm_gpu_create(1, &go, &gpu), 0);
+	gpu_ring_new(gpu, 0, &s, &e);
+	f1 = virtual_job(gpu, e);
+	/* Held: signalled, its job freed, its memory still its own. */
+	for (i = 0; i < RECYCLE_JOBS; i++) {
+		f = virtual_job(gpu, e);
+		assert_ptr_not_equal(f, f1);
+		ttm_fence_put(f);
+	}
+	/*
+	 * Its last reference goes inside a read-side section: released
+	 * early, it would be the cache's top, the next job's.
+	 */
+	ttm_fence_read_lock();
+	ttm_fence_put(f1);
+	for (i = 0; i < 4; i++) {
+		f = virtual_job(gpu, e);
+		assert_ptr_not_equal(f, f1);
+		ttm_fence_put(f);
+	}
+	ttm_fence_read_unlock();
+	/*
+	 * Grace period over (ended by the next retirement): a later job's
+	 * fence takes the memory. The later ones are kept, so that the
+	 * blocks freed after f1's, on top of it, are taken first. f1 is
+	 * only an address now, never dereferenced.
+	 */
+	for (i = 0; i < RECYCLE_JOBS && !reused; i++) {
+		held[i] = virtual_job(gpu, e);
+		reused = held[i] == f1;
+	}
+	while (i)
+		ttm_fence_put(held[--i]);
+	assert_true(reused);
+	gpu_ring_free(s, e);
+	ttm_gpu_destroy(gpu);
+}
+
 /*
  * An ordering dependency on a job of the same ring only waits for that
  * job to be on the ring (its scheduled fence): the engine runs it first
@@ -866,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_destroy_waits),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_virtual),
+		cmocka_unit_test(test_virtual_fence_recycle),
 		cmocka_unit_test(test_virtual_same_ring_dep),
 		cmocka_unit_test(test_virtual_same_ring_dep_error),
 		cmocka_unit_test(test_client_priority),

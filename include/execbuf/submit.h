@@ -17,6 +17,8 @@ struct ttm_fence_chain;
 
 /* Dependencies a submission holds without an allocation. */
 #define SUBMIT_DEPS_INLINE 16
+/* Buffer entries a submission looks up without an allocation. */
+#define SUBMIT_OBJS_INLINE 16
 
 /*
  * A job's dependencies: fence references, growing; @v is @inline_v until
@@ -29,6 +31,17 @@ struct submit_deps {
 	struct ttm_gpu_dep inline_v[SUBMIT_DEPS_INLINE];
 };
 
+/*
+ * A submission's entries and the lookup's buffer array, for up to
+ * SUBMIT_OBJS_INLINE entries: no malloc per job. Not zeroed (the lookup
+ * writes what it uses): a local of the caller's, outside struct submit,
+ * whose initialiser zeroes it whole.
+ */
+struct submit_objs {
+	struct ttm_exec_entry objs[SUBMIT_OBJS_INLINE];
+	struct ttm_bo *bos[SUBMIT_OBJS_INLINE];
+};
+
 struct submit {
 	struct ttm_client *client;
 	struct ttm_execbuf_args *args;
@@ -39,6 +52,8 @@ struct submit {
 	 */
 	struct ttm_exec_entry *objs;
 	unsigned int n, n_entries;
+	/* @objs's storage for small jobs, on submit_steps()' stack. */
+	struct submit_objs *objs_inline;
 	struct ttm_exec exec;
 	unsigned int backoffs;   /* -EDEADLK results seen */
 	unsigned int passes;
@@ -55,10 +70,12 @@ struct submit {
 
 /*
  * Step 1: fill @s->objs from the handles; -ENOENT or -EINVAL with
- * args->bad_index. @s->objs is allocated even on error (free it and put
- * the first @s->n_entries references).
+ * args->bad_index. @s->objs is set even on error (submit_lookup_fini()
+ * it after putting the first @s->n_entries references).
  */
 int submit_lookup(struct submit *s);
+/* Free @s->objs unless it is @s->objs_inline's (or NULL). */
+void submit_lookup_fini(struct submit *s);
 
 /*
  * Before anything is locked: take the explicit in-fences (importing the

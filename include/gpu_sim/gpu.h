@@ -56,6 +56,7 @@ struct gpu_job {
 	int dep_error;            /* atomic; first error-propagating dep's */
 	bool started;
 	bool hang;
+	bool cached;              /* memory from obj_cache (gpu_job.c) */
 	enum ttm_gpu_op op;
 	uint32_t add_value;
 	unsigned int n_ranges, n_deps;
@@ -155,10 +156,11 @@ void gpu_engine_cancel_all(struct gpu_engine *e);
 void *gpu_engine_main(void *arg);
 /*
  * Run @job, which engine_queue() made the started head of its idle engine
- * (inline_busy set), in the calling thread, retire it, and hand the engine
- * back to its worker.
+ * (inline_busy set) at @start_ns (CLOCK_MONOTONIC), in the calling
+ * thread, retire it, and hand the engine back to its worker.
  */
-void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job);
+void gpu_engine_run_inline(struct gpu_engine *e, struct gpu_job *job,
+			   uint64_t start_ns);
 
 /* gpu_virtual.c: the virtual clock. */
 void gpu_virtual_finish(struct ttm_gpu *gpu);

@@ -56,9 +56,20 @@ struct ttm_fence *sched_group_scheduled_of(struct ttm_sched *sched,
 					   struct ttm_fence *fence);
 
 /*
+ * A job's start (sched.c's job_start_locked()) for its hand-over to the
+ * ring: @prev, the entity's previous last scheduled fence (a reference,
+ * put there), and @now_ns, when the job started if the start read the
+ * clock (CLOCK_MONOTONIC, for its scheduled fence), else 0.
+ */
+struct sched_start {
+	struct ttm_fence *prev;
+	uint64_t now_ns;
+};
+
+/*
  * ttm_sched_entity_push_job() for a direct scheduler: if @job may start
  * now, it is started (on the pending list, the ring held for it) instead
- * of queued, *@ret_prev is a reference for sched_job_run_direct(), and
+ * of queued, *@ret_start is for sched_job_run_direct(), and
  * the return is true; the caller must then call sched_job_run_direct()
  * without holding anything a fence callback may take. Else it is queued
  * (false): for the runner that holds the ring, or, if *@ret_kick is set,
@@ -66,7 +77,8 @@ struct ttm_fence *sched_group_scheduled_of(struct ttm_sched *sched,
  * push.
  */
 bool sched_entity_push_job_direct(struct ttm_sched_job *job,
-				  struct ttm_fence **ret_prev, bool *ret_kick);
+				  struct sched_start *ret_start,
+				  bool *ret_kick);
 /*
  * Run @sched's ready jobs in the calling thread, as its thread would; the
  * caller of a push that set *@ret_kick (false, queued) must call it once
@@ -74,7 +86,8 @@ bool sched_entity_push_job_direct(struct ttm_sched_job *job,
  */
 void sched_run_ready(struct ttm_sched *sched);
 /* Signal @job's scheduled fence, run_job it, and let the ring go. */
-void sched_job_run_direct(struct ttm_sched_job *job, struct ttm_fence *prev);
+void sched_job_run_direct(struct ttm_sched_job *job,
+			  const struct sched_start *start);
 
 /* The scheduler @entity feeds, and its backend ops. */
 struct ttm_sched *sched_entity_sched(struct ttm_sched_entity *entity);
