@@ -988,6 +988,13 @@ static void test_entries_fold(void **state)
 		assert_ptr_equal(e[i].bo, f.bos[7 - i]);
 		assert_int_equal(e[i].index, i);
 	}
+	/* Short lists are checked pairwise first: a repeat at the ends. */
+	for (i = 0; i < 5; i++)
+		e[i] = (struct ttm_exec_entry){ .bo = f.bos[i == 4 ? 0 : i] };
+	assert_int_equal(ttm_exec_entries_fold(e, 5, &dup), 4);
+	assert_int_equal(dup, 4);
+	assert_int_equal(e[4].index, 4);
+	assert_ptr_equal(e[4].bo, f.bos[0]);
 	assert_int_equal(ttm_exec_entries_fold(e, 1, NULL), 1);
 	assert_int_equal(ttm_exec_entries_fold(e, 0, &dup), 0);
 	assert_int_equal(dup, 0);
