@@ -79,7 +79,10 @@ extern "C" {
  * until ttm_exec_fini() (or ttm_exec_unlock_bo() of it), so the helper
  * takes none of its own: two atomic operations fewer per buffer on a
  * count other threads share. A submission whose handle lookup took one
- * (as drm_gem_objects_lookup() does) can lend it.
+ * (as drm_gem_objects_lookup() does) can lend it. "Locks" includes a lock
+ * that returned -EDEADLK: that buffer is slow-locked and listed at the
+ * start of the next pass, whether or not the body names it again, so its
+ * reference must last until fini too.
  */
 #define TTM_EXEC_CALLER_REFS       (1u << 2)
 
