@@ -92,6 +92,44 @@ TTM_EXPORT void ttm_bo_unreserve_at(struct ttm_bo *bo, const char *file,
 	bo_room_notify(dev);
 }
 
+/*
+ * The LRU bumps of @bos[@first] down to @bos[@last], all of @dev, under
+ * one device lock; then their unlocks and one wake-up check. The bumps
+ * come in the order of single unreserves (the LRU order is the same), and
+ * all happen before any unlock, so each still happens with its buffer
+ * reserved; a walker that meets the run's buffers between the two
+ * try-locks them and finds them held, as it would have one at a time. The
+ * wake-up check is the Dekker pair of bo/bo_room.c: one full barrier after
+ * the run's unlocks covers them all.
+ */
+static void unreserve_run(struct ttm_device *dev, struct ttm_bo *const *bos,
+			  unsigned int first, unsigned int last,
+			  const char *file, int line)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&dev->lock);
+	for (i = first + 1; i-- > last;)
+		bo_lru_bump_locked(bos[i]);
+	pthread_mutex_unlock(&dev->lock);
+	for (i = first + 1; i-- > last;)
+		ww_mutex_unlock_at(&bos[i]->resv->lock, file, line);
+	bo_room_notify(dev);
+}
+
+void bo_unreserve_list_at(struct ttm_bo *const *bos, unsigned int n,
+			  const char *file, int line)
+{
+	unsigned int first, i;
+
+	/* Runs of one device, newest first; usually the whole list. */
+	for (first = n; first-- > 0; first = i) {
+		for (i = first; i > 0 && bos[i - 1]->dev == bos[first]->dev;)
+			i--;
+		unreserve_run(bos[first]->dev, bos, first, i, file, line);
+	}
+}
+
 TTM_EXPORT void (ttm_bo_unreserve)(struct ttm_bo *bo)
 {
 	ttm_bo_unreserve_at(bo, NULL, 0);

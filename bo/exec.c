@@ -54,12 +54,31 @@ TTM_EXPORT void (ttm_exec_init)(struct ttm_exec *exec, struct ttm_device *dev,
 }
 
 /*
- * Unlock one buffer and drop @exec's reference. @used: it served the
- * caller's work, so it moves to its LRU's tail; a back-off used nothing,
- * and an evictable buffer was never the caller's.
+ * Whether @exec holds a reference on the buffers it lists: not with
+ * TTM_EXEC_CALLER_REFS, where the caller's own outlives the listing. A
+ * contended or evictable buffer always has one of @exec's: an eviction
+ * victim is nobody's, and a contended buffer's one is simplest kept.
  */
-static void exec_unlock(struct ttm_bo *bo, bool used, const char *file,
-			int line)
+static bool exec_refs(const struct ttm_exec *exec)
+{
+	return !(exec->flags & TTM_EXEC_CALLER_REFS);
+}
+
+/* Drop @exec's reference on a buffer entering its list, if it keeps none. */
+static void exec_list_ref(struct ttm_exec *exec, struct ttm_bo *bo)
+{
+	/* Not the last one: the caller holds its own. */
+	if (!exec_refs(exec))
+		ttm_bo_put(bo);
+}
+
+/*
+ * Unlock one buffer and drop @exec's reference if @put. @used: it served
+ * the caller's work, so it moves to its LRU's tail; a back-off used
+ * nothing, and an evictable buffer was never the caller's.
+ */
+static void exec_unlock(struct ttm_bo *bo, bool used, bool put,
+			const char *file, int line)
 {
 	if (used)
 		ttm_bo_unreserve_at(bo, file, line);
@@ -68,21 +87,36 @@ static void exec_unlock(struct ttm_bo *bo, bool used, const char *file,
 		bo_room_notify(bo->dev);
 	}
 	/* After the unlock: the last reference may go here. */
-	ttm_bo_put(bo);
+	if (put)
+		ttm_bo_put(bo);
 }
 
-/* Unlock every buffer, newest first: the evictable one was locked first. */
+/*
+ * Unlock every buffer, newest first: the evictable one was locked first.
+ * Used buffers go to their LRU tails in one device lock round trip
+ * (bo_unreserve_list_at()), in the order single unreserves would give.
+ */
 static void exec_unlock_all(struct ttm_exec *exec, bool used,
 			    const char *file, int line)
 {
 	struct ttm_bo *evictable = exec->evictable;
+	unsigned int n = exec->num_bos;
 
-	while (exec->num_bos)
-		exec_unlock(exec->bos[--exec->num_bos], used, file, line);
+	if (used) {
+		bo_unreserve_list_at(exec->bos, n, file, line);
+		/* After every unlock: the last references may go here. */
+		while (exec_refs(exec) && exec->num_bos)
+			ttm_bo_put(exec->bos[--exec->num_bos]);
+		exec->num_bos = 0;
+	} else {
+		while (exec->num_bos)
+			exec_unlock(exec->bos[--exec->num_bos], false,
+				    exec_refs(exec), file, line);
+	}
 	exec->prelocked = NULL;
 	exec->evictable = NULL;
 	if (evictable)
-		exec_unlock(evictable, false, file, line);
+		exec_unlock(evictable, false, true, file, line);
 }
 
 /* Remember @bo for the next pass, dropping everything held now. */
@@ -124,7 +158,7 @@ static int exec_reserve_slot(struct ttm_exec *exec)
 
 static void exec_track(struct ttm_exec *exec, struct ttm_bo *bo)
 {
-	exec->bos[exec->num_bos++] = ttm_bo_get(bo);
+	exec->bos[exec->num_bos++] = exec_refs(exec) ? ttm_bo_get(bo) : bo;
 }
 
 /*
@@ -153,10 +187,12 @@ static void exec_lock_contended(struct ttm_exec *exec, const char *file,
 		return;
 	}
 	exec->prelocked = bo;
-	if (evictable)
+	if (evictable) {
 		exec->evictable = bo;
-	else
+	} else {
 		exec->bos[exec->num_bos++] = bo;
+		exec_list_ref(exec, bo);
+	}
 }
 
 /*
@@ -174,6 +210,8 @@ static int exec_claim_prelocked(struct ttm_exec *exec, struct ttm_bo *bo)
 			return ret;
 		exec->bos[exec->num_bos++] = bo;
 		exec->evictable = NULL;
+		/* The body asked for it: the caller holds it now. */
+		exec_list_ref(exec, bo);
 	}
 	exec->prelocked = NULL;
 	return 0;
@@ -323,7 +361,7 @@ TTM_EXPORT void ttm_exec_unlock_bo_at(struct ttm_exec *exec,
 		exec->prelocked = NULL;
 	if (bo == exec->evictable) {
 		exec->evictable = NULL;
-		exec_unlock(bo, false, file, line);
+		exec_unlock(bo, false, true, file, line);
 		return;
 	}
 	/* Newest first: a buffer just locked is the likely one. */
@@ -333,7 +371,7 @@ TTM_EXPORT void ttm_exec_unlock_bo_at(struct ttm_exec *exec,
 		exec->num_bos--;
 		memmove(&exec->bos[i], &exec->bos[i + 1],
 			(exec->num_bos - i) * sizeof(*exec->bos));
-		exec_unlock(bo, true, file, line);
+		exec_unlock(bo, true, exec_refs(exec), file, line);
 		return;
 	}
 }

@@ -18,21 +18,40 @@ int client_entity(struct ttm_client *c, unsigned int engine,
 	struct ttm_sched *sched = ttm_device_sched(c->dev, engine);
 	int ret = 0;
 
+	struct ttm_sched_entity **ents, *e;
+
 	*ret_entity = NULL;
 	if (!sched)
 		return -EINVAL; /* no such engine: submit.c checked already */
-	pthread_mutex_lock(&c->lock);
-	if (!c->entities) {
-		c->entities = calloc(ttm_gpu_engines(ttm_device_gpu(c->dev)),
-				     sizeof(*c->entities));
-		if (!c->entities)
-			ret = -ENOMEM;
+	/*
+	 * Made once, kept until the client closes (when no submission may
+	 * run): a lock-free read of one published under the lock is enough,
+	 * and every job but the first saves the client lock's round trip.
+	 */
+	ents = __atomic_load_n(&c->entities, __ATOMIC_ACQUIRE);
+	e = ents ? __atomic_load_n(&ents[engine], __ATOMIC_ACQUIRE) : NULL;
+	if (e) {
+		*ret_entity = e;
+		return 0;
 	}
-	if (ret == 0 && !c->entities[engine])
-		ret = ttm_sched_entity_create(sched, c->priority,
-					      &c->entities[engine]);
+	pthread_mutex_lock(&c->lock);
+	ents = c->entities;
+	if (!ents) {
+		ents = calloc(ttm_gpu_engines(ttm_device_gpu(c->dev)),
+			      sizeof(*ents));
+		if (!ents)
+			ret = -ENOMEM;
+		else
+			__atomic_store_n(&c->entities, ents, __ATOMIC_RELEASE);
+	}
+	e = ret == 0 ? ents[engine] : NULL;
+	if (ret == 0 && !e) {
+		ret = ttm_sched_entity_create(sched, c->priority, &e);
+		if (ret == 0)
+			__atomic_store_n(&ents[engine], e, __ATOMIC_RELEASE);
+	}
 	if (ret == 0)
-		*ret_entity = c->entities[engine];
+		*ret_entity = e;
 	pthread_mutex_unlock(&c->lock);
 	return ret;
 }

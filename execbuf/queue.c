@@ -20,6 +20,10 @@
 #include "ttmsim/resv.h"
 #include "ttmsim/syncobj.h"
 
+/*
+ * Append @fence; @explicit: a reference of ours (put on -ENOMEM), which
+ * must come before any borrowed one.
+ */
 static int deps_add(struct submit_deps *d, struct ttm_fence *fence,
 		    bool explicit)
 {
@@ -34,7 +38,8 @@ static int deps_add(struct submit_deps *d, struct ttm_fence *fence,
 					realloc(d->v, cap * sizeof(*v));
 
 		if (!v) {
-			ttm_fence_put(fence);
+			if (explicit)
+				ttm_fence_put(fence);
 			return -ENOMEM;
 		}
 		if (d->v == d->inline_v)
@@ -43,6 +48,8 @@ static int deps_add(struct submit_deps *d, struct ttm_fence *fence,
 		d->cap = cap;
 	}
 	d->v[d->n++] = (struct ttm_gpu_dep){ fence, explicit };
+	if (explicit)
+		d->owned = d->n;
 	return 0;
 }
 
@@ -50,12 +57,13 @@ void submit_deps_fini(struct submit *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->deps.n; i++)
+	/* The implicit ones after them are the reservations'. */
+	for (i = 0; i < s->deps.owned; i++)
 		ttm_fence_put(s->deps.v[i].fence);
 	if (s->deps.v != s->deps.inline_v)
 		free(s->deps.v);
 	s->deps.v = NULL;
-	s->deps.n = s->deps.cap = 0;
+	s->deps.n = s->deps.cap = s->deps.owned = 0;
 	if (s->out_syncobjs) {
 		for (i = 0; i < s->args->n_out_syncobjs; i++) {
 			ttm_syncobj_put(s->out_syncobjs[i]);
@@ -162,26 +170,29 @@ int submit_in_fences(struct submit *s)
 	return ret;
 }
 
-/* What each buffer's reservation says the job must wait for. */
+/*
+ * What each buffer's reservation says the job must wait for: its
+ * unsignalled fences, as ttm_resv_get_fences() would snapshot them, but
+ * read under the lock the submission holds (the kernel's locked
+ * dma_resv_for_each_fence()): no read-side section with its full barrier,
+ * no snapshot array, and no reference, since the reservations keep the
+ * fences until the job is queued (ttm_sched_gpu_submit() takes its own).
+ */
 static int add_implicit(struct submit *s, struct submit_deps *d)
 {
-	struct ttm_fence **fences;
-	unsigned int i, j, n;
+	struct ttm_resv_iter cursor;
+	struct ttm_fence *f;
+	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; i < s->n && !ret; i++) {
-		/* Untouched by a failed call: nothing to put then. */
-		fences = NULL;
-		n = 0;
-		ret = ttm_resv_get_fences(ttm_bo_resv(s->objs[i].bo),
-					  ttm_resv_usage_rw(s->objs[i].write),
-					  &fences, &n);
-		for (j = 0; j < n; j++)
-			if (ret == 0)
-				ret = deps_add(d, fences[j], false);
-			else
-				ttm_fence_put(fences[j]);
-		free(fences);
+		ttm_resv_iter_begin(&cursor, ttm_bo_resv(s->objs[i].bo),
+				    ttm_resv_usage_rw(s->objs[i].write));
+		for (f = ttm_resv_iter_first(&cursor); f && !ret;
+		     f = ttm_resv_iter_next(&cursor))
+			if (!ttm_fence_is_signaled(f))
+				ret = deps_add(d, f, false);
+		ttm_resv_iter_end(&cursor);
 	}
 	return ret;
 }

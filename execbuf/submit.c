@@ -165,9 +165,11 @@ static int submit_steps(struct submit *s)
 		ret = submit_lookup(s);
 	submit_event(s, TTM_EXECBUF_PHASE_LOOKUP, t, ret);
 	if (ret == 0) {
+		/* The lookup's references outlive the helper: it lends them. */
 		ttm_exec_init(&s->exec, s->client->dev,
-			      (args->flags & TTM_EXECBUF_INTERRUPTIBLE) ?
-			      TTM_EXEC_INTERRUPTIBLE : 0);
+			      ((args->flags & TTM_EXECBUF_INTERRUPTIBLE) ?
+			       TTM_EXEC_INTERRUPTIBLE : 0) |
+			      TTM_EXEC_CALLER_REFS);
 		ret = lock_and_validate(s);
 		execbuf_count_backoffs(s->client->edev, s->backoffs,
 				       s->passes ? s->passes - 1 : 0);

@@ -123,6 +123,11 @@ static void put_pair(struct ttm_device *dev, struct drv_obj *a,
 	ttm_device_destroy(dev);
 }
 
+static int bo_refs(struct ttm_bo *bo)
+{
+	return __atomic_load_n(&bo->refcount, __ATOMIC_RELAXED);
+}
+
 /* Unsignalled, on a timeline of its own: no other fence replaces it. */
 static struct ttm_fence *new_fence(void)
 {
@@ -775,10 +780,14 @@ static void test_kernel_no_handle(void **state)
  * listed buffer, reaches the reservation; no -EALREADY without
  * TTM_EXEC_IGNORE_DUPLICATES. @v is no longer evictable, and locking it
  * after @w is a duplicate, as for any two buffers of one reservation.
+ * With TTM_EXEC_CALLER_REFS, @w is listed without a reference of the
+ * helper's and @v's (taken for its back-off) goes: the counts end where
+ * they began.
  */
 static void test_exec_evictable_shared_resv(void **state)
 {
-	static const uint32_t flags[] = { 0, TTM_EXEC_IGNORE_DUPLICATES };
+	static const uint32_t flags[] = { 0, TTM_EXEC_IGNORE_DUPLICATES,
+					  TTM_EXEC_CALLER_REFS };
 	struct ttm_device *dev = small_device();
 	unsigned int destroyed = 0, i;
 	struct ttm_exec exec;
@@ -797,7 +806,9 @@ static void test_exec_evictable_shared_resv(void **state)
 	x = new_obj(dev, 4 * KiB, &gtt_only, NULL, NULL, &destroyed);
 	ttm_bo_unreserve(&x->bo);
 
-	for (unsigned int round = 0; round < 2; round++) {
+	for (unsigned int round = 0; round < ARRAY_SIZE(flags); round++) {
+		bool caller_refs = flags[round] & TTM_EXEC_CALLER_REFS;
+
 		f = new_fence();
 		passes = 0;
 		ttm_exec_init(&exec, dev, flags[round]);
@@ -824,11 +835,15 @@ static void test_exec_evictable_shared_resv(void **state)
 		assert_int_equal(passes, 2);
 		assert_int_equal(ttm_exec_count(&exec), 2);
 		assert_ptr_equal(ttm_exec_locked_bo(&exec, 1), &w->bo);
+		/* The test's own, plus the helper's unless lent. */
+		assert_int_equal(bo_refs(&w->bo), caller_refs ? 1 : 2);
+		assert_int_equal(bo_refs(&v->bo), 1);
 		assert_false(ttm_exec_is_evictable(&exec, &v->bo));
 		assert_null(ttm_exec_evictable_bo(&exec, 0));
 		/* @v after @w: a duplicate, not listed. */
 		assert_int_equal(ttm_exec_lock_bo(&exec, &v->bo),
-				 flags[round] ? 0 : -EALREADY);
+				 (flags[round] & TTM_EXEC_IGNORE_DUPLICATES) ?
+				 0 : -EALREADY);
 		assert_int_equal(ttm_exec_count(&exec), 2);
 		ttm_exec_done(&exec);
 
@@ -840,6 +855,9 @@ static void test_exec_evictable_shared_resv(void **state)
 						    TTM_RESV_USAGE_BOOKKEEP));
 		ttm_exec_fini(&exec);
 		assert_false(ww_mutex_is_locked(&r.lock));
+		assert_int_equal(bo_refs(&v->bo), 1);
+		assert_int_equal(bo_refs(&w->bo), 1);
+		assert_int_equal(bo_refs(&x->bo), 1);
 		assert_int_equal(ttm_fence_signal(f, 0), 0);
 		ttm_fence_put(f);
 	}

@@ -16,6 +16,7 @@
  */
 #include "lib/bo_helpers.h"
 
+#include "bo/bo.h"  /* struct ttm_bo's refcount: TTM_EXEC_CALLER_REFS */
 #include "ttmsim/bo.h"
 #include "ttmsim/exec.h"
 #include "ttmsim/fence.h"
@@ -987,6 +988,13 @@ static void test_entries_fold(void **state)
 		assert_ptr_equal(e[i].bo, f.bos[7 - i]);
 		assert_int_equal(e[i].index, i);
 	}
+	/* Short lists are checked pairwise first: a repeat at the ends. */
+	for (i = 0; i < 5; i++)
+		e[i] = (struct ttm_exec_entry){ .bo = f.bos[i == 4 ? 0 : i] };
+	assert_int_equal(ttm_exec_entries_fold(e, 5, &dup), 4);
+	assert_int_equal(dup, 4);
+	assert_int_equal(e[4].index, 4);
+	assert_ptr_equal(e[4].bo, f.bos[0]);
 	assert_int_equal(ttm_exec_entries_fold(e, 1, NULL), 1);
 	assert_int_equal(ttm_exec_entries_fold(e, 0, &dup), 0);
 	assert_int_equal(dup, 0);
@@ -1234,6 +1242,160 @@ static void test_lock_after_contention(void **state)
 	fixture_fini(&f);
 }
 
+/* ---- fini: the LRU, and the references the caller lends -------------- */
+
+/* The last @n buffers of @dev's SYSTEM LRU, tail last, into @tail. */
+static void lru_tail(struct ttm_device *dev, struct ttm_bo **tail, int n)
+{
+	struct ttm_bo *all[2 * NUM_BOS];
+	long len = lru_order(dev, TTM_DOMAIN_SYSTEM, all, 2 * NUM_BOS);
+
+	assert_true(len >= n);
+	for (int i = 0; i < n; i++)
+		tail[i] = all[len - n + i];
+}
+
+/*
+ * ttm_exec_fini() moves every buffer to its LRU's tail in one device
+ * lock round trip (bo_unreserve_list_at()): in the order one unreserve
+ * per buffer, newest first, gave, so the first one locked ends at the
+ * tail; and a buffer unlocked alone before fini (ttm_exec_unlock_bo())
+ * went to the tail then, ahead of the others.
+ */
+static void test_fini_lru_order(void **state)
+{
+	static const int order[] = { 3, 0, 5, 1, 6 };
+	static const int expect[] = { 6, 1, 5, 0, 3 };
+	struct ttm_bo *tail[5];
+	struct ttm_exec exec;
+	struct fixture f;
+	int rets[5];
+
+	fixture_init(&f, state);
+	ttm_exec_init(&exec, f.dev, 0);
+	assert_int_equal(lock_order(&exec, &f, order, 5, rets), 1);
+	/* Unlocked alone: to the tail at once, passed by the others. */
+	ttm_exec_unlock_bo(&exec, f.bos[6]);
+	ttm_exec_fini(&exec);
+	lru_tail(f.dev, tail, 5);
+	for (int i = 0; i < 5; i++)
+		assert_ptr_equal(tail[i], f.bos[expect[i]]);
+	fixture_fini(&f);
+}
+
+/*
+ * One ticket over the buffers of two devices of the shared Wait-Die
+ * class, interleaved: fini unlocks each device's run under that device's
+ * lock, and each LRU gets its own buffers in single-unreserve order.
+ */
+static void test_fini_two_devices(void **state)
+{
+	struct ttm_bo *tail[3];
+	struct fixture f, g;
+	struct ttm_exec exec;
+	int ret = 0;
+
+	fixture_init(&f, state);
+	fixture_init(&g, state);
+	ttm_exec_init(&exec, f.dev, 0);
+	ttm_exec_until_all_locked(&exec) {
+		struct ttm_bo *bos[] = { f.bos[0], g.bos[2], g.bos[1],
+					 f.bos[2], f.bos[1], g.bos[0] };
+
+		for (int i = 0; i < 6; i++) {
+			ret = ttm_exec_lock_bo(&exec, bos[i]);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+		}
+	}
+	ttm_exec_fini(&exec);
+	lru_tail(f.dev, tail, 3);
+	assert_ptr_equal(tail[0], f.bos[1]);
+	assert_ptr_equal(tail[1], f.bos[2]);
+	assert_ptr_equal(tail[2], f.bos[0]);
+	lru_tail(g.dev, tail, 3);
+	assert_ptr_equal(tail[0], g.bos[0]);
+	assert_ptr_equal(tail[1], g.bos[1]);
+	assert_ptr_equal(tail[2], g.bos[2]);
+	fixture_fini(&g);  /* each checks its buffers unlocked */
+	fixture_fini(&f);
+}
+
+static int refs(struct ttm_bo *bo)
+{
+	return __atomic_load_n(&bo->refcount, __ATOMIC_RELAXED);
+}
+
+/*
+ * TTM_EXEC_CALLER_REFS: the helper takes no reference on the buffers it
+ * lists, whichever way they got there (a lock, the slow lock after a
+ * back-off, the claim of an evictable buffer); a contended or evictable
+ * buffer keeps one while it is that (an eviction victim is nobody's), and
+ * nothing is left over at fini. Without the flag each listed buffer has
+ * one more.
+ */
+static void test_caller_refs(void **state)
+{
+	struct fixture f;
+	struct ttm_exec exec;
+	int base, passes, ret = 0;
+
+	fixture_init(&f, state);
+	base = refs(f.bos[0]);
+	for (int flag = 0; flag < 2; flag++) {
+		int listed = base + (flag ? 0 : 1);
+
+		passes = 0;
+		ttm_exec_init(&exec, f.dev, flag ? TTM_EXEC_CALLER_REFS : 0);
+		ttm_exec_until_all_locked(&exec) {
+			passes++;
+			if (passes == 2) {
+				/* Slow-locked: listed; its back-off's gone. */
+				assert_int_equal(refs(f.bos[1]), listed);
+			} else if (passes == 3) {
+				/* Evictable: @exec's own reference. */
+				assert_int_equal(refs(f.bos[2]), base + 1);
+			}
+			ret = ttm_exec_lock_bo(&exec, f.bos[0]);
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+			assert_int_equal(refs(f.bos[0]), listed);
+			if (passes == 1)
+				ww_debug_inject(1, 1);
+			ret = ttm_exec_lock_bo(&exec, f.bos[1]);
+			ww_debug_inject(0, 0);
+			if (passes == 1) {
+				assert_int_equal(ret, -EDEADLK);
+				/* Contended: @exec's own reference. */
+				assert_int_equal(refs(f.bos[1]), base + 1);
+				assert_int_equal(refs(f.bos[0]), base);
+			}
+			ttm_exec_retry_on_contention(&exec);
+			assert_int_equal(ret, 0);
+			assert_int_equal(refs(f.bos[1]), listed);
+			if (passes == 2) {
+				evict_backoff(&exec, f.bos[2]);
+				assert_int_equal(refs(f.bos[2]), base + 1);
+				assert_int_equal(refs(f.bos[0]), base);
+				assert_int_equal(refs(f.bos[1]), base);
+				ttm_exec_retry_on_contention(&exec);
+			}
+			/* The evictable one claimed: the body's now. */
+			assert_int_equal(ttm_exec_lock_bo(&exec, f.bos[2]), 0);
+			assert_int_equal(refs(f.bos[2]), listed);
+		}
+		assert_int_equal(passes, 3);
+		assert_int_equal(ttm_exec_count(&exec), 3);
+		ttm_exec_unlock_bo(&exec, f.bos[0]);
+		assert_int_equal(refs(f.bos[0]), base);
+		assert_int_equal(refs(f.bos[1]), listed);
+		ttm_exec_fini(&exec);
+		for (int i = 0; i < NUM_BOS; i++)
+			assert_int_equal(refs(f.bos[i]), base);
+	}
+	fixture_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1254,6 +1416,11 @@ int main(void)
 		CLASS_TESTS(test_interrupt_slowpath),
 		CLASS_TESTS(test_prepare),
 		CLASS_TESTS(test_lock_after_contention),
+		CLASS_TESTS(test_fini_lru_order),
+		cmocka_unit_test_prestate_setup_teardown(
+			test_fini_two_devices, checks_reset, NULL,
+			(void *)&wound_wait_false),
+		CLASS_TESTS(test_caller_refs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

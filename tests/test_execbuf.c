@@ -17,6 +17,8 @@
 
 #include "lib/bo_helpers.h"
 
+#include "bo/bo.h"  /* struct ttm_bo's refcount */
+
 #include "ttmsim/execbuf.h"
 #include "ttmsim/interrupt.h"
 #include "ttmsim/resv.h"
@@ -348,6 +350,73 @@ static void test_bad_handle(void **state)
 	expect_words(&f, b, 0);
 	assert_int_equal(stats(&f).rejected, 3);
 	assert_int_equal(stats(&f).rejected_by_errno[ENOENT], 3);
+	fixture_fini(&f);
+}
+
+/*
+ * A submission leaves every buffer's reference count as it found it: the
+ * lookup's references, lent to the locking helper (TTM_EXEC_CALLER_REFS),
+ * go at the end, after a job, a bad handle in the middle of the list (the
+ * ones before it are dropped), a duplicate, and a back-off.
+ */
+static int handle_refs(struct fixture *f, uint32_t handle)
+{
+	struct ttm_bo *bo = ttm_client_lookup(f->client, handle);
+	int n = __atomic_load_n(&bo->refcount, __ATOMIC_RELAXED) - 1;
+
+	ttm_bo_put(bo);
+	return n;
+}
+
+static void test_submit_references(void **state)
+{
+	struct fixture f;
+	uint32_t h[3];
+	int base[3];
+
+	(void)state;
+	fixture_init(&f);
+	for (int i = 0; i < 3; i++) {
+		h[i] = new_handle(&f, BO_SIZE, &vram_gtt);
+		base[i] = handle_refs(&f, h[i]);
+	}
+
+	struct ttm_execbuf_bo list[3] = {
+		{ h[0], TTM_EXECBUF_BO_WRITE }, { h[1], TTM_EXECBUF_BO_READ },
+		{ h[2], TTM_EXECBUF_BO_WRITE },
+	};
+	struct ttm_execbuf_args args = {
+		.bos = list, .n_bos = 3, .op = TTM_GPU_OP_NOP,
+	};
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+	ttm_fence_put(args.out_fence);
+	advance(&f, 1000);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(handle_refs(&f, h[i]), base[i]);
+
+	/* Bad in the middle: the first one's reference is dropped. */
+	list[1].handle = 999;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -ENOENT);
+	assert_int_equal(args.bad_index, 1);
+	list[1].handle = h[0];
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, 1);
+	/* Each one locked, then an injected back-off and a second pass. */
+	list[1].handle = h[1];
+	/* Injected back-offs need the checker; until one happens. */
+	ww_debug_inject(11, 2);
+	for (int jobs = 0; jobs < 100; jobs++) {
+		assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+		ttm_fence_put(args.out_fence);
+		if (stats(&f).backoffs)
+			break;
+	}
+	ww_debug_inject(0, 0);
+	assert_true(stats(&f).backoffs > 0 || !ww_debug_enabled());
+	advance(&f, 1000);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(handle_refs(&f, h[i]), base[i]);
+	assert_unlocked(&f, h, 3);
 	fixture_fini(&f);
 }
 
@@ -1370,6 +1439,7 @@ int main(void)
 		TEST(test_add),
 		TEST(test_copy),
 		TEST(test_bad_handle),
+		TEST(test_submit_references),
 		TEST(test_bad_args),
 		TEST(test_duplicates),
 		TEST(test_duplicate_index),

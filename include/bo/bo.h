@@ -486,6 +486,15 @@ void bo_lru_del_locked(struct ttm_bo *bo);
 /* Put @bo on its domain's LRU tail unless pinned; caller holds dev->lock. */
 void bo_lru_bump_locked(struct ttm_bo *bo);
 /*
+ * ttm_bo_unreserve() of @bos[@n - 1] down to @bos[0], in that order, with
+ * one device lock round trip per run of buffers of one device rather than
+ * one per buffer (bo/bo_reserve.c): every LRU bump first, under the lock,
+ * then every unlock, then one wake-up check per run. Each buffer's
+ * reservation must be held, and no two may share one.
+ */
+void bo_unreserve_list_at(struct ttm_bo *const *bos, unsigned int n,
+			  const char *file, int line);
+/*
  * @bo's last reference went: out of its bulk move (takes dev->lock), so
  * that the bulk's owner may finalise it while @bo waits for its fences.
  */

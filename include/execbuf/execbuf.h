@@ -51,7 +51,9 @@ struct ttm_client {
 	uint64_t seqno;               /* submissions of this client */
 	/*
 	 * Scheduler entities, [engine], made on first use under @lock
-	 * (execbuf/entity.c); NULL until the first submission.
+	 * (execbuf/entity.c); NULL until the first submission. Published
+	 * with release stores and read without the lock by submissions:
+	 * neither the array nor an entity changes until the client closes.
 	 */
 	struct ttm_sched_entity **entities;
 	enum ttm_sched_priority priority;

@@ -21,13 +21,16 @@ struct ttm_fence_chain;
 #define SUBMIT_OBJS_INLINE 16
 
 /*
- * A job's dependencies: fence references, growing; @v is @inline_v until
- * they outgrow it (a job of 8 buffers has about that many: no malloc per
- * job). The struct must not be copied while @v points into it.
+ * A job's dependencies, growing; @v is @inline_v until they outgrow it (a
+ * job of 8 buffers has about that many: no malloc per job). The struct
+ * must not be copied while @v points into it. The first @owned hold a
+ * reference each (the explicit in-fences, taken first); the rest, the
+ * implicit ones, are borrowed from the reservations, which keep them
+ * while they stay locked, until the job is queued.
  */
 struct submit_deps {
 	struct ttm_gpu_dep *v;
-	unsigned int n, cap;
+	unsigned int n, cap, owned;
 	struct ttm_gpu_dep inline_v[SUBMIT_DEPS_INLINE];
 };
 

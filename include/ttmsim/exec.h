@@ -74,6 +74,17 @@ extern "C" {
 #define TTM_EXEC_INTERRUPTIBLE     (1u << 0)
 /* Locking a buffer twice is not an error: the second lock returns 0. */
 #define TTM_EXEC_IGNORE_DUPLICATES (1u << 1)
+/*
+ * The caller holds a reference on every buffer it locks through the helper
+ * until ttm_exec_fini() (or ttm_exec_unlock_bo() of it), so the helper
+ * takes none of its own: two atomic operations fewer per buffer on a
+ * count other threads share. A submission whose handle lookup took one
+ * (as drm_gem_objects_lookup() does) can lend it. "Locks" includes a lock
+ * that returned -EDEADLK: that buffer is slow-locked and listed at the
+ * start of the next pass, whether or not the body names it again, so its
+ * reference must last until fini too.
+ */
+#define TTM_EXEC_CALLER_REFS       (1u << 2)
 
 /* Buffers a transaction holds without allocating. */
 #define TTM_EXEC_INLINE_BOS 8
@@ -90,7 +101,8 @@ struct ttm_exec {
 	struct ww_acquire_ctx ticket;
 	uint32_t flags;
 	unsigned int num_bos, max_bos;
-	struct ttm_bo **bos;        /* locked, each with a reference:
+	struct ttm_bo **bos;        /* locked, each with a reference
+				       unless TTM_EXEC_CALLER_REFS:
 				       @inline_bos, or malloc()ed */
 	struct ttm_bo *contended;   /* to lock first next pass; a reference */
 	bool contended_evictable;   /* it came from ttm_exec_set_contended() */
@@ -106,7 +118,8 @@ struct ttm_exec {
  * ttm_exec_init() - start a transaction on the buffers of @dev.
  * @exec: the helper to initialise.
  * @dev: the device.
- * @flags: TTM_EXEC_INTERRUPTIBLE, TTM_EXEC_IGNORE_DUPLICATES, or 0.
+ * @flags: TTM_EXEC_INTERRUPTIBLE, TTM_EXEC_IGNORE_DUPLICATES,
+ *	TTM_EXEC_CALLER_REFS, or 0.
  *
  * Initialises the ticket with @dev's class (ttm_device_ww_class()) at
  * once: it takes its stamp now, and keeps it until ttm_exec_fini(). Every
@@ -126,8 +139,11 @@ void ttm_exec_init(struct ttm_exec *exec, struct ttm_device *dev,
  * ttm_exec_fini() - end the transaction.
  * @exec: the helper.
  *
- * Unreserves every buffer @exec holds (in reverse order of locking), drops
- * the references it took, frees its list and finishes the ticket. Allowed
+ * Unreserves every buffer @exec holds (in reverse order of locking, so
+ * that the first one locked ends last on its LRU, as single unreserves
+ * would leave them; one device lock round trip for the LRU moves of them
+ * all), drops the references it took, frees its list and finishes the
+ * ticket. Allowed
  * at any point after ttm_exec_init(), inside the loop or after it, with or
  * without ttm_exec_done().
  *
@@ -153,7 +169,8 @@ void ttm_exec_done(struct ttm_exec *exec);
  * @exec: the helper.
  * @bo: the buffer, of a device of @exec's class.
  *
- * On success @bo is on @exec's list with a reference, until
+ * On success @bo is on @exec's list with a reference (none with
+ * TTM_EXEC_CALLER_REFS: the caller's must last), until
  * ttm_exec_fini() or a back-off. A buffer slow-locked at the start of the
  * pass (the one contended on last) is already held: the first lock of it
  * returns 0 without locking again.
