@@ -260,7 +260,7 @@ int submit_queue(struct submit *s)
 		free(ranges);
 	if (ret) {
 		ttm_fence_fd_unreserve(&slot);
-		free(tracking);
+		execbuf_job_discard(tracking);
 		return ret;
 	}
 	if (slot.fd >= 0)

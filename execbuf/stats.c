@@ -12,6 +12,7 @@
 
 #include "bo/layer.h"
 #include "execbuf/execbuf.h"
+#include "gpu_sim/obj_cache.h"
 #include "util/compiler.h"
 
 /* A job in flight: the callback node on its out-fence. */
@@ -101,7 +102,7 @@ static void job_done(struct execbuf_dev *edev, int status,
 	end_in_flight_locked(edev);
 	pthread_mutex_unlock(&edev->lock);
 	/* From here on @edev may be gone (edev_release() waited for 0). */
-	free(job);
+	execbuf_job_discard(job);
 }
 
 static void job_cb_func(struct ttm_fence *fence, struct ttm_fence_cb *cb)
@@ -113,11 +114,18 @@ static void job_cb_func(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 
 struct execbuf_job *execbuf_job_new(struct execbuf_dev *edev)
 {
-	struct execbuf_job *job = malloc(sizeof(*job));
+	/* One per job: a thread's cache, not malloc() (gpu_sim/obj_cache.h). */
+	struct execbuf_job *job = obj_cache_alloc(OBJ_CACHE_EXECBUF_JOB,
+						  sizeof(*job));
 
 	if (job)
 		job->edev = edev;
 	return job;
+}
+
+void execbuf_job_discard(struct execbuf_job *job)
+{
+	obj_cache_free(OBJ_CACHE_EXECBUF_JOB, job, sizeof(*job));
 }
 
 void execbuf_job_track(struct execbuf_job *job, struct ttm_fence *fence)

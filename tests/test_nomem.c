@@ -360,6 +360,60 @@ static void test_execbuf_job_runs(void **state)
 }
 
 /*
+ * Once warm, a submission through ttm_execbuf_submit() allocates nothing
+ * either: the lookup array is on the stack, the sched job, its fences, the
+ * GPU's job and execbuf's completion count come from the thread's caches.
+ */
+static void test_execbuf_steady_no_alloc(void **state)
+{
+	struct ttm_execbuf_bo ebo = { 0, TTM_EXECBUF_BO_WRITE, &gtt_only };
+	struct ttm_execbuf_args args = {
+		.engine = 0, .bos = &ebo, .n_bos = 1, .op = TTM_GPU_OP_ADD,
+		.add_value = 1, .duration_us = 10,
+	};
+	struct ttm_client *client;
+	struct ttm_device *dev;
+	struct ttm_gpu *gpu;
+	unsigned int i, refused;
+	struct ttm_bo *bo;
+	int ret = 0;
+
+	(void)state;
+	dev = virtual_device(&gpu);
+	assert_int_equal(ttm_client_open(dev, &client), 0);
+	assert_int_equal(ttm_client_bo_create(client, 4 * KiB, &gtt_only, 0,
+					      &ebo.handle), 0);
+	/* Warm-up, with memory: the caches and the fence pool fill. */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ttm_execbuf_submit(client, &args), 0);
+		assert_int_equal(ttm_gpu_advance(gpu, 100), 0);
+		assert_true(ttm_fence_is_signaled(args.out_fence));
+		ttm_fence_put(args.out_fence);
+	}
+	alloc_fail_begin();
+	for (i = 0; i < STEADY_JOBS && !ret; i++) {
+		ret = ttm_execbuf_submit(client, &args);
+		if (ret)
+			break;
+		ret = ttm_gpu_advance(gpu, 100);
+		if (!ttm_fence_is_signaled(args.out_fence))
+			ret = -EBUSY;
+		ttm_fence_put(args.out_fence);
+	}
+	refused = alloc_fail_end();
+	assert_int_equal(ret, 0);
+	assert_int_equal(refused, 0);
+	bo = ttm_client_lookup(client, ebo.handle);
+	assert_non_null(bo);
+	expect_bo_words(bo, 4 + STEADY_JOBS);
+
+	ttm_bo_put(bo);
+	ttm_client_close(client);
+	assert_int_equal(ttm_device_destroy(dev), 0);
+	ttm_gpu_destroy(gpu);
+}
+
+/*
  * An import that runs out of memory after it found its device's interned
  * placement (another import there made it) leaves nothing behind: that
  * placement still goes with the last import using it, and the exporter
@@ -415,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_sched_steady_no_alloc),
 		cmocka_unit_test(test_move_copies),
 		cmocka_unit_test(test_execbuf_job_runs),
+		cmocka_unit_test(test_execbuf_steady_no_alloc),
 		cmocka_unit_test(test_hop_nomem),
 		cmocka_unit_test(test_import_nomem),
 	};

@@ -124,6 +124,8 @@ void execbuf_count_backoffs(struct execbuf_dev *edev, unsigned int backoffs,
  * or failed when it signals and frees the tracking.
  */
 struct execbuf_job *execbuf_job_new(struct execbuf_dev *edev);
+/* Give back a tracking never armed (its submission failed); NULL is ignored. */
+void execbuf_job_discard(struct execbuf_job *job);
 void execbuf_job_track(struct execbuf_job *job, struct ttm_fence *fence);
 
 /* Wait until @edev counts nothing in flight. */

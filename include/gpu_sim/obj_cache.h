@@ -5,7 +5,8 @@
  *
  * A job through the scheduler used to cost four calloc() and four free()
  * (its sched job, its scheduled and finished fences, the GPU's job, the
- * submission's lookup array): ~2 000 instructions of its ~16 000, glibc's
+ * submission's lookup array) and one malloc() (execbuf's completion
+ * count): ~2 000 instructions of its ~16 000, glibc's
  * calloc() never taking its per-thread cache. Each class here is a LIFO
  * of same-size blocks per thread, at most OBJ_CACHE_MAX of them: a free
  * beyond that goes to free(), an alloc of an empty cache to malloc(). No
@@ -30,6 +31,7 @@ enum obj_cache_id {
 	OBJ_CACHE_GPU_JOB,      /* gpu_sim/gpu_job.c, small jobs */
 	OBJ_CACHE_SCHED_JOB,    /* sched/sched_gpu.c */
 	OBJ_CACHE_SCHED_FENCES, /* sched/sched_fence.c */
+	OBJ_CACHE_EXECBUF_JOB,  /* execbuf/stats.c, the completion count */
 	OBJ_CACHE_COUNT
 };
 
