@@ -149,6 +149,12 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 	long ret;
 
 	__atomic_store_n(&t->parked, 1, __ATOMIC_RELAXED);
+	/*
+	 * Pairs with the fence of ww_thread_wake_claim(): either the waker
+	 * sees parked set and issues the futex wake, or the futex's read of
+	 * the sequence below sees the waker's increment and does not sleep.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (deadline)
 		ret = futex(&t->wake_seq,
 			    FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
@@ -160,10 +166,13 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 	return !(ret == -1 && errno == ETIMEDOUT);
 }
 
-void ww_thread_wake_commit(struct ww_thread *t)
+bool ww_thread_wake_commit(struct ww_thread *t)
 {
+	if (!ww_thread_wake_claim(t))
+		return false;
 	futex(&t->wake_seq, FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
 	      t->shared ? INT32_MAX : 1, NULL, 0);
+	return true;
 }
 
 /* Post an interrupt to live @t; caller holds registry_lock. */

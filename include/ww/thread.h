@@ -29,7 +29,11 @@ struct ttm_interrupt_token;
 struct ww_thread {
 	uint32_t wake_seq;      /* futex word; atomic */
 	uint32_t interrupt;     /* atomic: an interrupt is pending */
-	uint32_t parked;        /* atomic: asleep in ww_thread_park() */
+	/*
+	 * atomic: in ww_thread_park(), set by the thread, cleared by it on
+	 * return or by the first waker (ww_thread_wake_commit())
+	 */
+	uint32_t parked;
 	/*
 	 * atomic: in a ww lock slow path (spinning, queued or asleep), so
 	 * not running towards the unlock of what it holds; spinners on its
@@ -98,8 +102,38 @@ static inline void ww_thread_wake_prepare(struct ww_thread *t)
 	__atomic_fetch_add(&t->wake_seq, 1, __ATOMIC_RELEASE);
 }
 
-/** Issue the futex wake for an earlier ww_thread_wake_prepare(). */
-void ww_thread_wake_commit(struct ww_thread *t);
+/**
+ * ww_thread_wake_claim - does a wake of @t after its sequence moved need a
+ * futex wake from us?
+ * @t: the thread to wake, its sequence already incremented.
+ *
+ * A thread that is not parked re-reads its sequence before it sleeps (the
+ * fence of ww_thread_park() pairs with ours), so it needs no system call:
+ * most wounds hit a running victim. The first waker of a parked thread
+ * clears the flag and issues the one futex wake that park needs; later
+ * wakers (unlocks of a lock stolen while the woken waiter waits for a CPU)
+ * see it clear and skip theirs: the woken thread re-reads the sequence
+ * before its next check. The shared fallback's flag stands for several
+ * sleepers: it is always woken.
+ * Return: true if the caller must issue the futex wake.
+ */
+static inline bool ww_thread_wake_claim(struct ww_thread *t)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (t->shared)
+		return true;
+	return __atomic_load_n(&t->parked, __ATOMIC_RELAXED) &&
+	       __atomic_exchange_n(&t->parked, 0, __ATOMIC_RELAXED);
+}
+
+/**
+ * ww_thread_wake_commit - wake @t after an earlier ww_thread_wake_prepare().
+ * @t: the thread to wake.
+ *
+ * Issues the futex wake only if ww_thread_wake_claim() says so.
+ * Return: true if a futex wake was issued.
+ */
+bool ww_thread_wake_commit(struct ww_thread *t);
 
 /** Bump and wake at once. */
 static inline void ww_thread_wake(struct ww_thread *t)
