@@ -335,20 +335,20 @@ inline unlock_slowpath(l, f)
 	}
 }
 
-/* unlock_common() (ww_mutex.c:278 `unlock_common`) by the context of thread t. */
+/* unlock_common() (ww_mutex.c:296 `unlock_common`) by the context of thread t. */
 inline unlock(t, l, f)
 {
 	atomic {
 		assert(owner[l] == t + 1 && (mine[t] & BIT(l)));
 		mine[t] = mine[t] & ~BIT(l);
-		acquired[t]--;                                      /* ww_mutex.c:292-297 `ctx_released`, ww_mutex.c:252 `--ctx->acquired` */
+		acquired[t]--;                                      /* ww_mutex.c:311-316 `ctx_released`, ww_mutex.c:255 `--ctx->acquired` */
 		if
-		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:290-295 fast CAS `__atomic_compare_exchange_n` */
+		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:308-313 fast CAS `__atomic_compare_exchange_n` */
 		:: else -> f = 1
 		fi
 	};
 	if
-	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:301 `ww_unlock_slowpath` */
+	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:317 `ww_unlock_slowpath` */
 	:: else
 	fi
 }
