@@ -148,13 +148,7 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 {
 	long ret;
 
-	__atomic_store_n(&t->parked, 1, __ATOMIC_RELAXED);
-	/*
-	 * Pairs with the fence of ww_thread_wake_claim(): either the waker
-	 * sees parked set and issues the futex wake, or the futex's read of
-	 * the sequence below sees the waker's increment and does not sleep.
-	 */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ww_thread_park_arm(t, seq);
 	if (deadline)
 		ret = futex(&t->wake_seq,
 			    FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
@@ -166,9 +160,9 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 	return !(ret == -1 && errno == ETIMEDOUT);
 }
 
-bool ww_thread_wake_commit(struct ww_thread *t)
+bool ww_thread_wake_commit(struct ww_thread *t, uint32_t old)
 {
-	if (!ww_thread_wake_claim(t))
+	if (!ww_thread_wake_claim(t, old))
 		return false;
 	futex(&t->wake_seq, FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
 	      t->shared ? INT32_MAX : 1, NULL, 0);
