@@ -100,7 +100,7 @@ void bo_room_enter(struct ttm_device *dev)
 	 * loads of the lock words.
 	 */
 	__atomic_fetch_add(&dev->room_waiters, 1, __ATOMIC_SEQ_CST);
-#ifndef BO_ROOM_TSAN
+#ifndef TTM_TSAN
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
 }

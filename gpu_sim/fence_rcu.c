@@ -52,14 +52,9 @@
  * exchange and read-modify-writes around them give it the
  * happens-before edges it checks.
  */
-#if defined(__SANITIZE_THREAD__)
+#ifdef TTM_TSAN
 #define full_barrier() do { } while (0)
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define full_barrier() do { } while (0)
-#endif
-#endif
-#ifndef full_barrier
+#else
 #define full_barrier() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 

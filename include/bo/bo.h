@@ -23,6 +23,7 @@
 
 #include "bo/layer.h"
 #include "bo/range_mgr.h"
+#include "util/compiler.h"
 #include "ttmsim/bo.h"
 #include "ttmsim/fence.h"
 #include "util/list.h"
@@ -740,21 +741,14 @@ void bo_room_notify_slow(struct ttm_device *dev);
 /*
  * Whether a validation is registered, read after a full barrier that
  * follows the caller's unlock. ThreadSanitizer does not model fences (GCC
- * warns, as gpu_sim/fence_rcu.c says): under it the count is read with a
+ * warns, util/compiler.h's TTM_TSAN): under it the count is read with a
  * read-modify-write, which it does model.
  */
-#if defined(__SANITIZE_THREAD__)
-#define BO_ROOM_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BO_ROOM_TSAN 1
-#endif
-#endif
 
 static inline unsigned int bo_room_waiters_after_barrier(
 	struct ttm_device *dev)
 {
-#ifdef BO_ROOM_TSAN
+#ifdef TTM_TSAN
 	return __atomic_fetch_add(&dev->room_waiters, 0, __ATOMIC_SEQ_CST);
 #else
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

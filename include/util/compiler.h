@@ -26,4 +26,18 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/*
+ * Set in a ThreadSanitizer build. TSan does not model fences (GCC warns,
+ * -Werror fails): a Dekker pair there uses sequentially consistent
+ * read-modify-writes instead, which it does model, where other builds
+ * pair a plain access with __atomic_thread_fence().
+ */
+#if defined(__SANITIZE_THREAD__)
+#define TTM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TTM_TSAN 1
+#endif
+#endif
+
 #endif /* TTMSIM_UTIL_COMPILER_H */

@@ -23,6 +23,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "util/compiler.h"
+
 struct ww_debug_thread;
 struct ttm_interrupt_token;
 
@@ -110,14 +112,18 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
  */
 static inline void ww_thread_park_arm(struct ww_thread *t, uint32_t seq)
 {
-	__atomic_store_n(&t->parked, WW_PARKED | seq, __ATOMIC_RELAXED);
 	/*
 	 * Pairs with the fence of ww_thread_wake_claim(): either the waker
 	 * sees parked set and issues the futex wake, or the futex's read of
 	 * the sequence after this sees the waker's increment and does not
 	 * sleep.
 	 */
+#ifdef TTM_TSAN
+	__atomic_exchange_n(&t->parked, WW_PARKED | seq, __ATOMIC_SEQ_CST);
+#else
+	__atomic_store_n(&t->parked, WW_PARKED | seq, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 /**
@@ -159,10 +165,14 @@ static inline bool ww_thread_wake_claim(struct ww_thread *t, uint32_t old)
 {
 	uint64_t p;
 
+#ifdef TTM_TSAN
+	p = __atomic_fetch_or(&t->parked, 0, __ATOMIC_SEQ_CST);
+#else
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	p = __atomic_load_n(&t->parked, __ATOMIC_RELAXED);
+#endif
 	if (t->shared)
 		return true;
-	p = __atomic_load_n(&t->parked, __ATOMIC_RELAXED);
 	while (p && (int32_t)(old - (uint32_t)p) >= 0) {
 		if (__atomic_compare_exchange_n(&t->parked, &p, 0, false,
 						__ATOMIC_RELAXED,
