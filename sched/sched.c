@@ -200,6 +200,29 @@ static void pending_remove(struct ttm_sched *s, struct ttm_sched_job *job)
 	job->next = job->prev = NULL;
 }
 
+/* job_done_at()'s first half, without the lock: the finished fence. */
+static void job_signal_finished(struct ttm_sched_job *job, int error,
+				uint64_t timestamp_ns)
+{
+	if (!error)
+		error = job->error;
+	fence_signal_timestamp(job->finished, error < 0 ? error : 0,
+			       timestamp_ns);
+}
+
+/*
+ * job_done_at()'s second half, after job_signal_finished(): the job off
+ * the pending list, its credits back, on the done list for free_job.
+ * Called with the lock held.
+ */
+static void job_end_locked(struct ttm_sched *s, struct ttm_sched_job *job)
+{
+	pending_remove(s, job);
+	job->done = true;
+	s->in_flight -= job->credits;
+	done_append(s, job);
+}
+
 /*
  * The job left the ring (its hardware fence signalled, or run_job
  * failed): signal its finished fence, give its credits back, queue it for
@@ -210,19 +233,13 @@ static void job_done_at(struct ttm_sched_job *job, int error,
 {
 	struct ttm_sched *s = job->sched;
 
-	if (!error)
-		error = job->error;
-	fence_signal_timestamp(job->finished, error < 0 ? error : 0,
-			       timestamp_ns);
+	job_signal_finished(job, error, timestamp_ns);
 	pthread_mutex_lock(&s->lock);
-	pending_remove(s, job);
-	job->done = true;
-	s->in_flight -= job->credits;
-	done_append(s, job);
+	job_end_locked(s, job);
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* job_done_at() timed now: run_job failed, or the job was killed. */
+/* job_done_at() timed now: ttm_sched_start() fails the job. */
 static void job_done(struct ttm_sched_job *job, int error)
 {
 	job_done_at(job, error, 0);
@@ -451,27 +468,38 @@ static void job_start_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
 /*
  * The started job's scheduled fence, then run_job (or its failure), and
  * the callback that ends it. Called without the lock.
+ * Return: true if the job ended here (a failure, or a hardware fence
+ * signalled already, as a submitter-run job's is): its finished fence
+ * has signalled, and the caller, which takes the lock next anyway, calls
+ * job_end_locked() at once, one lock round trip instead of two.
  */
-static void job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
+static bool job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
 			  const struct sched_start *start)
 {
 	struct ttm_fence *hw;
+	uint64_t ts = 0;
+	int status;
 
 	ttm_fence_put(start->prev);
 	fence_signal_timestamp(job->scheduled, 0, start->now_ns);
 	if (job->error) {
 		/* A dependency failed: never runs, fails at once. */
-		job_done(job, job->error);
-		return;
+		job_signal_finished(job, job->error, 0);
+		return true;
 	}
 	hw = s->ops->run_job(job);
 	if (!hw || ttm_sched_is_err(hw)) {
-		job_done(job, hw ? (int)(intptr_t)hw : -EINVAL);
-	} else {
-		job->hw_fence = hw;
-		if (ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
-			hw_fence_cb(hw, &job->hw_cb);
+		job_signal_finished(job, hw ? (int)(intptr_t)hw : -EINVAL, 0);
+		return true;
 	}
+	job->hw_fence = hw;
+	if (!ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
+		return false;
+	/* Signalled already: hw_fence_cb()'s work, the lock's part left. */
+	status = ttm_fence_get_status(hw);
+	ttm_fence_timestamp(hw, &ts);
+	job_signal_finished(job, status < 0 ? status : 0, ts);
+	return true;
 }
 
 /*
@@ -493,7 +521,7 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 {
 	struct ttm_sched_job *job = e->q_head;
 	struct sched_start start;
-	bool ready;
+	bool ready, ended;
 
 	/*
 	 * The ring is held (@running) from here: whoever runs it (the
@@ -526,8 +554,10 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 		job->error = -ECANCELED;
 	job_start_locked(s, e, job, &start);
 	pthread_mutex_unlock(&s->lock);
-	job_hand_over(s, job, &start);
+	ended = job_hand_over(s, job, &start);
 	pthread_mutex_lock(&s->lock);
+	if (ended)
+		job_end_locked(s, job);
 	s->running = false;
 	pthread_cond_broadcast(&s->idle); /* timeouts wait for it */
 	timeout_wake_locked(s);
@@ -1284,9 +1314,12 @@ void sched_job_run_direct(struct ttm_sched_job *job,
 			  const struct sched_start *start)
 {
 	struct ttm_sched *s = job->sched;
+	bool ended = job_hand_over(s, job, start);
 
-	job_hand_over(s, job, start);
 	pthread_mutex_lock(&s->lock);
+	/* Done at once (a NOP, a failure): on the done list, freed below. */
+	if (ended)
+		job_end_locked(s, job);
 	s->direct_frees = false;
 	/*
 	 * The jobs done since (usually the ones before this): freed here,
