@@ -252,7 +252,7 @@ static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
 						 hw_cb);
 	int status = ttm_fence_get_status(fence);
-	uint64_t ts = 0;
+	uint64_t ts = 0, sched_ts;
 
 	/*
 	 * The job finished when its hardware fence did: its finished fence
@@ -261,6 +261,13 @@ static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 	 * CLOCK_MONOTONIC; the hardware fence signalled before this runs.
 	 */
 	ttm_fence_timestamp(fence, &ts);
+	/*
+	 * Not before the job was scheduled: a hardware fence that run_job
+	 * returned already signalled (a driver's completed or shared fence)
+	 * carries an older time, and scheduled <= finished must hold.
+	 */
+	if (ttm_fence_timestamp(job->scheduled, &sched_ts) == 0 && ts < sched_ts)
+		ts = sched_ts;
 	job_done_at(job, status < 0 ? status : 0, ts);
 }
 

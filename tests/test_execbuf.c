@@ -420,6 +420,64 @@ static void test_submit_references(void **state)
 	fixture_fini(&f);
 }
 
+/*
+ * More buffers than a submission looks up on its stack (16, see
+ * SUBMIT_OBJS_INLINE in include/execbuf/submit.h): the boundary, the
+ * allocated array beyond it, and its errors at indices past the stack's
+ * room (a bad handle, a repeated buffer), each leaving nothing locked or
+ * referenced, and the folded repeats applied once.
+ */
+#define MANY_BOS 24
+
+static void test_many_bos(void **state)
+{
+	struct ttm_execbuf_bo list[MANY_BOS + 1];
+	struct ttm_execbuf_args args = {
+		.bos = list, .op = TTM_GPU_OP_ADD, .add_value = 1,
+	};
+	uint32_t h[MANY_BOS];
+	struct fixture f;
+	unsigned int i;
+
+	(void)state;
+	fixture_init_opts(&f, 2 * MANY_BOS * BO_SIZE, false, false);
+	for (i = 0; i < MANY_BOS; i++) {
+		h[i] = new_handle(&f, BO_SIZE, &vram_gtt);
+		list[i] = (struct ttm_execbuf_bo){ h[i],
+						   TTM_EXECBUF_BO_WRITE };
+	}
+	/* 16 (on the stack), 17 and 24 (allocated): +1, +1, +1 for 0..15. */
+	args.n_bos = 16;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+	ttm_fence_put(args.out_fence);
+	args.n_bos = 17;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+	ttm_fence_put(args.out_fence);
+	args.n_bos = MANY_BOS;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+	ttm_fence_put(args.out_fence);
+	/* A bad handle past the stack's room. */
+	list[20].handle = 999;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -ENOENT);
+	assert_int_equal(args.bad_index, 20);
+	assert_null(args.out_fence);
+	list[20].handle = h[20];
+	/* A repeat there: refused, then folded (applied once) if allowed. */
+	list[MANY_BOS] = (struct ttm_execbuf_bo){ h[18], TTM_EXECBUF_BO_READ };
+	args.n_bos = MANY_BOS + 1;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), -EINVAL);
+	assert_int_equal(args.bad_index, MANY_BOS);
+	args.flags = TTM_EXECBUF_ALLOW_DUPLICATES;
+	assert_int_equal(ttm_execbuf_submit(f.client, &args), 0);
+	ttm_fence_put(args.out_fence);
+	assert_unlocked(&f, h, MANY_BOS);
+	advance(&f, 1000);
+	for (i = 0; i < MANY_BOS; i++)
+		expect_words(&f, h[i], i < 16 ? 4 : i < 17 ? 3 : 2);
+	assert_int_equal(stats(&f).rejected, 2);
+	fixture_fini(&f);
+}
+
 static void test_bad_args(void **state)
 {
 	struct fixture f;
@@ -1440,6 +1498,7 @@ int main(void)
 		TEST(test_copy),
 		TEST(test_bad_handle),
 		TEST(test_submit_references),
+		TEST(test_many_bos),
 		TEST(test_bad_args),
 		TEST(test_duplicates),
 		TEST(test_duplicate_index),

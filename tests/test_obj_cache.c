@@ -190,6 +190,61 @@ static void test_other_thread_and_exit(void **state)
 	assert_int_equal(live_now(), before);
 }
 
+/*
+ * Another thread-exit hook that frees a block (a job or a fence put by
+ * some other key's destructor) once this thread's cache hook has run, or
+ * before this thread ever freed one: the block still goes back to free(),
+ * at once or by the cache hook re-armed for the next destructor round.
+ */
+static pthread_key_t late_key;
+
+static void late_free(void *block)
+{
+	obj_cache_free(OBJ_CACHE_GPU_JOB, block, SIZE);
+}
+
+struct late_arg {
+	void *early;    /* freed first (registers the cache hook), or NULL */
+	void *late;     /* freed by late_key's destructor */
+};
+
+static void *free_at_exit(void *data)
+{
+	struct late_arg *a = data;
+
+	if (a->early)
+		obj_cache_free(OBJ_CACHE_GPU_JOB, a->early, SIZE);
+	assert_int_equal(pthread_setspecific(late_key, a->late), 0);
+	return NULL;
+}
+
+static void test_free_from_exit_hook(void **state)
+{
+	long before;
+	struct late_arg a;
+	pthread_t t;
+
+	(void)state;
+	/* After the cache's key, whose hook then runs first in a round. */
+	obj_cache_free(OBJ_CACHE_GPU_JOB,
+		       obj_cache_alloc(OBJ_CACHE_GPU_JOB, SIZE), SIZE);
+	drain(OBJ_CACHE_GPU_JOB);
+	before = live_now();
+	assert_int_equal(pthread_key_create(&late_key, late_free), 0);
+	a.early = obj_cache_alloc(OBJ_CACHE_GPU_JOB, SIZE);
+	a.late = obj_cache_alloc(OBJ_CACHE_GPU_JOB, SIZE);
+	assert_int_equal(pthread_create(&t, NULL, free_at_exit, &a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(live_now(), before);
+	/* A thread whose only free is in an exit hook. */
+	a.early = NULL;
+	a.late = obj_cache_alloc(OBJ_CACHE_GPU_JOB, SIZE);
+	assert_int_equal(pthread_create(&t, NULL, free_at_exit, &a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(live_now(), before);
+	assert_int_equal(pthread_key_delete(late_key), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_classes_apart),
 		cmocka_unit_test(test_other_thread_and_exit),
+		cmocka_unit_test(test_free_from_exit_hook),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@ struct mock {
 	unsigned int no_hang;
 	int run_error;                  /* run_job fails with it */
 	bool dep_waited;                /* a probe fence got a callback */
+	struct ttm_fence *done_hw;      /* run_job returns it, signalled */
 	/* Recovery (mock_recover()): armed by the test, done once. */
 	struct ttm_sched *sched;
 	struct ttm_sched_job *jobs[MAX_JOBS];   /* by id */
@@ -108,7 +109,8 @@ static struct ttm_fence *mock_run_job(struct ttm_sched_job *job)
 
 	if (m->run_error)
 		return ttm_sched_err_ptr(m->run_error);
-	hw = mock_fence_new("mock-ring");
+	hw = m->done_hw ? ttm_fence_get(m->done_hw) :
+			  mock_fence_new("mock-ring");
 	pthread_mutex_lock(&m->lock);
 	ttm_fence_put(m->hw[mj->id]);   /* run again: resubmitted */
 	m->hw[mj->id] = ttm_fence_get(hw);
@@ -357,6 +359,40 @@ static void test_finished_timestamp(void **state)
 	ttm_fence_put(hw);
 	ttm_fence_put(fin);
 	wait_freed(m, 1);
+	ttm_sched_entity_destroy(e, 0);
+	ttm_sched_destroy(s);
+	mock_free(m);
+}
+
+/*
+ * A hardware fence run_job hands back already signalled (signalled before
+ * the job was even pushed) does not date the job's end before its start:
+ * the finished fence's time is the scheduled fence's, not the older one.
+ */
+static void test_finished_not_before_scheduled(void **state)
+{
+	struct mock *m = mock_new();
+	struct ttm_sched *s = sched_new("ring0", 4, 0);
+	struct ttm_sched_entity *e =
+		sched_entity_new(s, TTM_SCHED_PRIORITY_NORMAL);
+	uint64_t hw_ns = 0, sched_ns = 0, fin_ns = 0;
+	struct ttm_fence *fin, *sched;
+
+	(void)state;
+	m->done_hw = mock_fence_new("mock-done");
+	assert_int_equal(ttm_fence_signal(m->done_hw, 0), 0);
+	assert_int_equal(ttm_fence_timestamp(m->done_hw, &hw_ns), 0);
+	fin = push(m, e, 0, 1, NULL, &sched);
+	assert_int_equal(ttm_fence_wait(fin, false, -1), 0);
+	assert_int_equal(ttm_fence_get_status(fin), 1);
+	assert_int_equal(ttm_fence_timestamp(fin, &fin_ns), 0);
+	assert_int_equal(ttm_fence_timestamp(sched, &sched_ns), 0);
+	assert_true(sched_ns > hw_ns);
+	assert_true(fin_ns >= sched_ns);
+	ttm_fence_put(sched);
+	ttm_fence_put(fin);
+	wait_freed(m, 1);
+	ttm_fence_put(m->done_hw);
 	ttm_sched_entity_destroy(e, 0);
 	ttm_sched_destroy(s);
 	mock_free(m);
@@ -937,6 +973,7 @@ int main(void)
 					     mock_fence_teardown)
 		T(test_basic),
 		T(test_finished_timestamp),
+		T(test_finished_not_before_scheduled),
 		T(test_priority_overtakes),
 		T(test_fairness),
 		T(test_deps_across),

@@ -246,40 +246,58 @@ TTM_EXPORT int (ww_mutex_trylock)(struct ww_mutex *lock,
 	return ww_mutex_trylock_at(lock, ctx, NULL, 0);
 }
 
-/* @ctx let go of one lock; the last one ends a back-off or a pass. */
-static inline void ctx_released(struct ww_acquire_ctx *ctx)
+/*
+ * @ctx let go of one lock; the last one ends a back-off or a pass, and
+ * the SCHED_BATCH of its wait. Return true for the last one.
+ */
+static inline bool ctx_released(struct ww_acquire_ctx *ctx)
 {
-	if (--ctx->acquired == 0) {
-		if (unlikely(ctx->inject_exempt))
-			ww_inject_released_all(ctx);
-		/* Holding nothing: a preemption costs nobody a wait. */
-		ww_park_batch_released(ctx->task);
-	}
+	if (--ctx->acquired > 0)
+		return false;
+	if (unlikely(ctx->inject_exempt))
+		ww_inject_released_all(ctx);
+	/* Holding nothing: a preemption costs nobody a wait. */
+	ww_park_batch_released(ctx->task);
+	return true;
 }
 
 /*
- * After an unlock of @ctx's (ours): a transaction whose unlocks woke
- * waiters yields once it holds nothing (ww/park_batch.c says why).
+ * @self's transaction holds nothing now: if its unlocks woke waiters,
+ * yield (ww/park_batch.c says why). Only reached at the last unlock, so
+ * the other unlocks never read the flag. NULL: a ticket never
+ * initialised (test_zeroed_ticket). The flag is only ever set by a
+ * thread on its own struct, never on the shared fallback's.
  */
-static inline void yield_if_woke(struct ww_acquire_ctx *ctx, bool woke)
+static inline void yield_if_woke(struct ww_thread *self)
+{
+	if (self && unlikely(self->woke) && self == ww_thread_current)
+		ww_park_batch_yield(self);
+}
+
+/*
+ * After a slow unlock of @ctx's (ours) that woke a waiter if @woke: note
+ * it until the transaction holds nothing, or yield now if it does
+ * (@last: this was its last lock).
+ */
+static void slow_unlocked(struct ww_acquire_ctx *ctx, bool woke, bool last)
 {
 	struct ww_thread *self = ctx->task;
 
-	/* NULL: a ticket never initialised (test_zeroed_ticket). */
-	if (!self || likely(!woke && !self->woke) ||
-	    self != ww_thread_current || self->shared)
+	if (!self || self != ww_thread_current || self->shared)
 		return;
-	if (ctx->acquired > 0)
-		self->woke = true;
-	else
+	if (!last) {
+		if (woke)
+			self->woke = true;
+	} else if (woke || self->woke) {
 		ww_park_batch_yield(self);
+	}
 }
 
 static inline void unlock_common(struct ww_mutex *lock)
 {
 	uintptr_t token = ww_token(ww_word_load(lock));
 	struct ww_acquire_ctx *ctx = ww_token_ctx(token);
-	bool woke;
+	bool woke, last;
 
 	/*
 	 * Acquire as well as release: waiters may have read our context
@@ -290,17 +308,15 @@ static inline void unlock_common(struct ww_mutex *lock)
 	if (likely(__atomic_compare_exchange_n(&lock->owner, &token, 0, false,
 					       __ATOMIC_ACQ_REL,
 					       __ATOMIC_RELAXED))) {
-		if (ctx) {
-			ctx_released(ctx);
-			yield_if_woke(ctx, false);
-		}
+		if (ctx && ctx_released(ctx))
+			yield_if_woke(ctx->task);
 		return;
 	}
-	if (ctx)
-		ctx_released(ctx);
+	/* The yield, if any, after the slow unlock: not holding this lock. */
+	last = ctx && ctx_released(ctx);
 	woke = ww_unlock_slowpath(lock);
 	if (ctx)
-		yield_if_woke(ctx, woke);
+		slow_unlocked(ctx, woke, last);
 }
 
 void ww_raw_unlock(struct ww_mutex *lock)
