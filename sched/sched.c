@@ -200,7 +200,7 @@ static void pending_remove(struct ttm_sched *s, struct ttm_sched_job *job)
 	job->next = job->prev = NULL;
 }
 
-/* job_done_at()'s first half, without the lock: the finished fence. */
+/* A job's end, without the lock: its finished fence (0: now). */
 static void job_signal_finished(struct ttm_sched_job *job, int error,
 				uint64_t timestamp_ns)
 {
@@ -211,9 +211,9 @@ static void job_signal_finished(struct ttm_sched_job *job, int error,
 }
 
 /*
- * job_done_at()'s second half, after job_signal_finished(): the job off
- * the pending list, its credits back, on the done list for free_job.
- * Called with the lock held.
+ * A job's end, after job_signal_finished(): the job off the pending
+ * list, its credits back, on the done list for free_job. Called with the
+ * lock held.
  */
 static void job_end_locked(struct ttm_sched *s, struct ttm_sched_job *job)
 {
@@ -224,33 +224,30 @@ static void job_end_locked(struct ttm_sched *s, struct ttm_sched_job *job)
 }
 
 /*
- * The job left the ring (its hardware fence signalled, or run_job
- * failed): signal its finished fence, give its credits back, queue it for
- * free_job. Runs in the fence's signalling thread, so no ops here.
+ * The job left the ring, failed by ttm_sched_start() (the hardware fence
+ * path is hw_fence_cb()): signal its finished fence, now, give its
+ * credits back, queue it for free_job.
  */
-static void job_done_at(struct ttm_sched_job *job, int error,
-			uint64_t timestamp_ns)
+static void job_done(struct ttm_sched_job *job, int error)
 {
 	struct ttm_sched *s = job->sched;
 
-	job_signal_finished(job, error, timestamp_ns);
+	job_signal_finished(job, error, 0);
 	pthread_mutex_lock(&s->lock);
 	job_end_locked(s, job);
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* job_done_at() timed now: ttm_sched_start() fails the job. */
-static void job_done(struct ttm_sched_job *job, int error)
-{
-	job_done_at(job, error, 0);
-}
-
 static void run_ready_or_wake_locked(struct ttm_sched *s);
 
-static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+/*
+ * The hardware fence of @job signalled: its finished fence, with the
+ * hardware fence's status and time (hw_fence_cb(), or job_hand_over()
+ * for one signalled already). Without the lock; job_end_locked() next.
+ */
+static void job_signal_finished_hw(struct ttm_sched_job *job,
+				   struct ttm_fence *fence)
 {
-	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
-						 hw_cb);
 	int status = ttm_fence_get_status(fence);
 	uint64_t ts = 0, sched_ts;
 
@@ -268,7 +265,19 @@ static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 	 */
 	if (ttm_fence_timestamp(job->scheduled, &sched_ts) == 0 && ts < sched_ts)
 		ts = sched_ts;
-	job_done_at(job, status < 0 ? status : 0, ts);
+	job_signal_finished(job, status < 0 ? status : 0, ts);
+}
+
+static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
+						 hw_cb);
+	struct ttm_sched *s = job->sched;
+
+	job_signal_finished_hw(job, fence);
+	pthread_mutex_lock(&s->lock);
+	job_end_locked(s, job);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* A dependency signalled: the head of its entity may be ready now. */
@@ -484,8 +493,6 @@ static bool job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
 			  const struct sched_start *start)
 {
 	struct ttm_fence *hw;
-	uint64_t ts = 0;
-	int status;
 
 	ttm_fence_put(start->prev);
 	fence_signal_timestamp(job->scheduled, 0, start->now_ns);
@@ -503,9 +510,7 @@ static bool job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
 	if (!ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
 		return false;
 	/* Signalled already: hw_fence_cb()'s work, the lock's part left. */
-	status = ttm_fence_get_status(hw);
-	ttm_fence_timestamp(hw, &ts);
-	job_signal_finished(job, status < 0 ? status : 0, ts);
+	job_signal_finished_hw(job, hw);
 	return true;
 }
 
@@ -821,8 +826,9 @@ static void sched_drain_virtual(struct ttm_sched *s)
 		pthread_mutex_unlock(&s->lock);
 		gpu_clock_run(s->gpu, UINT64_MAX, sched_busy, s);
 		/*
-		 * A job_done() or a kill callback of another thread ends this
-		 * wait (or that thread's ttm_gpu_advance() did it all).
+		 * A job's end (job_end_locked()) or a kill callback of
+		 * another thread ends this wait (or that thread's
+		 * ttm_gpu_advance() did it all).
 		 */
 		pthread_mutex_lock(&s->lock);
 		while (s->done_seq == seq && sched_busy_locked(s))
@@ -1445,7 +1451,7 @@ TTM_EXPORT int ttm_sched_stop(struct ttm_sched *s)
 		pthread_mutex_unlock(&s->lock);
 		/*
 		 * false: the callback has run (a racing one is waited for),
-		 * so job_done() has moved the job to the done list.
+		 * so job_end_locked() has moved the job to the done list.
 		 */
 		removed = hw && ttm_fence_remove_callback(hw, &job->hw_cb);
 		pthread_mutex_lock(&s->lock);
