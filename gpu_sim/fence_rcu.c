@@ -216,21 +216,23 @@ static uint64_t oldest_reader(void)
 	return oldest;
 }
 
-/* Whether this thread runs release ops now (from reclaim()). */
+/* Whether this thread runs release ops now (from reclaim_unlock()). */
 static __thread bool releasing
 	__attribute__((tls_model("initial-exec")));
 
 /*
  * Take the fences whose grace period ended off the FIFO and destroy them.
+ * Called with retire_lock held, which it drops (a retirement appends and
+ * reclaims in one hold: one round trip on the lock every thread shares,
+ * not two).
  * Return: the epoch of the oldest fence still waiting, 0 if none.
  */
-static uint64_t reclaim(void)
+static uint64_t reclaim_unlock(void)
 {
 	struct ttm_fence *done = NULL, **end, *f;
 	uint64_t oldest, left;
 	bool was_releasing;
 
-	pthread_mutex_lock(&retire_lock);
 	if (!retired) {
 		pthread_mutex_unlock(&retire_lock);
 		return 0;
@@ -266,6 +268,13 @@ static uint64_t reclaim(void)
 	return left;
 }
 
+/* reclaim_unlock() on its own: ttm_fence_rcu_barrier()'s polls. */
+static uint64_t reclaim(void)
+{
+	pthread_mutex_lock(&retire_lock);
+	return reclaim_unlock();
+}
+
 void fence_rcu_retire(struct ttm_fence *f)
 {
 	pthread_mutex_lock(&retire_lock);
@@ -277,8 +286,7 @@ void fence_rcu_retire(struct ttm_fence *f)
 	f->rcu_next = NULL;
 	*retired_tail = f;
 	retired_tail = &f->rcu_next;
-	pthread_mutex_unlock(&retire_lock);
-	reclaim();
+	reclaim_unlock();
 }
 
 TTM_EXPORT int ttm_fence_rcu_barrier(void)

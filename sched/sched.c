@@ -200,40 +200,54 @@ static void pending_remove(struct ttm_sched *s, struct ttm_sched_job *job)
 	job->next = job->prev = NULL;
 }
 
-/*
- * The job left the ring (its hardware fence signalled, or run_job
- * failed): signal its finished fence, give its credits back, queue it for
- * free_job. Runs in the fence's signalling thread, so no ops here.
- */
-static void job_done_at(struct ttm_sched_job *job, int error,
-			uint64_t timestamp_ns)
+/* A job's end, without the lock: its finished fence (0: now). */
+static void job_signal_finished(struct ttm_sched_job *job, int error,
+				uint64_t timestamp_ns)
 {
-	struct ttm_sched *s = job->sched;
-
 	if (!error)
 		error = job->error;
 	fence_signal_timestamp(job->finished, error < 0 ? error : 0,
 			       timestamp_ns);
-	pthread_mutex_lock(&s->lock);
+}
+
+/*
+ * A job's end, after job_signal_finished(): the job off the pending
+ * list, its credits back, on the done list for free_job. Called with the
+ * lock held.
+ */
+static void job_end_locked(struct ttm_sched *s, struct ttm_sched_job *job)
+{
 	pending_remove(s, job);
 	job->done = true;
 	s->in_flight -= job->credits;
 	done_append(s, job);
-	pthread_mutex_unlock(&s->lock);
 }
 
-/* job_done_at() timed now: run_job failed, or the job was killed. */
+/*
+ * The job left the ring, failed by ttm_sched_start() (the hardware fence
+ * path is hw_fence_cb()): signal its finished fence, now, give its
+ * credits back, queue it for free_job.
+ */
 static void job_done(struct ttm_sched_job *job, int error)
 {
-	job_done_at(job, error, 0);
+	struct ttm_sched *s = job->sched;
+
+	job_signal_finished(job, error, 0);
+	pthread_mutex_lock(&s->lock);
+	job_end_locked(s, job);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void run_ready_or_wake_locked(struct ttm_sched *s);
 
-static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+/*
+ * The hardware fence of @job signalled: its finished fence, with the
+ * hardware fence's status and time (hw_fence_cb(), or job_hand_over()
+ * for one signalled already). Without the lock; job_end_locked() next.
+ */
+static void job_signal_finished_hw(struct ttm_sched_job *job,
+				   struct ttm_fence *fence)
 {
-	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
-						 hw_cb);
 	int status = ttm_fence_get_status(fence);
 	uint64_t ts = 0, sched_ts;
 
@@ -251,7 +265,19 @@ static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
 	 */
 	if (ttm_fence_timestamp(job->scheduled, &sched_ts) == 0 && ts < sched_ts)
 		ts = sched_ts;
-	job_done_at(job, status < 0 ? status : 0, ts);
+	job_signal_finished(job, status < 0 ? status : 0, ts);
+}
+
+static void hw_fence_cb(struct ttm_fence *fence, struct ttm_fence_cb *cb)
+{
+	struct ttm_sched_job *job = container_of(cb, struct ttm_sched_job,
+						 hw_cb);
+	struct ttm_sched *s = job->sched;
+
+	job_signal_finished_hw(job, fence);
+	pthread_mutex_lock(&s->lock);
+	job_end_locked(s, job);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* A dependency signalled: the head of its entity may be ready now. */
@@ -458,8 +484,12 @@ static void job_start_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
 /*
  * The started job's scheduled fence, then run_job (or its failure), and
  * the callback that ends it. Called without the lock.
+ * Return: true if the job ended here (a failure, or a hardware fence
+ * signalled already, as a submitter-run job's is): its finished fence
+ * has signalled, and the caller, which takes the lock next anyway, calls
+ * job_end_locked() at once, one lock round trip instead of two.
  */
-static void job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
+static bool job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
 			  const struct sched_start *start)
 {
 	struct ttm_fence *hw;
@@ -468,17 +498,20 @@ static void job_hand_over(struct ttm_sched *s, struct ttm_sched_job *job,
 	fence_signal_timestamp(job->scheduled, 0, start->now_ns);
 	if (job->error) {
 		/* A dependency failed: never runs, fails at once. */
-		job_done(job, job->error);
-		return;
+		job_signal_finished(job, job->error, 0);
+		return true;
 	}
 	hw = s->ops->run_job(job);
 	if (!hw || ttm_sched_is_err(hw)) {
-		job_done(job, hw ? (int)(intptr_t)hw : -EINVAL);
-	} else {
-		job->hw_fence = hw;
-		if (ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
-			hw_fence_cb(hw, &job->hw_cb);
+		job_signal_finished(job, hw ? (int)(intptr_t)hw : -EINVAL, 0);
+		return true;
 	}
+	job->hw_fence = hw;
+	if (!ttm_fence_add_callback(hw, &job->hw_cb, hw_fence_cb))
+		return false;
+	/* Signalled already: hw_fence_cb()'s work, the lock's part left. */
+	job_signal_finished_hw(job, hw);
+	return true;
 }
 
 /*
@@ -500,7 +533,7 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 {
 	struct ttm_sched_job *job = e->q_head;
 	struct sched_start start;
-	bool ready;
+	bool ready, ended;
 
 	/*
 	 * The ring is held (@running) from here: whoever runs it (the
@@ -533,8 +566,10 @@ static void run_one(struct ttm_sched *s, struct ttm_sched_entity *e)
 		job->error = -ECANCELED;
 	job_start_locked(s, e, job, &start);
 	pthread_mutex_unlock(&s->lock);
-	job_hand_over(s, job, &start);
+	ended = job_hand_over(s, job, &start);
 	pthread_mutex_lock(&s->lock);
+	if (ended)
+		job_end_locked(s, job);
 	s->running = false;
 	pthread_cond_broadcast(&s->idle); /* timeouts wait for it */
 	timeout_wake_locked(s);
@@ -791,8 +826,9 @@ static void sched_drain_virtual(struct ttm_sched *s)
 		pthread_mutex_unlock(&s->lock);
 		gpu_clock_run(s->gpu, UINT64_MAX, sched_busy, s);
 		/*
-		 * A job_done() or a kill callback of another thread ends this
-		 * wait (or that thread's ttm_gpu_advance() did it all).
+		 * A job's end (job_end_locked()) or a kill callback of
+		 * another thread ends this wait (or that thread's
+		 * ttm_gpu_advance() did it all).
 		 */
 		pthread_mutex_lock(&s->lock);
 		while (s->done_seq == seq && sched_busy_locked(s))
@@ -1232,9 +1268,10 @@ static bool direct_ok_locked(struct ttm_sched *s, struct ttm_sched_entity *e,
 	       job->credits <= s->credit_limit - s->in_flight;
 }
 
-bool sched_entity_push_job_direct(struct ttm_sched_job *job,
-				  struct sched_start *ret_start,
-				  bool *ret_kick)
+bool sched_entity_arm_push_job_direct(struct ttm_sched_job *job,
+				      struct ttm_fence **ret_finished,
+				      struct sched_start *ret_start,
+				      bool *ret_kick)
 {
 	struct ttm_sched_entity *e = job->entity;
 	struct ttm_sched *s = e->sched;
@@ -1248,6 +1285,14 @@ bool sched_entity_push_job_direct(struct ttm_sched_job *job,
 	if (s->direct)
 		job_deps_poll(job);
 	pthread_mutex_lock(&s->lock);
+	/*
+	 * Armed here, not under a lock of the caller's: the seqno order is
+	 * the push order, and one lock round trip fewer per job.
+	 */
+	ttm_sched_job_arm(job);
+	/* Before the job is anyone else's: it may be freed once queued. */
+	if (ret_finished)
+		*ret_finished = ttm_fence_get(job->finished);
 	direct = direct_ok_locked(s, e, job);
 	if (direct) {
 		job_start_locked(s, e, job, ret_start);
@@ -1291,9 +1336,12 @@ void sched_job_run_direct(struct ttm_sched_job *job,
 			  const struct sched_start *start)
 {
 	struct ttm_sched *s = job->sched;
+	bool ended = job_hand_over(s, job, start);
 
-	job_hand_over(s, job, start);
 	pthread_mutex_lock(&s->lock);
+	/* Done at once (a NOP, a failure): on the done list, freed below. */
+	if (ended)
+		job_end_locked(s, job);
 	s->direct_frees = false;
 	/*
 	 * The jobs done since (usually the ones before this): freed here,
@@ -1403,7 +1451,7 @@ TTM_EXPORT int ttm_sched_stop(struct ttm_sched *s)
 		pthread_mutex_unlock(&s->lock);
 		/*
 		 * false: the callback has run (a racing one is waited for),
-		 * so job_done() has moved the job to the done list.
+		 * so job_end_locked() has moved the job to the done list.
 		 */
 		removed = hw && ttm_fence_remove_callback(hw, &job->hw_cb);
 		pthread_mutex_lock(&s->lock);

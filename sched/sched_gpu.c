@@ -12,7 +12,6 @@
  * backend").
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,16 +23,14 @@
 /* Jobs on an engine at once when the caller does not say. */
 #define SCHED_GPU_CREDIT_LIMIT 64
 
-/* One per scheduler: what run_job needs, and the order of arm + push. */
+/*
+ * One per scheduler: what run_job needs. The arm + push of each job is
+ * one step under the scheduler's lock (sched_entity_arm_push_job_direct()),
+ * so ttm_sched_gpu_submit() may be called from any thread.
+ */
 struct sched_gpu {
 	struct ttm_gpu *gpu;
 	unsigned int engine;
-	/*
-	 * Serialises ttm_sched_job_arm() + ttm_sched_entity_push_job() of
-	 * every entity of the ring, which must happen in one order per
-	 * entity; so ttm_sched_gpu_submit() may be called from any thread.
-	 */
-	pthread_mutex_t submit_lock;
 };
 
 struct sched_gpu_job {
@@ -103,7 +100,6 @@ static void sched_gpu_release(void *data)
 {
 	struct sched_gpu *sg = data;
 
-	pthread_mutex_destroy(&sg->submit_lock);
 	free(sg);
 }
 
@@ -141,7 +137,6 @@ TTM_EXPORT int ttm_sched_gpu_create(struct ttm_gpu *gpu, unsigned int engine,
 		return -ENOMEM;
 	sg->gpu = gpu;
 	sg->engine = engine;
-	pthread_mutex_init(&sg->submit_lock, NULL);
 	ret = ttm_sched_create(&o, ret_sched);
 	if (ret) {
 		sched_gpu_release(sg);
@@ -285,13 +280,9 @@ TTM_EXPORT int ttm_sched_gpu_submit(struct ttm_sched_entity *entity,
 		sched_gpu_free_job(&j->base);
 		goto put_split;
 	}
-	pthread_mutex_lock(&sg->submit_lock);
-	ttm_sched_job_arm(&j->base);
-	/* Before the push: the job may be freed as soon as it is queued. */
-	if (ret_finished)
-		*ret_finished = ttm_fence_get(ttm_sched_job_finished(&j->base));
-	direct = sched_entity_push_job_direct(&j->base, &start, &kick);
-	pthread_mutex_unlock(&sg->submit_lock);
+	/* Armed and pushed under the scheduler's lock, in one order. */
+	direct = sched_entity_arm_push_job_direct(&j->base, ret_finished,
+						  &start, &kick);
 	/*
 	 * A ready job on an idle ring goes to the engine from here: no
 	 * hand-off to the scheduler's thread (the ring is held for it

@@ -342,6 +342,70 @@ static void test_direct_two_submitters(void **state)
 }
 
 /*
+ * Two submitters, one entity: ttm_sched_gpu_submit() may be called from
+ * any thread, and the seqnos of the entity's finished fences follow the
+ * order its jobs reach the engine (arm and push are one step).
+ */
+struct seq_racer {
+	struct ttm_sched_entity *entity;
+	pthread_barrier_t *start;
+	uint64_t tag_base;
+	struct ttm_fence *fence[RACE_JOBS];
+};
+
+static void *seq_race_submit(void *arg)
+{
+	struct seq_racer *r = arg;
+	struct ttm_gpu_job job = { .op = TTM_GPU_OP_NOP };
+
+	pthread_barrier_wait(r->start);
+	for (unsigned int i = 0; i < RACE_JOBS; i++) {
+		job.tag = r->tag_base + i;
+		r->fence[i] = gpu_ring_submit(r->entity, &job);
+	}
+	return NULL;
+}
+
+static void test_one_entity_two_submitters(void **state)
+{
+	struct fixture *f = fixture_new(0, 0);
+	struct seq_racer r[2] = { { .tag_base = 1000 }, { .tag_base = 2000 } };
+	uint64_t last = 0, seqno;
+	pthread_barrier_t start;
+	pthread_t t[2];
+
+	(void)state;
+	pthread_barrier_init(&start, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		r[i].entity = f->entity;
+		r[i].start = &start;
+		assert_int_equal(pthread_create(&t[i], NULL, seq_race_submit,
+						&r[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++)
+		for (unsigned int j = 0; j < RACE_JOBS; j++)
+			assert_int_equal(wait_status(r[i].fence[j]), 0);
+	pthread_mutex_lock(&f->trace.lock);
+	assert_int_equal(f->trace.n, 2 * RACE_JOBS);
+	for (unsigned int i = 0; i < 2 * RACE_JOBS; i++) {
+		int k = f->trace.tag[i] >= 2000;
+
+		seqno = ttm_fence_seqno(r[k].fence[f->trace.tag[i] -
+						   r[k].tag_base]);
+		assert_true(seqno > last);
+		last = seqno;
+	}
+	pthread_mutex_unlock(&f->trace.lock);
+	for (int i = 0; i < 2; i++)
+		for (unsigned int j = 0; j < RACE_JOBS; j++)
+			ttm_fence_put(r[i].fence[j]);
+	pthread_barrier_destroy(&start);
+	fixture_free(f);
+}
+
+/*
  * Credit limit 1: one job on the engine at a time. While it waits behind
  * the blocker, three NORMAL jobs and then a HIGH one queue up: the HIGH
  * one runs next, before the NORMAL ones queued earlier.
@@ -932,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_dep_same_context),
 		cmocka_unit_test(test_direct_after_queued),
 		cmocka_unit_test(test_direct_two_submitters),
+		cmocka_unit_test(test_one_entity_two_submitters),
 		cmocka_unit_test(test_priority_overtakes),
 		cmocka_unit_test(test_hang_timeout),
 		cmocka_unit_test(test_destroy_queued),

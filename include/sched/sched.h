@@ -67,18 +67,23 @@ struct sched_start {
 };
 
 /*
- * ttm_sched_entity_push_job() for a direct scheduler: if @job may start
- * now, it is started (on the pending list, the ring held for it) instead
- * of queued, *@ret_start is for sched_job_run_direct(), and
- * the return is true; the caller must then call sched_job_run_direct()
- * without holding anything a fence callback may take. Else it is queued
- * (false): for the runner that holds the ring, or, if *@ret_kick is set,
- * for the caller's sched_run_ready(). Same serialisation rule as the
- * push.
+ * ttm_sched_job_arm() and ttm_sched_entity_push_job() for a direct
+ * scheduler, in one hold of the scheduler's lock: @job is armed under it
+ * (so arms and pushes of every entity of the scheduler are in one order
+ * without a lock of the caller's), and *@ret_finished, if not NULL, gets
+ * a reference to its finished fence before anyone else may see the job.
+ * If @job may start now, it is started (on the pending list, the ring
+ * held for it) instead of queued, *@ret_start is for
+ * sched_job_run_direct(), and the return is true; the caller must then
+ * call sched_job_run_direct() without holding anything a fence callback
+ * may take. Else it is queued (false): for the runner that holds the
+ * ring, or, if *@ret_kick is set, for the caller's sched_run_ready().
+ * @job must not be armed yet.
  */
-bool sched_entity_push_job_direct(struct ttm_sched_job *job,
-				  struct sched_start *ret_start,
-				  bool *ret_kick);
+bool sched_entity_arm_push_job_direct(struct ttm_sched_job *job,
+				      struct ttm_fence **ret_finished,
+				      struct sched_start *ret_start,
+				      bool *ret_kick);
 /*
  * Run @sched's ready jobs in the calling thread, as its thread would; the
  * caller of a push that set *@ret_kick (false, queued) must call it once
