@@ -12,7 +12,7 @@
  *   SPURIOUS        ww_thread_park() may return without a wake-up
  *   BUG_NO_WOUND    seeded bug: judge() never wounds (lock_slow.c:143 `wound`)
  *   BUG_NO_HANDOFF  seeded bug: the unlock slow path ignores WW_HANDOFF
- *                   (lock_slow.c:338 `WW_HANDOFF`) and always just wakes the first
+ *                   (lock_slow.c:334 `WW_HANDOFF`) and always just wakes the first
  *   BUG_NO_DIE_WAKE seeded bug: wake_younger_to_die() wakes nobody
  *                   (lock_slow.c:73 `ww_thread_wake`)
  *   BUG_FAST_STORE  seeded bug: the fast path loads the word, sees it free
@@ -45,7 +45,7 @@ bool granted[NT];       /* struct ww_waiter::granted */
 
 /*
  * struct ww_thread::wake_seq: "changed since ww_thread_seq() was read".
- * Cleared where the waiter reads the sequence (lock_slow.c:240 `ww_thread_seq`), set by
+ * Cleared where the waiter reads the sequence (lock_slow.c:237 `ww_thread_seq`), set by
  * ww_thread_wake_prepare()/ww_thread_wake(); ww_thread_park() returns
  * once it is set.
  */
@@ -157,7 +157,7 @@ inline judge(t, l, h, ret, u)
 }
 
 /*
- * settle_after_leave() (lock_slow.c:202 `settle_after_leave`): t left l's queue without it.
+ * settle_after_leave() (lock_slow.c:201 `settle_after_leave`): t left l's queue without it.
  */
 inline settle_after_leave(l, f)
 {
@@ -171,7 +171,7 @@ inline settle_after_leave(l, f)
 }
 
 /*
- * ww_lock_slowpath() (lock_slow.c:223 `ww_lock_slowpath`) for the context of thread t on l.
+ * ww_lock_slowpath() (lock_slow.c:221 `ww_lock_slowpath`) for the context of thread t on l.
  * Each pass of the loop under the bucket mutex (:227-286) is one atomic
  * step: see README.md for why that is sound.
  */
@@ -308,7 +308,7 @@ inline lock_common(t, l, ret)
 	fi
 }
 
-/* ww_unlock_slowpath() (lock_slow.c:327 `ww_unlock_slowpath`). */
+/* ww_unlock_slowpath() (lock_slow.c:324 `ww_unlock_slowpath`). */
 inline unlock_slowpath(l, f)
 {
 	atomic {
@@ -335,20 +335,20 @@ inline unlock_slowpath(l, f)
 	}
 }
 
-/* unlock_common() (ww_mutex.c:296 `unlock_common`) by the context of thread t. */
+/* unlock_common() (ww_mutex.c:278 `unlock_common`) by the context of thread t. */
 inline unlock(t, l, f)
 {
 	atomic {
 		assert(owner[l] == t + 1 && (mine[t] & BIT(l)));
 		mine[t] = mine[t] & ~BIT(l);
-		acquired[t]--;                                      /* ww_mutex.c:311-316 `ctx_released`, ww_mutex.c:255 `--ctx->acquired` */
+		acquired[t]--;                                      /* ww_mutex.c:292-297 `ctx_released`, ww_mutex.c:252 `--ctx->acquired` */
 		if
-		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:308-313 fast CAS `__atomic_compare_exchange_n` */
+		:: !wbit[l] && !hbit[l] -> owner[l] = 0; f = 0      /* ww_mutex.c:290-295 fast CAS `__atomic_compare_exchange_n` */
 		:: else -> f = 1
 		fi
 	};
 	if
-	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:317 `ww_unlock_slowpath` */
+	:: f -> unlock_slowpath(l, f)                               /* ww_mutex.c:301 `ww_unlock_slowpath` */
 	:: else
 	fi
 }

@@ -196,12 +196,10 @@ spin_on_owner(struct ww_mutex *lock, uintptr_t token, uintptr_t holder,
 /*
  * Called after a waiter left the queue without the lock. Clear the flags
  * if nobody is left; if the lock is free, the waiter may have been the one
- * woken to take it, so pass the wake-up on. Return the thread to wake
- * and set *@old for ww_thread_wake_commit().
+ * woken to take it, so pass the wake-up on. Return the thread to wake.
  */
 static struct ww_thread *settle_after_leave(struct ww_bucket *b,
-					    struct ww_mutex *lock,
-					    uint32_t *old)
+					    struct ww_mutex *lock)
 {
 	struct ww_waiter *first = ww_waitq_first(b, lock);
 	uintptr_t word = ww_word_load(lock);
@@ -214,7 +212,7 @@ static struct ww_thread *settle_after_leave(struct ww_bucket *b,
 		return NULL;
 	}
 	if (ww_token(word) == 0) {
-		*old = ww_thread_wake_prepare(first->thread);
+		ww_thread_wake_prepare(first->thread);
 		return first->thread;
 	}
 	return NULL;
@@ -228,7 +226,6 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 		.lock = lock, .ctx = ctx, .thread = self, .token = token,
 	};
 	struct ww_thread *wake = NULL;
-	uint32_t wake_old = 0;
 	bool queued = false, slept = false, spun = ww_spin_ns == 0;
 	int ret;
 
@@ -312,12 +309,12 @@ int ww_lock_slowpath(struct ww_mutex *lock, struct ww_acquire_ctx *ctx,
 	}
 	if (ret && queued) {
 		ww_waitq_remove(&me);
-		wake = settle_after_leave(b, lock, &wake_old);
+		wake = settle_after_leave(b, lock);
 	}
 	ww_bucket_unlock(b);
 	__atomic_store_n(&self->waiting, 0, __ATOMIC_RELAXED);
 	if (wake)
-		ww_thread_wake_commit(wake, wake_old);
+		ww_thread_wake_commit(wake);
 	/* Interrupted holding nothing: the transaction may never lock again. */
 	if (ret && self->batch && ctx && ctx->acquired == 0)
 		ww_park_batch_end(self);
@@ -329,7 +326,6 @@ bool ww_unlock_slowpath(struct ww_mutex *lock)
 	struct ww_bucket *b = ww_bucket_of(lock);
 	struct ww_thread *wake = NULL;
 	struct ww_waiter *first;
-	uint32_t old = 0;
 
 	ww_bucket_lock(b);
 	first = ww_waitq_first(b, lock);
@@ -346,11 +342,11 @@ bool ww_unlock_slowpath(struct ww_mutex *lock)
 		wake = first->thread;
 	}
 	if (wake)
-		old = ww_thread_wake_prepare(wake);
+		ww_thread_wake_prepare(wake);
 	ww_bucket_unlock(b);
 	/* After the bucket: the woken thread need not wait for it. */
 	if (wake)
-		ww_thread_wake_commit(wake, old);
+		ww_thread_wake_commit(wake);
 	return wake != NULL;
 }
 

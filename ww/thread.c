@@ -148,7 +148,7 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 {
 	long ret;
 
-	ww_thread_park_arm(t, seq);
+	__atomic_store_n(&t->parked, 1, __ATOMIC_RELAXED);
 	if (deadline)
 		ret = futex(&t->wake_seq,
 			    FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
@@ -160,13 +160,10 @@ bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 	return !(ret == -1 && errno == ETIMEDOUT);
 }
 
-bool ww_thread_wake_commit(struct ww_thread *t, uint32_t old)
+void ww_thread_wake_commit(struct ww_thread *t)
 {
-	if (!ww_thread_wake_claim(t, old))
-		return false;
 	futex(&t->wake_seq, FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
 	      t->shared ? INT32_MAX : 1, NULL, 0);
-	return true;
 }
 
 /* Post an interrupt to live @t; caller holds registry_lock. */

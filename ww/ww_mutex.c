@@ -246,58 +246,40 @@ TTM_EXPORT int (ww_mutex_trylock)(struct ww_mutex *lock,
 	return ww_mutex_trylock_at(lock, ctx, NULL, 0);
 }
 
-/*
- * @ctx let go of one lock; the last one ends a back-off or a pass, and
- * the SCHED_BATCH of its wait. Return true for the last one.
- */
-static inline bool ctx_released(struct ww_acquire_ctx *ctx)
+/* @ctx let go of one lock; the last one ends a back-off or a pass. */
+static inline void ctx_released(struct ww_acquire_ctx *ctx)
 {
-	if (--ctx->acquired > 0)
-		return false;
-	if (unlikely(ctx->inject_exempt))
-		ww_inject_released_all(ctx);
-	/* Holding nothing: a preemption costs nobody a wait. */
-	ww_park_batch_released(ctx->task);
-	return true;
+	if (--ctx->acquired == 0) {
+		if (unlikely(ctx->inject_exempt))
+			ww_inject_released_all(ctx);
+		/* Holding nothing: a preemption costs nobody a wait. */
+		ww_park_batch_released(ctx->task);
+	}
 }
 
 /*
- * @self's transaction holds nothing now: if its unlocks woke waiters,
- * yield (ww/park_batch.c says why). Only reached at the last unlock, so
- * the other unlocks never read the flag. NULL: a ticket never
- * initialised (test_zeroed_ticket). The flag is only ever set by a
- * thread on its own struct, never on the shared fallback's.
+ * After an unlock of @ctx's (ours): a transaction whose unlocks woke
+ * waiters yields once it holds nothing (ww/park_batch.c says why).
  */
-static inline void yield_if_woke(struct ww_thread *self)
-{
-	if (self && unlikely(self->woke) && self == ww_thread_current)
-		ww_park_batch_yield(self);
-}
-
-/*
- * After a slow unlock of @ctx's (ours) that woke a waiter if @woke: note
- * it until the transaction holds nothing, or yield now if it does
- * (@last: this was its last lock).
- */
-static void slow_unlocked(struct ww_acquire_ctx *ctx, bool woke, bool last)
+static inline void yield_if_woke(struct ww_acquire_ctx *ctx, bool woke)
 {
 	struct ww_thread *self = ctx->task;
 
-	if (!self || self != ww_thread_current || self->shared)
+	/* NULL: a ticket never initialised (test_zeroed_ticket). */
+	if (!self || likely(!woke && !self->woke) ||
+	    self != ww_thread_current || self->shared)
 		return;
-	if (!last) {
-		if (woke)
-			self->woke = true;
-	} else if (woke || self->woke) {
+	if (ctx->acquired > 0)
+		self->woke = true;
+	else
 		ww_park_batch_yield(self);
-	}
 }
 
 static inline void unlock_common(struct ww_mutex *lock)
 {
 	uintptr_t token = ww_token(ww_word_load(lock));
 	struct ww_acquire_ctx *ctx = ww_token_ctx(token);
-	bool woke, last;
+	bool woke;
 
 	/*
 	 * Acquire as well as release: waiters may have read our context
@@ -308,15 +290,17 @@ static inline void unlock_common(struct ww_mutex *lock)
 	if (likely(__atomic_compare_exchange_n(&lock->owner, &token, 0, false,
 					       __ATOMIC_ACQ_REL,
 					       __ATOMIC_RELAXED))) {
-		if (ctx && ctx_released(ctx))
-			yield_if_woke(ctx->task);
+		if (ctx) {
+			ctx_released(ctx);
+			yield_if_woke(ctx, false);
+		}
 		return;
 	}
-	/* The yield, if any, after the slow unlock: not holding this lock. */
-	last = ctx && ctx_released(ctx);
+	if (ctx)
+		ctx_released(ctx);
 	woke = ww_unlock_slowpath(lock);
 	if (ctx)
-		slow_unlocked(ctx, woke, last);
+		yield_if_woke(ctx, woke);
 }
 
 void ww_raw_unlock(struct ww_mutex *lock)

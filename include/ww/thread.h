@@ -23,21 +23,13 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "util/compiler.h"
-
 struct ww_debug_thread;
 struct ttm_interrupt_token;
 
 struct ww_thread {
 	uint32_t wake_seq;      /* futex word; atomic */
 	uint32_t interrupt;     /* atomic: an interrupt is pending */
-	/*
-	 * atomic: 0, or WW_PARKED | the sequence it sleeps on while in
-	 * ww_thread_park(): set by the thread, cleared by it on return or by
-	 * the first waker that the sleeper has not seen yet
-	 * (ww_thread_wake_claim())
-	 */
-	uint64_t parked;
+	uint32_t parked;        /* atomic: asleep in ww_thread_park() */
 	/*
 	 * atomic: in a ww lock slow path (spinning, queued or asleep), so
 	 * not running towards the unlock of what it holds; spinners on its
@@ -100,102 +92,20 @@ static inline uint32_t ww_thread_seq(struct ww_thread *t)
 bool ww_thread_park(struct ww_thread *t, uint32_t seq,
 		    const struct timespec *deadline);
 
-/* ww_thread::parked of a thread asleep on a sequence (low 32 bits). */
-#define WW_PARKED (UINT64_C(1) << 32)
-
-/**
- * ww_thread_park_arm - @t (the caller) is about to sleep on @seq.
- * @t: the calling thread's struct.
- * @seq: the sequence it read before checking its condition.
- *
- * The first half of ww_thread_park(), apart for tests.
- */
-static inline void ww_thread_park_arm(struct ww_thread *t, uint32_t seq)
+/** Bump @t's wake sequence; pair with ww_thread_wake_commit(). */
+static inline void ww_thread_wake_prepare(struct ww_thread *t)
 {
-	/*
-	 * Pairs with the fence of ww_thread_wake_claim(): either the waker
-	 * sees parked set and issues the futex wake, or the futex's read of
-	 * the sequence after this sees the waker's increment and does not
-	 * sleep.
-	 */
-#ifdef TTM_TSAN
-	__atomic_exchange_n(&t->parked, WW_PARKED | seq, __ATOMIC_SEQ_CST);
-#else
-	__atomic_store_n(&t->parked, WW_PARKED | seq, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+	__atomic_fetch_add(&t->wake_seq, 1, __ATOMIC_RELEASE);
 }
 
-/**
- * ww_thread_wake_prepare - bump @t's wake sequence; pair with
- * ww_thread_wake_commit().
- * @t: the thread to wake.
- * Return: the sequence before the bump, for ww_thread_wake_commit().
- */
-static inline uint32_t ww_thread_wake_prepare(struct ww_thread *t)
-{
-	return __atomic_fetch_add(&t->wake_seq, 1, __ATOMIC_RELEASE);
-}
-
-/**
- * ww_thread_wake_claim - does a wake of @t after its sequence moved need a
- * futex wake from us?
- * @t: the thread to wake, its sequence already incremented.
- * @old: its sequence before our increment (ww_thread_wake_prepare()).
- *
- * A thread that is not parked re-reads its sequence before it sleeps (the
- * fence of ww_thread_park() pairs with ours), so it needs no system call:
- * most wounds hit a running victim. The first waker of a parked thread
- * clears the flag and issues the one futex wake that park needs; later
- * wakers (unlocks of a lock stolen while the woken waiter waits for a CPU)
- * see it clear and skip theirs: the woken thread re-reads the sequence
- * before its next check. The shared fallback's flag stands for several
- * sleepers: it is always woken.
- *
- * Only a park on a sequence up to @old is ours to wake: a waker delayed
- * between its increment and this claim (ww_unlock_slowpath() claims after
- * the bucket unlock) may find its thread parked again on a sequence that
- * already counts our increment. Were it to clear that flag, its futex wake
- * could come before the sleeper is queued in the kernel, and the next
- * waker, the one this park waits for, would see the flag clear and skip
- * its wake: a lost wake-up.
- * Return: true if the caller must issue the futex wake.
- */
-static inline bool ww_thread_wake_claim(struct ww_thread *t, uint32_t old)
-{
-	uint64_t p;
-
-#ifdef TTM_TSAN
-	p = __atomic_fetch_or(&t->parked, 0, __ATOMIC_SEQ_CST);
-#else
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	p = __atomic_load_n(&t->parked, __ATOMIC_RELAXED);
-#endif
-	if (t->shared)
-		return true;
-	while (p && (int32_t)(old - (uint32_t)p) >= 0) {
-		if (__atomic_compare_exchange_n(&t->parked, &p, 0, false,
-						__ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			return true;
-	}
-	return false;
-}
-
-/**
- * ww_thread_wake_commit - wake @t after an earlier ww_thread_wake_prepare().
- * @t: the thread to wake.
- * @old: what that ww_thread_wake_prepare() returned.
- *
- * Issues the futex wake only if ww_thread_wake_claim() says so.
- * Return: true if a futex wake was issued.
- */
-bool ww_thread_wake_commit(struct ww_thread *t, uint32_t old);
+/** Issue the futex wake for an earlier ww_thread_wake_prepare(). */
+void ww_thread_wake_commit(struct ww_thread *t);
 
 /** Bump and wake at once. */
 static inline void ww_thread_wake(struct ww_thread *t)
 {
-	ww_thread_wake_commit(t, ww_thread_wake_prepare(t));
+	ww_thread_wake_prepare(t);
+	ww_thread_wake_commit(t);
 }
 
 /** Consume an interrupt pending for @t (the calling thread). */
