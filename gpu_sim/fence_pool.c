@@ -21,15 +21,7 @@
  * any other use of a freed fence is reported as if it had been freed to
  * malloc.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define FENCE_POOL_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FENCE_POOL_ASAN 1
-#endif
-#endif
-
-#ifdef FENCE_POOL_ASAN
+#ifdef TTM_ASAN
 #include <sanitizer/asan_interface.h>
 
 #define POISON_START offsetof(struct ttm_fence, context)

@@ -15,15 +15,7 @@
 #include "gpu_sim/obj_cache.h"
 #include "util/compiler.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define OBJ_CACHE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define OBJ_CACHE_ASAN 1
-#endif
-#endif
-
-#ifdef OBJ_CACHE_ASAN
+#ifdef TTM_ASAN
 #include <sanitizer/asan_interface.h>
 
 /* All of a cached block but its link: any other use is reported. */

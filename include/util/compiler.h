@@ -40,4 +40,13 @@ static inline void cpu_relax(void)
 #endif
 #endif
 
+/* Set in an AddressSanitizer build: caches poison the blocks they keep. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TTM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TTM_ASAN 1
+#endif
+#endif
+
 #endif /* TTMSIM_UTIL_COMPILER_H */
